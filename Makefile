@@ -1,0 +1,29 @@
+# Two commands do all set-up on a fresh machine with Python 3.11:
+#   make book    -- venv from the pinned requirements, every notebook through papermill, HTML
+#   make test    -- the test suite
+# Options: PRESET=quick|paper (default paper), JOBS=N notebooks at a time, STRICT=1
+# to turn Sphinx warnings into errors (CI does).
+PYTHON ?= python3
+VENV   ?= .venv
+PRESET ?= paper
+JOBS   ?= 1
+STRICT ?=
+BIN    := $(VENV)/bin
+
+.PHONY: book test env clean
+env: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt constraints.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	touch $@
+
+book: $(VENV)/.installed
+	$(BIN)/python -m qtheory book --preset $(PRESET) --jobs $(JOBS) $(if $(STRICT),--strict,)
+
+test: $(VENV)/.installed
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf _build results book/*/*.ipynb

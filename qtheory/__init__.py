@@ -1,0 +1,16 @@
+"""qtheory: a reproducible companion to three papers on load balancing.
+
+Subpackages, one per paper:
+
+- :mod:`qtheory.locality`   -- JSQ(d) with data locality and heterogeneous servers (L)
+- :mod:`qtheory.redundancy` -- redundancy scheduling with compatibility constraints (R)
+- :mod:`qtheory.utility`    -- utility-maximising load balancing (U)
+
+Shared pieces: :mod:`qtheory.manifest` (the IDs of everything reproduced),
+:mod:`qtheory.runtime` (seeded replications on any executor),
+:mod:`qtheory.results` (result files keyed by manifest ID),
+:mod:`qtheory.reproduce` (papermill runner), :mod:`qtheory.stats`,
+:mod:`qtheory.plotting`, :mod:`qtheory.validation`, :mod:`qtheory.errors`.
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,130 @@
+"""Command line: ``python -m qtheory {list,params,reproduce,book}``.
+
+Errors in the user's input (an unknown ID, a bad parameter value, a failing notebook)
+end with a one-line message on stderr and exit status 2, not a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+from . import manifest, reproduce
+from .errors import QTheoryError
+from .results import project_root, results_root
+
+
+def _status(item: manifest.Item, root: Path) -> str:
+    if not reproduce.notebook_path(item.notebook).exists():
+        return "no notebook yet"
+    meta = root / item.id / f"{item.id}.json"
+    if not meta.exists():
+        return "not run"
+    import json
+
+    data = json.loads(meta.read_text())
+    return f"done ({data.get('preset')}, {data.get('finished_utc')}, {data.get('wall_time_s')} s)"
+
+
+def cmd_list(args) -> int:
+    root = Path(args.results_dir) if args.results_dir else results_root()
+    rows = [("ID", "kind", "notebook", "status", "what")]
+    for item in manifest.ITEMS.values():
+        if args.paper and item.paper not in args.paper:
+            continue
+        rows.append((item.id, item.kind, item.notebook, _status(item, root), item.title))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r[:4], widths)) + "  " + r[4])
+    return 0
+
+
+def cmd_params(args) -> int:
+    name = reproduce.select([args.notebook])[0]
+    defaults = reproduce.notebook_parameters(reproduce.notebook_path(name))
+    presets = reproduce.load_presets()
+    print(f"notebook {name} (items: {', '.join(i.id for i in manifest.notebooks()[name])})")
+    rows = [("parameter", "paper (default)", *[p for p in reproduce.PRESETS if p != "paper"])]
+    for key, value in defaults.items():
+        rows.append((key, repr(value), *[repr(presets[p].get(name, {}).get(key, value))
+                                          for p in reproduce.PRESETS if p != "paper"]))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
+    return 0
+
+
+def _overrides(pairs) -> dict:
+    return {name: reproduce.parse_value(value) for name, value in (pairs or [])}
+
+
+def cmd_reproduce(args) -> int:
+    reproduce.reproduce(args.preset, args.only, _overrides(args.param), jobs=args.jobs,
+                        results_dir=args.results_dir, workers=args.workers)
+    return 0
+
+
+def cmd_book(args) -> int:
+    if not args.no_run:
+        cmd_reproduce(args)
+    cmd = [sys.executable, "-m", "jupyter_book", "build", str(project_root())]
+    if args.strict:
+        cmd += ["-W", "-n", "--keep-going"]
+    print("building the book:", " ".join(cmd), file=sys.stderr, flush=True)
+    code = subprocess.call(cmd)
+    if code != 0:
+        raise QTheoryError(f"jupyter-book build failed (exit {code})")
+    print(f"book: {project_root() / '_build' / 'html' / 'index.html'}", file=sys.stderr)
+    return 0
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--preset", choices=reproduce.PRESETS, default="quick",
+                   help="parameter preset (default: quick; paper = the papers' own scale)")
+    p.add_argument("--only", nargs="+", metavar="ID",
+                   help="manifest IDs or notebook names to run (default: all)")
+    p.add_argument("-p", "--param", nargs=2, action="append", metavar=("NAME", "VALUE"),
+                   help="override a notebook parameter (a Python literal), repeatable")
+    p.add_argument("--jobs", type=int, default=1, help="notebooks run at the same time (default 1)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="worker processes per notebook for replications (default: CPUs / jobs)")
+    p.add_argument("--results-dir", default=None, help="results root (default: results/)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m qtheory", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("list", help="manifest IDs with their notebooks and status")
+    p.add_argument("--paper", nargs="+", choices=sorted(manifest.PAPERS), help="only these papers")
+    p.add_argument("--results-dir", default=None)
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("params", help="parameters of a notebook and their preset values")
+    p.add_argument("notebook", help="notebook name or manifest ID")
+    p.set_defaults(func=cmd_params)
+
+    p = sub.add_parser("reproduce", help="run notebooks through papermill, publish results")
+    _add_run_options(p)
+    p.set_defaults(func=cmd_reproduce)
+
+    p = sub.add_parser("book", help="reproduce, then build the HTML book in _build/html")
+    _add_run_options(p)
+    p.add_argument("--no-run", action="store_true", help="only build, reuse executed notebooks")
+    p.add_argument("--strict", action="store_true", help="turn Sphinx warnings into errors")
+    p.set_defaults(func=cmd_book)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (QTheoryError, ValueError, FileNotFoundError) as err:
+        print(f"qtheory: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("qtheory: interrupted; published results are unchanged", file=sys.stderr)
+        return 130

@@ -1,0 +1,26 @@
+"""Errors raised by qtheory.
+
+Every error names the offending parameter and the condition it violates, so that a
+message such as ``ParameterError: `lam` must be in (0, 1) (got 1.2)`` is enough to
+fix the call. Both classes derive from :class:`ValueError`, so code that already
+catches ``ValueError`` keeps working.
+"""
+
+
+class QTheoryError(Exception):
+    """Base class of the errors raised by qtheory."""
+
+
+class ParameterError(QTheoryError, ValueError):
+    """A parameter has an invalid value (wrong range, shape, type or consistency)."""
+
+
+class InstabilityError(ParameterError):
+    """A stationary quantity was asked for a system that has no stationary regime.
+
+    The message says which stability condition fails and by how much.
+    """
+
+
+class NotebookError(QTheoryError):
+    """A notebook run by :mod:`qtheory.reproduce` failed."""

@@ -1,0 +1,315 @@
+"""Result files keyed by manifest ID.
+
+Every notebook saves the numbers behind its figure or table with a
+:class:`ResultWriter`::
+
+    rec = ResultWriter("L-F1", parameters=params, seed=seed)
+    rec.write_table(rows)          # tidy CSV: one row per parameter point and method
+    rec.save_figure(fig)           # PNG (and SVG) drawn from those rows
+    rec.finish()                   # JSON sidecar; the folder appears only now
+
+The files land in ``<results>/<ID>/``: ``<ID>.csv`` (and any further named tables),
+``<ID>.png`` and ``<ID>.json``, whose fields are the parameters, seed, preset,
+package and library versions, git commit and wall time. Until :meth:`finish`
+succeeds everything is written to a hidden staging folder, so a run that fails
+half-way leaves the previous result untouched and no half-written one behind.
+
+The results root is ``$QTHEORY_RESULTS_DIR`` when set (the reproduce command sets
+it), else ``results/`` at the top of the project.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import io
+import json
+import math
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+from . import __version__, manifest
+from .errors import ParameterError
+
+__all__ = ["results_root", "ResultWriter", "read_table", "load_meta", "project_root"]
+
+
+def project_root() -> Path:
+    """The qtheory project folder (the one holding ``_config.yml``)."""
+    return Path(__file__).resolve().parent.parent
+
+
+def results_root() -> Path:
+    """Where results are written: ``$QTHEORY_RESULTS_DIR`` or ``<project>/results``."""
+    env = os.environ.get("QTHEORY_RESULTS_DIR")
+    return Path(env) if env else project_root() / "results"
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _jsonable(value.tolist())
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)  # JSON has no inf/nan; keep them readable
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return repr(value)
+
+
+def _atomic_write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _git_commit() -> str | None:
+    env = os.environ.get("QTHEORY_GIT_COMMIT")
+    if env:
+        return env
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=project_root(),
+                             capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def _versions() -> dict[str, str]:
+    import importlib.metadata as md
+
+    out = {"qtheory": __version__, "python": platform.python_version()}
+    for pkg in ("numpy", "scipy", "numba", "matplotlib", "sympy"):
+        try:
+            out[pkg] = md.version(pkg)
+        except md.PackageNotFoundError:
+            pass
+    return out
+
+
+def _format_cell(value: Any) -> str:
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    if isinstance(value, (np.integer,)):
+        return str(int(value))
+    if value is None:
+        return ""
+    return str(value)
+
+
+def replace_dir(src: Path, dst: Path) -> None:
+    """Move folder `src` to `dst`, replacing any existing `dst` (atomic rename of the new one)."""
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    trash = None
+    if dst.exists():
+        trash = dst.with_name(f".{dst.name}.old-{uuid.uuid4().hex}")
+        os.replace(dst, trash)
+    try:
+        os.replace(src, dst)
+    except BaseException:
+        if trash is not None:
+            os.replace(trash, dst)
+        raise
+    if trash is not None:
+        shutil.rmtree(trash, ignore_errors=True)
+
+
+class ResultWriter:
+    """Collect the files of one manifest item and publish them atomically.
+
+    Parameters
+    ----------
+    item_id : str
+        Manifest ID (see :mod:`qtheory.manifest`).
+    parameters : mapping
+        The notebook parameters that produced the result (recorded verbatim).
+    seed : int or None
+        Root seed of the random numbers (``None`` for deterministic computations).
+    root : path, optional
+        Results root; defaults to :func:`results_root`.
+    """
+
+    def __init__(self, item_id: str, *, parameters: Mapping[str, Any], seed: int | None,
+                 root: str | os.PathLike | None = None):
+        self.item = manifest.get(item_id)
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+            raise ParameterError(f"`seed` must be a non-negative integer or None (got {seed!r})")
+        self.parameters = dict(parameters)
+        self.seed = None if seed is None else int(seed)
+        self.root = Path(root) if root is not None else results_root()
+        self.final_dir = self.root / self.item.id
+        self._staging = self.root / ".staging" / f"{self.item.id}-{uuid.uuid4().hex[:12]}"
+        self._staging.mkdir(parents=True)
+        self._files: list[str] = []
+        self._started = time.time()
+        self._finished = False
+
+    # -- files -------------------------------------------------------------------------
+    def _path(self, name: str | None, suffix: str) -> Path:
+        stem = self.item.id if name is None else f"{self.item.id}_{name}"
+        if "/" in stem or stem.startswith("."):
+            raise ParameterError(f"`name` must be a plain file stem (got {name!r})")
+        return self._staging / f"{stem}{suffix}"
+
+    def _register(self, path: Path) -> Path:
+        if path.name not in self._files:
+            self._files.append(path.name)
+        return self.final_dir / path.name
+
+    def write_table(self, rows: Iterable[Mapping[str, Any]], name: str | None = None) -> Path:
+        """Write tidy `rows` (one mapping per row) as CSV; returns the final path.
+
+        Columns are the union of the rows' keys in order of first appearance;
+        floats are written with full precision.
+        """
+        rows = list(rows)
+        if not rows:
+            raise ParameterError("`rows` must not be empty")
+        columns: list[str] = []
+        for row in rows:
+            for key in row:
+                if key not in columns:
+                    columns.append(key)
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(columns)
+        for row in rows:
+            writer.writerow([_format_cell(row.get(c)) for c in columns])
+        path = self._path(name, ".csv")
+        _atomic_write_text(path, buf.getvalue())
+        return self._register(path)
+
+    def write_json(self, data: Any, name: str) -> Path:
+        """Write `data` (arrays allowed) as ``<ID>_<name>.json``."""
+        path = self._path(name, ".json")
+        _atomic_write_text(path, json.dumps(_jsonable(data), indent=1))
+        return self._register(path)
+
+    def save_figure(self, fig, name: str | None = None, *, dpi: int = 150) -> Path:
+        """Save a matplotlib figure as PNG and SVG; returns the final PNG path."""
+        png = self._path(name, ".png")
+        fig.savefig(png, dpi=dpi, bbox_inches="tight")
+        self._register(png)
+        svg = self._path(name, ".svg")
+        fig.savefig(svg, bbox_inches="tight")
+        self._register(svg)
+        return self.final_dir / png.name
+
+    # -- publication -------------------------------------------------------------------
+    def metadata(self, **extra: Any) -> dict[str, Any]:
+        overrides = os.environ.get("QTHEORY_OVERRIDES")
+        return _jsonable({
+            "id": self.item.id,
+            "title": self.item.title,
+            "kind": self.item.kind,
+            "notebook": self.item.notebook,
+            "preset": os.environ.get("QTHEORY_PRESET", "interactive"),
+            "overrides": json.loads(overrides) if overrides else {},
+            "parameters": self.parameters,
+            "seed": self.seed,
+            "versions": _versions(),
+            "git_commit": _git_commit(),
+            "platform": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs",
+            "finished_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "wall_time_s": round(time.time() - self._started, 3),
+            "files": self._files + [f"{self.item.id}.json"],
+            **extra,
+        })
+
+    def finish(self, **extra: Any) -> Path:
+        """Write the JSON sidecar and publish the folder; returns the sidecar's path.
+
+        Keyword arguments are added to the sidecar (e.g. summary numbers, checks).
+        """
+        if self._finished:
+            raise RuntimeError(f"result {self.item.id} was already finished")
+        meta = self.metadata(**extra)
+        _atomic_write_text(self._staging / f"{self.item.id}.json", json.dumps(meta, indent=1))
+        replace_dir(self._staging, self.final_dir)
+        self._finished = True
+        return self.final_dir / f"{self.item.id}.json"
+
+    def discard(self) -> None:
+        """Drop everything written so far (the published result, if any, stays)."""
+        shutil.rmtree(self._staging, ignore_errors=True)
+
+    def __enter__(self) -> "ResultWriter":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is not None:
+            self.discard()
+        elif not self._finished:
+            self.finish()
+
+    def __del__(self):  # a writer dropped without finish() leaves no staging folder
+        if not getattr(self, "_finished", True):
+            shutil.rmtree(getattr(self, "_staging", ""), ignore_errors=True)
+
+
+def _parse_cell(text: str):
+    if text == "":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def read_table(item_id: str, name: str | None = None, *, root: str | os.PathLike | None = None
+               ) -> dict[str, np.ndarray]:
+    """Read a table written by :meth:`ResultWriter.write_table` as a dict of column arrays.
+
+    Numeric columns become float or int arrays, others object arrays of strings.
+    """
+    item = manifest.get(item_id)
+    base = Path(root) if root is not None else results_root()
+    stem = item.id if name is None else f"{item.id}_{name}"
+    path = base / item.id / f"{stem}.csv"
+    if not path.exists():
+        raise FileNotFoundError(f"no table {path}; run `python -m qtheory reproduce --only {item.id}`")
+    with path.open(newline="", encoding="utf-8") as fh:
+        reader = csv.reader(fh)
+        header = next(reader)
+        cols: list[list] = [[] for _ in header]
+        for row in reader:
+            for i, cell in enumerate(row):
+                cols[i].append(_parse_cell(cell))
+    out = {}
+    for key, values in zip(header, cols):
+        kinds = {type(v) for v in values if v is not None}
+        if kinds <= {int}:
+            out[key] = np.array(values, dtype=np.int64) if None not in values else np.array(
+                [np.nan if v is None else v for v in values], dtype=float)
+        elif kinds <= {int, float}:
+            out[key] = np.array([np.nan if v is None else v for v in values], dtype=float)
+        else:
+            out[key] = np.array(["" if v is None else str(v) for v in values], dtype=object)
+    return out
+
+
+def load_meta(item_id: str, *, root: str | os.PathLike | None = None) -> dict[str, Any]:
+    """The JSON sidecar of a published result."""
+    item = manifest.get(item_id)
+    base = Path(root) if root is not None else results_root()
+    path = base / item.id / f"{item.id}.json"
+    if not path.exists():
+        raise FileNotFoundError(f"no result {path}; run `python -m qtheory reproduce --only {item.id}`")
+    return json.loads(path.read_text(encoding="utf-8"))

@@ -1,0 +1,163 @@
+"""Seeded replications on any executor.
+
+A replicated experiment is ``func(seed_sequence, *args, **kwargs)`` called once per
+replication. Replication ``k`` always receives the ``k``-th child of
+``numpy.random.SeedSequence(seed)``, and the results come back in replication order,
+so the numbers do not depend on how many workers ran them, in which order they
+finished, or on which executor (a local process pool, a Dask ``Client``'s executor,
+...) was used.
+
+numba kernels cannot take a :class:`numpy.random.SeedSequence`; pass them
+:func:`kernel_seed` of it (an integer for ``np.random.seed`` inside the kernel) or a
+:func:`generator` built from it.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from concurrent.futures import Executor, ProcessPoolExecutor
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .errors import ParameterError
+from .validation import check_integer, check_seed
+
+__all__ = ["spawn", "generator", "kernel_seed", "default_workers", "replicate", "progress_enabled"]
+
+
+def spawn(seed: int, n: int) -> list[np.random.SeedSequence]:
+    """Return the `n` independent child seed sequences of ``SeedSequence(seed)``."""
+    seed = check_seed("seed", seed)
+    n = check_integer("n", n, low=0)
+    return np.random.SeedSequence(seed).spawn(n)
+
+
+def generator(seed_sequence: np.random.SeedSequence | int) -> np.random.Generator:
+    """A PCG64 :class:`numpy.random.Generator` seeded from `seed_sequence`."""
+    return np.random.default_rng(seed_sequence)
+
+
+def kernel_seed(seed_sequence: np.random.SeedSequence) -> int:
+    """An integer in [0, 2**32) derived from `seed_sequence`, for ``np.random.seed`` in numba.
+
+    numba's generator is a Mersenne Twister seeded by a 32-bit integer; NumPy-side
+    seeding does not reach it, so kernels seed themselves from this value.
+    """
+    return int(seed_sequence.generate_state(1, dtype=np.uint32)[0])
+
+
+def default_workers() -> int:
+    """Number of worker processes: ``$QTHEORY_WORKERS`` if set, else the CPU count."""
+    env = os.environ.get("QTHEORY_WORKERS")
+    if env:
+        try:
+            value = int(env)
+        except ValueError:
+            raise ParameterError(f"QTHEORY_WORKERS must be a positive integer (got {env!r})") from None
+        return check_integer("QTHEORY_WORKERS", value, low=1)
+    return os.cpu_count() or 1
+
+
+def progress_enabled() -> bool:
+    """Whether progress bars are shown: off under ``QTHEORY_PROGRESS=0`` (set by reproduce)."""
+    return os.environ.get("QTHEORY_PROGRESS", "1") not in ("0", "false", "no")
+
+
+def _call(func: Callable, seed_sequence, args, kwargs):
+    return func(seed_sequence, *args, **kwargs)
+
+
+def replicate(
+    func: Callable[..., Any],
+    n_replications: int,
+    seed: int,
+    *,
+    args: Sequence = (),
+    kwargs: dict | None = None,
+    executor: Executor | None = None,
+    workers: int | None = None,
+    progress: bool | None = None,
+    desc: str | None = None,
+) -> list:
+    """Run ``func(seed_sequence_k, *args, **kwargs)`` for k = 0 .. n_replications - 1.
+
+    Parameters
+    ----------
+    func : callable
+        A module-level (picklable) function whose first argument is a
+        :class:`numpy.random.SeedSequence`.
+    n_replications : int
+        Number of independent replications (>= 1).
+    seed : int
+        Root seed; replication k uses child k of ``SeedSequence(seed)``.
+    args, kwargs
+        Extra arguments passed to every call.
+    executor : concurrent.futures.Executor, optional
+        Where to run the calls (e.g. ``dask.distributed.Client(...).get_executor()``).
+        By default a local process pool with `workers` processes, or the calling
+        process itself when ``workers == 1``.
+    workers : int, optional
+        Size of the default pool; defaults to :func:`default_workers`.
+    progress : bool, optional
+        Show a progress bar; defaults to :func:`progress_enabled`.
+    desc : str, optional
+        Label of the progress bar.
+
+    Returns
+    -------
+    list
+        The results in replication order.
+    """
+    n_replications = check_integer("n_replications", n_replications, low=1)
+    seeds = spawn(seed, n_replications)
+    kwargs = dict(kwargs or {})
+    show = progress_enabled() if progress is None else bool(progress)
+    bar = _progress_bar(n_replications, desc or getattr(func, "__name__", "replications"), show)
+    try:
+        if executor is not None:
+            return _run_on(executor, func, seeds, args, kwargs, bar)
+        workers = default_workers() if workers is None else check_integer("workers", workers, low=1)
+        workers = min(workers, n_replications)
+        if workers == 1:
+            out = []
+            for ss in seeds:
+                out.append(func(ss, *args, **kwargs))
+                bar.update(1)
+            return out
+        # fork keeps functions defined in a notebook picklable by reference
+        ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            return _run_on(pool, func, seeds, args, kwargs, bar)
+    finally:
+        bar.close()
+
+
+def _run_on(executor: Executor, func, seeds, args, kwargs, bar) -> list:
+    futures = [executor.submit(_call, func, ss, tuple(args), kwargs) for ss in seeds]
+    try:
+        for fut in futures:
+            fut.add_done_callback(lambda _f: bar.update(1))
+        return [fut.result() for fut in futures]
+    except BaseException:
+        for fut in futures:
+            fut.cancel()
+        raise
+
+
+class _NoBar:
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress_bar(total: int, desc: str, show: bool):
+    if not show:
+        return _NoBar()
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, leave=False)

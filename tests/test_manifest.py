@@ -1,0 +1,28 @@
+import re
+from pathlib import Path
+
+import pytest
+
+from qtheory import manifest
+
+SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec" / "MANIFEST.md"
+
+
+def spec_ids():
+    return re.findall(r"^\| ([LRU]-[A-Za-z0-9-]+) \| ([PFTVX]) \|", SPEC.read_text(), flags=re.M)
+
+
+@pytest.mark.skipif(not SPEC.exists(), reason="the shared spec is not beside this checkout")
+def test_registry_has_exactly_the_ids_and_kinds_of_the_spec():
+    assert [(i.id, i.kind) for i in manifest.ITEMS.values()] == spec_ids()
+
+
+def test_every_item_maps_to_a_notebook_of_its_own_paper():
+    for item in manifest.ITEMS.values():
+        assert item.notebook.split("-")[0] == item.paper
+        assert item.kind in manifest.KINDS
+
+
+def test_unknown_id_suggests_close_matches():
+    with pytest.raises(ValueError, match="did you mean L-F1"):
+        manifest.get("L-F11")

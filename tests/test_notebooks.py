@@ -1,0 +1,27 @@
+"""Every notebook is thin, parameterised and stored without outputs."""
+
+import json
+
+import pytest
+
+from qtheory import manifest, reproduce
+
+NOTEBOOKS = sorted(p for p in reproduce.notebooks_dir().glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_has_parameters_cell_seed_and_no_outputs(path):
+    nb = json.loads(path.read_text())
+    params = reproduce.notebook_parameters(path)
+    assert path.stem in manifest.notebooks(), "a notebook must produce manifest items"
+    assert "seed" in params, "every notebook records a seed parameter"
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            assert not cell.get("outputs") and cell.get("execution_count") is None, "stored outputs"
+
+
+def test_every_item_whose_notebook_exists_is_written_by_it():
+    for path in NOTEBOOKS:
+        text = path.read_text()
+        for item in manifest.notebooks()[path.stem]:
+            assert item.id in text, f"{path.name} never mentions {item.id}"

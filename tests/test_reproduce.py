@@ -1,0 +1,72 @@
+"""The papermill pipeline, end to end on a small fixture notebook."""
+
+from pathlib import Path
+
+import pytest
+
+from qtheory import reproduce, results
+from qtheory.errors import NotebookError, ParameterError
+
+FIXTURE = Path(__file__).parent / "fixtures" / "pipeline_demo.ipynb"
+
+
+def run_fixture(tmp_path, parameters, workers=1):
+    run = reproduce.Run("pipeline_demo", "quick", parameters, dict(parameters))
+    return reproduce.execute(run, results=tmp_path / "results", workers=workers, source=FIXTURE,
+                             executed=tmp_path / "book" / "pipeline_demo.ipynb", items=["L-X-homog"])
+
+
+def test_overridden_parameters_reach_the_data_file(tmp_path):
+    report = run_fixture(tmp_path, {"n_replications": 3, "seed": 9, "rate": 4.0})
+    meta = results.load_meta("L-X-homog", root=tmp_path / "results")
+    assert meta["parameters"] == {"n_replications": 3, "samples": 1000, "rate": 4.0}
+    assert meta["seed"] == 9 and meta["overrides"] == {"n_replications": 3, "seed": 9, "rate": 4.0}
+    table = results.read_table("L-X-homog", root=tmp_path / "results")
+    assert len(table["mean"]) == 3
+    # the mean of 1000 Exp(rate 4) samples is 0.25 with standard error 0.25 / sqrt(1000)
+    assert abs(table["mean"].mean() - 0.25) < 5 * 0.25 / (1000 * 3) ** 0.5
+    assert Path(report.executed).exists()
+    assert not list((tmp_path / "results").glob(".run-*")), "the work folder was left behind"
+
+
+def test_results_do_not_depend_on_the_worker_count(tmp_path):
+    run_fixture(tmp_path / "a", {"n_replications": 4, "seed": 3}, workers=1)
+    run_fixture(tmp_path / "b", {"n_replications": 4, "seed": 3}, workers=2)
+    a = results.read_table("L-X-homog", root=tmp_path / "a" / "results")
+    b = results.read_table("L-X-homog", root=tmp_path / "b" / "results")
+    assert list(a["mean"]) == list(b["mean"])
+
+
+def test_a_failing_notebook_names_itself_and_publishes_nothing(tmp_path):
+    run_fixture(tmp_path, {"seed": 1})  # an earlier good result
+    before = (tmp_path / "results" / "L-X-homog" / "L-X-homog.json").read_text()
+    with pytest.raises(NotebookError, match=r"notebook pipeline_demo failed in cell \d+: ValueError: `fail`"):
+        run_fixture(tmp_path, {"seed": 2, "fail": True})
+    assert (tmp_path / "results" / "L-X-homog" / "L-X-homog.json").read_text() == before
+    leftovers = [p for p in (tmp_path / "results").rglob("*") if "L-X-homog" not in p.parts]
+    assert all(p.is_dir() for p in leftovers), f"partial files left: {leftovers}"
+
+
+def test_parse_value_reads_literals():
+    assert reproduce.parse_value("20") == 20
+    assert reproduce.parse_value("[100, 500]") == [100, 500]
+    assert reproduce.parse_value("true") is True
+    assert reproduce.parse_value("irg") == "irg"
+
+
+def test_plan_rejects_unknown_presets_ids_and_parameters():
+    with pytest.raises(ParameterError, match="preset"):
+        reproduce.plan("huge")
+    with pytest.raises(ParameterError, match="unknown manifest ID"):
+        reproduce.plan("quick", ["Z-F1"])
+
+
+def test_presets_only_name_known_notebooks_and_parameters():
+    from qtheory import manifest
+
+    presets = reproduce.load_presets()
+    for preset, tables in presets.items():
+        for nb, values in tables.items():
+            assert nb in manifest.notebooks(), f"preset {preset}.{nb}: no such notebook"
+            defaults = reproduce.notebook_parameters(reproduce.notebook_path(nb))
+            assert set(values) <= set(defaults), f"preset {preset}.{nb} sets unknown parameters"

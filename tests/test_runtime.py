@@ -1,0 +1,66 @@
+import numpy as np
+import pytest
+from concurrent.futures import ThreadPoolExecutor
+
+from qtheory import runtime
+from qtheory.errors import ParameterError
+
+
+def draw(ss, size):
+    return runtime.generator(ss).standard_normal(size)
+
+
+def test_replications_are_identical_whatever_the_worker_count():
+    serial = runtime.replicate(draw, 6, seed=11, args=(5,), workers=1)
+    pooled = runtime.replicate(draw, 6, seed=11, args=(5,), workers=2)
+    threaded = runtime.replicate(draw, 6, seed=11, args=(5,), executor=ThreadPoolExecutor(3))
+    for a, b, c in zip(serial, pooled, threaded):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, c)
+
+
+def test_replications_are_independent_streams_and_depend_on_the_seed():
+    a = runtime.replicate(draw, 3, seed=1, args=(4,), workers=1)
+    b = runtime.replicate(draw, 3, seed=2, args=(4,), workers=1)
+    assert not np.array_equal(a[0], a[1])
+    assert not np.array_equal(a[0], b[0])
+
+
+def test_replication_k_uses_the_kth_child_seed():
+    out = runtime.replicate(draw, 3, seed=5, args=(2,), workers=1)
+    child = np.random.SeedSequence(5).spawn(3)[2]
+    np.testing.assert_array_equal(out[2], np.random.default_rng(child).standard_normal(2))
+
+
+def test_kernel_seed_is_a_32_bit_integer_and_deterministic():
+    ss = np.random.SeedSequence(3)
+    k = runtime.kernel_seed(ss)
+    assert 0 <= k < 2**32 and k == runtime.kernel_seed(np.random.SeedSequence(3))
+
+
+def fails(ss):
+    raise RuntimeError("boom")
+
+
+def test_an_error_in_a_replication_propagates():
+    with pytest.raises(RuntimeError, match="boom"):
+        runtime.replicate(fails, 2, seed=0, workers=2)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(n_replications=0, seed=1), "n_replications"),
+    (dict(n_replications=2, seed=-1), "seed"),
+    (dict(n_replications=2, seed=1.5), "seed"),
+    (dict(n_replications=2, seed=1, workers=0), "workers"),
+])
+def test_bad_replication_arguments_name_the_parameter(kwargs, match):
+    with pytest.raises(ParameterError, match=match):
+        runtime.replicate(draw, args=(1,), **kwargs)
+
+
+def test_workers_environment_variable_is_validated(monkeypatch):
+    monkeypatch.setenv("QTHEORY_WORKERS", "many")
+    with pytest.raises(ParameterError, match="QTHEORY_WORKERS"):
+        runtime.default_workers()
+    monkeypatch.setenv("QTHEORY_WORKERS", "3")
+    assert runtime.default_workers() == 3

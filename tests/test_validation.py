@@ -1,0 +1,39 @@
+import math
+
+import numpy as np
+import pytest
+
+from qtheory import validation as v
+from qtheory.errors import ParameterError
+
+
+def test_probability_matrix_error_names_the_entry():
+    with pytest.raises(ParameterError, match=r"`p\[1, 0\]` = 1.2"):
+        v.check_array("p", [[0.5, 0.1], [1.2, 0.3]], ndim=2, low=0, high=1)
+
+
+def test_non_finite_values_are_rejected_not_clipped():
+    for bad in (math.nan, math.inf):
+        with pytest.raises(ParameterError, match="finite"):
+            v.check_positive("rate", bad)
+    with pytest.raises(ParameterError, match=r"`u`\[1\]"):
+        v.check_array("u", [1.0, np.nan])
+
+
+def test_probability_vector_must_sum_to_one():
+    with pytest.raises(ParameterError, match="sum to 1"):
+        v.check_probability_vector("w", [0.5, 0.4])
+    np.testing.assert_array_equal(v.check_probability_vector("w", [0.5, 0.5]), [0.5, 0.5])
+
+
+def test_shape_and_integer_checks():
+    with pytest.raises(ParameterError, match=r"shape \(2, any\)"):
+        v.check_array("p", np.zeros((3, 2)), shape=(2, None))
+    with pytest.raises(ParameterError, match="integer"):
+        v.check_integer("d", 2.0)
+    with pytest.raises(ParameterError, match=">= 1"):
+        v.check_integer("d", 0, low=1)
+    with pytest.raises(ParameterError, match="> 0"):
+        v.check_positive("mu", 0)
+    with pytest.raises(ParameterError, match="not a probability"):
+        v.check_probability("zeta", -0.1)

@@ -1,12 +1,14 @@
 """Command line: ``python -m qtheory {list,params,reproduce,book}``.
 
 Errors in the user's input (an unknown ID, a bad parameter value, a failing notebook)
-end with a one-line message on stderr and exit status 2, not a traceback.
+end with a one-line message on stderr and exit status 2, not a traceback
+(set ``QTHEORY_DEBUG=1`` to see the traceback).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -69,7 +71,7 @@ def cmd_reproduce(args) -> int:
 def cmd_book(args) -> int:
     if not args.no_run:
         cmd_reproduce(args)
-    cmd = [sys.executable, "-m", "jupyter_book", "build", str(project_root())]
+    cmd = [str(Path(sys.executable).with_name("jupyter-book")), "build", str(project_root())]
     if args.strict:
         cmd += ["-W", "-n", "--keep-going"]
     print("building the book:", " ".join(cmd), file=sys.stderr, flush=True)
@@ -123,6 +125,8 @@ def main(argv=None) -> int:
     try:
         return args.func(args)
     except (QTheoryError, ValueError, FileNotFoundError) as err:
+        if os.environ.get("QTHEORY_DEBUG"):
+            raise
         print(f"qtheory: error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -44,8 +44,16 @@ __all__ = ["results_root", "ResultWriter", "read_table", "load_meta", "project_r
 
 
 def project_root() -> Path:
-    """The qtheory project folder (the one holding ``_config.yml``)."""
-    return Path(__file__).resolve().parent.parent
+    """The qtheory project folder (the one holding ``_config.yml`` and ``notebooks/``).
+
+    ``$QTHEORY_PROJECT`` if set; else the folder above the package when the package runs
+    from a checkout (the editable install of the README); else the current folder.
+    """
+    env = os.environ.get("QTHEORY_PROJECT")
+    if env:
+        return Path(env).resolve()
+    here = Path(__file__).resolve().parent.parent
+    return here if (here / "_config.yml").exists() else Path.cwd()
 
 
 def results_root() -> Path:

@@ -186,6 +186,7 @@ def _env_for(run: Run, staging: Path, workers: int) -> dict[str, str]:
         "QTHEORY_WORKERS": str(workers),
         "QTHEORY_PROGRESS": "0",
         "QTHEORY_GIT_COMMIT": _git_commit() or "",
+        "QTHEORY_RUN_STARTED": repr(time.time()),
     }
 
 
@@ -231,6 +232,7 @@ def execute(run: Run, *, results: Path, workers: int = 1, progress_bar: bool = F
         if extra:
             raise NotebookError(f"notebook {run.notebook} wrote results for {', '.join(extra)}, "
                                 f"which the manifest assigns to other notebooks; no results were published")
+        _append_run_record(output, source, staging, items, executed, results)
         for item in items:
             replace_dir(staging / item, results / item)
         executed.parent.mkdir(parents=True, exist_ok=True)
@@ -243,6 +245,56 @@ def execute(run: Run, *, results: Path, workers: int = 1, progress_bar: bool = F
                 os.environ[key] = value
         shutil.rmtree(work, ignore_errors=True)
     return Report(run.notebook, run.preset, items, round(time.time() - start, 2), str(executed))
+
+
+def _relative(target: Path, start: Path) -> str:
+    return Path(os.path.relpath(target.resolve(), start.resolve())).as_posix()
+
+
+def run_record(metas: list[dict], *, links: dict[str, dict[str, str]] | None = None,
+               notebook_link: str | None = None) -> str:
+    """Markdown summary of published results: preset, seed, run time, parameters, data files.
+
+    `links` maps an item ID to ``{file name: relative path}`` for download links.
+    """
+    lines = ["## Run record", "",
+             "The numbers on this page were computed in this build; they are saved, with the "
+             "parameters below, in the files linked here.", "",
+             "| item | preset | seed | run time | finished (UTC) | data |", "|---|---|---|---|---|---|"]
+    for meta in metas:
+        files = links.get(meta["id"], {}) if links else {}
+        data = ", ".join(f"{{download}}`{name} <{path}>`" for name, path in files.items()) or "—"
+        lines.append(f"| {meta['id']} | {meta.get('preset')} | {meta.get('seed')} | "
+                     f"{meta.get('wall_time_s')} s | {meta.get('finished_utc')} | {data} |")
+    params = metas[0].get("parameters", {}) if metas else {}
+    if params:
+        lines += ["", "Parameters: " + ", ".join(f"`{k} = {json.dumps(v)}`" for k, v in params.items()) + "."]
+    versions = metas[0].get("versions", {}) if metas else {}
+    if versions:
+        lines += ["", "Versions: " + ", ".join(f"{k} {v}" for k, v in versions.items())
+                  + (f"; commit `{metas[0]['git_commit'][:10]}`" if metas[0].get("git_commit") else "") + "."]
+    if notebook_link:
+        lines += ["", f"Source notebook: {{download}}`{Path(notebook_link).name} <{notebook_link}>`."]
+    return "\n".join(lines)
+
+
+def _append_run_record(output: Path, source: Path, staging: Path, items: Sequence[str],
+                       executed: Path, results: Path) -> None:
+    """Close the executed notebook with the run record of its results (for the book page)."""
+    import nbformat
+
+    metas, links = [], {}
+    for item in items:
+        meta = json.loads((staging / item / f"{item}.json").read_text(encoding="utf-8"))
+        metas.append(meta)
+        links[item] = {name: _relative(results / item / name, executed.parent)
+                       for name in meta.get("files", []) if name.endswith((".csv", ".json"))}
+    nb = nbformat.read(output, as_version=4)
+    cell = nbformat.v4.new_markdown_cell(run_record(metas, links=links,
+                                                    notebook_link=_relative(source, executed.parent)))
+    cell["id"] = "qtheory-run-record"
+    nb.cells.append(cell)
+    nbformat.write(nb, output)
 
 
 def _keep_failed(output: Path, name: str) -> Path | None:

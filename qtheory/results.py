@@ -42,6 +42,18 @@ from .errors import ParameterError
 
 __all__ = ["results_root", "ResultWriter", "read_table", "load_meta", "project_root"]
 
+# Run times count from the start of the notebook run: the reproduce command passes
+# it in; in an interactive session the first import of this module stands in for it.
+_SESSION_START = time.time()
+
+
+def _run_started() -> float:
+    env = os.environ.get("QTHEORY_RUN_STARTED")
+    try:
+        return float(env) if env else _SESSION_START
+    except ValueError:
+        return _SESSION_START
+
 
 def project_root() -> Path:
     """The qtheory project folder (the one holding ``_config.yml`` and ``notebooks/``).
@@ -162,7 +174,7 @@ class ResultWriter:
         self._staging = self.root / ".staging" / f"{self.item.id}-{uuid.uuid4().hex[:12]}"
         self._staging.mkdir(parents=True)
         self._files: list[str] = []
-        self._started = time.time()
+        self._started = _run_started()
         self._finished = False
 
     # -- files -------------------------------------------------------------------------
@@ -232,6 +244,7 @@ class ResultWriter:
             "git_commit": _git_commit(),
             "platform": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs",
             "finished_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            # seconds from the start of the notebook run to finish()
             "wall_time_s": round(time.time() - self._started, 3),
             "files": self._files + [f"{self.item.id}.json"],
             **extra,

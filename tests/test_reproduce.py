@@ -25,7 +25,10 @@ def test_overridden_parameters_reach_the_data_file(tmp_path):
     assert len(table["mean"]) == 3
     # the mean of 1000 Exp(rate 4) samples is 0.25 with standard error 0.25 / sqrt(1000)
     assert abs(table["mean"].mean() - 0.25) < 5 * 0.25 / (1000 * 3) ** 0.5
-    assert Path(report.executed).exists()
+    import nbformat
+
+    record = nbformat.read(report.executed, as_version=4).cells[-1].source
+    assert "Run record" in record and "L-X-homog.csv" in record and "`rate = 4.0`" in record
     assert not list((tmp_path / "results").glob(".run-*")), "the work folder was left behind"
 
 

@@ -73,7 +73,7 @@ def cmd_book(args) -> int:
         cmd_reproduce(args)
     cmd = [str(Path(sys.executable).with_name("jupyter-book")), "build", str(project_root())]
     if args.strict:
-        cmd += ["-W", "-n", "--keep-going"]
+        cmd += ["-W", "--keep-going"]
     print("building the book:", " ".join(cmd), file=sys.stderr, flush=True)
     code = subprocess.call(cmd)
     if code != 0:

@@ -6,12 +6,12 @@ result folder (``results/<ID>/``), the book label and the tests that back the it
 produces the item's results; several items can share one notebook (for instance
 the verification notebook of a paper).
 
-Papers
-------
-L  Data locality with heterogeneous servers: JSQ(d) on bipartite compatibility graphs.
-R  Redundancy (cancel-on-completion / cancel-on-start) with compatibility constraints,
-   heavy-traffic limits.
-U  Utility-maximizing assignment of tasks to infinite-server pools (JLMU, SLTA).
+The papers are
+
+- **L**: data locality with heterogeneous servers, JSQ(d) on bipartite compatibility graphs;
+- **R**: redundancy (cancel-on-completion / cancel-on-start) with compatibility constraints,
+  heavy-traffic limits;
+- **U**: utility-maximizing assignment of tasks to infinite-server pools (JLMU, SLTA).
 """
 
 from __future__ import annotations

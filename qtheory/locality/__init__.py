@@ -1,0 +1,1 @@
+"""Paper L: data locality with heterogeneous servers (JSQ(d) on bipartite graphs)."""

@@ -1,0 +1,280 @@
+"""The mean-field limit of paper L: ODE (3.7), its fixed point (Theorems 4, 7) and checks.
+
+State: ``q[m, l-1] = q_{m,l}``, the fraction of type-m servers with at least l tasks,
+l = 1..L (``q_{m,0} = 1``). The system is truncated at L levels (``q_{m,L+1} = 0``);
+:func:`solve_meanfield` and :func:`fixed_point` choose L so that the top level never
+holds more than `tol`, and report that value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.integrate import solve_ivp
+from scipy.optimize import root
+
+from ..errors import ParameterError
+from ..validation import check_array, check_integer, check_real
+from .model import LocalitySystem
+from .stability import require_stable, type_loads
+
+__all__ = ["drift", "MeanFieldSolution", "solve_meanfield", "FixedPoint", "fixed_point",
+           "homogeneous_fixed_point", "refined_tail", "tail_decay_ratios", "mean_queue_length"]
+
+
+def _padded(q: np.ndarray) -> np.ndarray:
+    M, L = q.shape
+    out = np.zeros((M, L + 2))
+    out[:, 0] = 1.0
+    out[:, 1:L + 1] = q
+    return out
+
+
+def _selection_factor(a: np.ndarray, b: np.ndarray, d: int) -> np.ndarray:
+    """``(a^d - b^d) / (a - b) = sum_{r<d} a^r b^(d-1-r)``, without the 0/0 at a = b."""
+    out = np.zeros_like(a)
+    for r in range(d):
+        out += a ** r * b ** (d - 1 - r)
+    return out
+
+
+def drift(system: LocalitySystem, q) -> np.ndarray:
+    """Right-hand side of ODE (3.7) at the truncated state `q` (shape (M, L)).
+
+    ``dq_{m,l}/dt = -u_m (q_{m,l} - q_{m,l+1}) + lambda zeta (q_{m,l-1} - q_{m,l})
+    sum_k (p[k,m] w_k / delta_k) (qt_{k,l-1}^d - qt_{k,l}^d) / (qt_{k,l-1} - qt_{k,l})``,
+    with ``qt_{k,l} = sum_m r[k,m] q_{m,l}`` the cluster-k view of the occupancy.
+    """
+    q = np.asarray(q, dtype=float)
+    qp = _padded(q)
+    qt = system.neighbourhood_shares @ qp                      # (K, L+2)
+    sel = _selection_factor(qt[:, :-2], qt[:, 1:-1], system.d)  # (K, L): levels l = 1..L
+    weight = (system.w / system.delta)[:, None] * system.p      # (K, M)
+    arrival = system.total_arrival_rate * (qp[:, :-2] - qp[:, 1:-1]) * (weight.T @ sel)
+    departure = system.u[:, None] * (qp[:, 1:-1] - qp[:, 2:])
+    return arrival - departure
+
+
+def mean_queue_length(q) -> np.ndarray:
+    """Mean queue length per type, ``sum_{l>=1} q_{m,l}``."""
+    return np.asarray(q, dtype=float).sum(axis=-1)
+
+
+def _check_state(system: LocalitySystem, q0) -> np.ndarray:
+    q0 = check_array("q0", q0, ndim=2, low=0.0, high=1.0)
+    if q0.shape[0] != system.n_types:
+        raise ParameterError(f"`q0` must have one row per server type (M = {system.n_types}, got {q0.shape[0]})")
+    diffs = np.diff(q0, axis=1)
+    if np.any(diffs > 1e-12):
+        m, l = np.argwhere(diffs > 1e-12)[0]
+        raise ParameterError(f"`q0[{m}]` must be non-increasing in the level (q0[{m}, {l + 1}] > q0[{m}, {l}])")
+    return q0
+
+
+@dataclass(frozen=True)
+class MeanFieldSolution:
+    """Solution of ODE (3.7) on a time grid.
+
+    Attributes
+    ----------
+    t : (T,) array
+    q : (T, M, L) array
+        ``q[t, m, l-1] = q_{m,l}(t)``.
+    levels : int
+        Truncation level L.
+    truncation_error : float
+        ``max_t max_m q_{m,L}(t)``: the mass at the top level, which bounds the error of
+        the truncation (it is below `tol` by construction).
+    """
+
+    t: np.ndarray
+    q: np.ndarray
+    levels: int
+    truncation_error: float
+
+    @property
+    def mean_queue_length(self) -> np.ndarray:
+        """(T, M) mean queue length per server type."""
+        return self.q.sum(axis=2)
+
+
+def solve_meanfield(system: LocalitySystem, q0, t_eval, *, levels: int | None = None, tol: float = 1e-9,
+                    rtol: float = 1e-9, atol: float = 1e-12, max_levels: int = 4096) -> MeanFieldSolution:
+    """Integrate ODE (3.7) (Theorems 2 and 3) from `q0` and return it at `t_eval`.
+
+    Parameters
+    ----------
+    system : LocalitySystem
+    q0 : (M, L0) array
+        Initial tails ``q_{m,l}(0)``, l = 1..L0, non-increasing in l.
+    t_eval : increasing array of times >= 0 (the first is the start time)
+    levels : int, optional
+        Starting truncation level; doubled until ``max_t max_m q_{m,L}(t) <= tol``.
+    tol : float
+        Allowed mass at the top level.
+    """
+    q0 = _check_state(system, q0)
+    t_eval = check_array("t_eval", t_eval, ndim=1, low=0.0)
+    if t_eval.size < 1 or np.any(np.diff(t_eval) <= 0):
+        raise ParameterError("`t_eval` must be a non-empty increasing array")
+    tol = check_real("tol", tol, low=0.0, low_open=True)
+    L = check_integer("levels", levels, low=1) if levels is not None else max(16, q0.shape[1] + 8)
+    M = system.n_types
+    while True:
+        start = np.zeros((M, L))
+        width = min(L, q0.shape[1])
+        start[:, :width] = q0[:, :width]
+        if q0.shape[1] > L:
+            lost = q0[:, L:].max()
+            if lost > tol:
+                L *= 2
+                continue
+
+        def rhs(_t, y):
+            return drift(system, y.reshape(M, L)).ravel()
+
+        sol = solve_ivp(rhs, (t_eval[0], t_eval[-1]), start.ravel(), t_eval=t_eval, method="LSODA",
+                        rtol=rtol, atol=atol)
+        if not sol.success:
+            raise RuntimeError(f"ODE (3.7) integration failed: {sol.message}")
+        q = sol.y.T.reshape(-1, M, L)
+        top = float(np.max(q[:, :, -1]))
+        if top <= tol:
+            return MeanFieldSolution(t_eval.copy(), q, L, top)
+        if 2 * L > max_levels:
+            raise ParameterError(f"truncation at {L} levels still leaves {top:.3g} > tol = {tol:g} at the top "
+                                 f"level; the queues grow too long (is the system unstable?)")
+        L *= 2
+
+
+@dataclass(frozen=True)
+class FixedPoint:
+    """The fixed point q* of (3.7) (Theorem 4).
+
+    Attributes
+    ----------
+    q : (M, L) array
+        ``q[m, l-1] = q*_{m,l}``.
+    residual : float
+        Max-norm of the drift at q.
+    levels : int
+        Truncation level.
+    flow_balance : float
+        ``sum_m v_m u_m q*_{m,1} - lambda zeta`` (zero at the fixed point).
+    """
+
+    q: np.ndarray
+    residual: float
+    levels: int
+    flow_balance: float
+
+
+def fixed_point(system: LocalitySystem, *, levels: int | None = None, tol: float = 1e-14) -> FixedPoint:
+    """Fixed point of (3.7) by a root solve of drift = 0 (an independent route to Theorem 4).
+
+    Levenberg-Marquardt root finding (``scipy.optimize.root``) on the truncated system,
+    started from the random-routing fixed point ``q_{m,l} = rho_m^l`` (rho_m from (3.1),
+    capped at 0.95) rather than from any ODE trajectory; then checked: the root must lie
+    in S (tails in [0, 1], non-increasing in l, up to round-off of 1e-13), its top level
+    must hold less than `tol` (else L is doubled), and flow balance
+    ``sum_m v_m u_m q*_{m,1} = lambda zeta`` must hold.
+
+    Raises
+    ------
+    InstabilityError
+        If the asymptotic load (5.2) is >= 1 (no fixed point in S).
+    """
+    require_stable(system, "the fixed point of (3.7)")
+    M = system.n_types
+    rho_m = np.minimum(type_loads(system), 0.95)
+    if levels is None:
+        levels = 16 if system.d > 1 else int(np.ceil(np.log(tol) / np.log(rho_m.max()))) + 5
+    L = check_integer("levels", levels, low=2)
+    while True:
+        start = rho_m[:, None] ** np.arange(1, L + 1)[None, :]
+
+        def fun(x):
+            return drift(system, x.reshape(M, L)).ravel()
+
+        sol = root(fun, start.ravel(), method="lm", options={"xtol": 1e-15, "ftol": 1e-15, "maxiter": 20000})
+        q = sol.x.reshape(M, L)
+        residual = float(np.max(np.abs(fun(sol.x))))
+        if residual > 1e-10:
+            raise RuntimeError(f"fixed-point root solve failed (residual {residual:.3g}): {sol.message}")
+        if np.any(q < -1e-13) or np.any(q > 1 + 1e-13) or np.any(np.diff(q, axis=1) > 1e-13):
+            raise RuntimeError("the root found is not in the state space S (not a tail sequence)")
+        if np.abs(q[:, -1]).max() <= tol:
+            break
+        L *= 2
+    q = np.where(q < 0.0, 0.0, q)  # round-off (> -1e-13, checked above) at deep levels
+    balance = float(system.v * system.u @ q[:, 0] - system.total_arrival_rate)
+    return FixedPoint(q, residual, L, balance)
+
+
+def refined_tail(system: LocalitySystem, fp: FixedPoint, *, max_levels: int = 64,
+                 relative_from: float = 1e-6, passes: int = 4) -> np.ndarray:
+    """The fixed point's tails with *relative* accuracy far below the root solve's 1e-16.
+
+    Summing the fixed-point equations (5.1) over levels >= l gives
+    ``u_m q*_{m,l} = lambda zeta sum_{j>=l} (q*_{m,j-1} - q*_{m,j}) c_{m,j}(q*)``, where
+    ``c_{m,j}`` is the selection factor of (3.7). From the first level where every tail
+    is below `relative_from`, each level is recomputed from the levels below it with this
+    (cancellation-free) relation, repeated `passes` times to include the higher levels,
+    until the tails underflow or `max_levels` is reached. Used for Theorem 7.
+
+    Returns
+    -------
+    (M, L') array of tails (zeros after underflow).
+    """
+    q = np.zeros((system.n_types, max_levels))
+    L0 = min(fp.q.shape[1], max_levels)
+    q[:, :L0] = fp.q[:, :L0]
+    small = np.nonzero(fp.q.max(axis=0) < relative_from)[0]
+    start = int(small[0]) if small.size else L0
+    weight = ((system.w / system.delta)[:, None] * system.p).T     # (M, K)
+    r = system.neighbourhood_shares
+    lz = system.total_arrival_rate
+    for _ in range(passes):
+        for l in range(start, max_levels):           # column l holds level l + 1
+            prev = q[:, l - 1] if l > 0 else np.ones(system.n_types)
+            cur = q[:, l].copy()
+            for _it in range(60):
+                qp = _padded(q)                         # column j of qp is level j
+                qt = r @ qp
+                sel = _selection_factor(qt[:, l:-2], qt[:, l + 1:-1], system.d)  # levels l+1..
+                flux = (qp[:, l:-2] - qp[:, l + 1:-1]) * (weight @ sel)
+                new = lz * flux.sum(axis=1) / system.u
+                if np.allclose(new, cur, rtol=1e-15, atol=0.0):
+                    break
+                cur = new
+                q[:, l] = cur
+            q[:, l] = np.minimum(cur, prev)
+            if cur.max() < 1e-290:
+                q[:, l:] = 0.0
+                break
+    return q
+
+
+def homogeneous_fixed_point(load: float, d: int, levels: int) -> np.ndarray:
+    """``q_l = load^((d^l - 1)/(d - 1))`` (``load^l`` for d = 1): the classical JSQ(d)
+    fixed point for identical servers under full flexibility (Mitzenmacher 1996)."""
+    load = check_real("load", load, low=0.0, high=1.0, high_open=True)
+    d = check_integer("d", d, low=1)
+    l = np.arange(1, check_integer("levels", levels, low=1) + 1, dtype=float)
+    expo = l if d == 1 else (float(d) ** l - 1.0) / (d - 1.0)
+    return load ** expo
+
+
+def tail_decay_ratios(q) -> np.ndarray:
+    """``log q_{m,l+1} / log q_{m,l}`` (Theorem 7 diagnostic).
+
+    For a doubly exponential tail ``q_{m,l} ~ b a^(d^l)`` the ratio tends to d; for a
+    geometric tail (random routing) it tends to 1. Entries where a tail is 0 or 1 are nan.
+    """
+    q = np.asarray(q, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lq = np.log(q)
+        ratio = lq[..., 1:] / lq[..., :-1]
+    bad = (q[..., 1:] <= 0) | (q[..., :-1] <= 0) | (q[..., :-1] >= 1)
+    return np.where(bad, np.nan, ratio)

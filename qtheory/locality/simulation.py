@@ -1,0 +1,336 @@
+"""Event-driven simulators of local JSQ(d) (Sec. 2.2) and GWSQ(d) (Algorithm 1).
+
+Both simulate the N-th system exactly (continuous-time Markov chain, one event at a
+time, no uniformisation) and record on a time grid, for every server type m, the
+occupancy ``q_{m,l}^N(t)`` (l = 1..L), the mean queue length and the mean squared
+queue length (the latter two exactly, whatever L).
+
+* Local JSQ(d): an arrival at dispatcher i samples d distinct servers uniformly from
+  its neighbourhood N(i) and joins the shortest; ties are broken uniformly at random
+  (the sample is drawn in uniformly random order and the first shortest wins). If
+  ``delta_i < d`` the task joins a uniform neighbour; d = 1 is random routing.
+* GWSQ(d) (Algorithm 1, with the sign of x_{k,m,l} corrected to
+  ``(v_m p_{k,m} / delta_k)(q_{m,l} - q_{m,l+1})``): a cluster-k arrival draws d
+  candidates from the global weighted queue-length distribution of cluster k and
+  joins a server of the smallest drawn length, choosing the type in proportion to the
+  draws at that length. We draw the d candidates independently (with replacement): a
+  candidate is a type m with probability ``v_m p_{k,m} / delta_k`` and then a uniform
+  server of that type, and the task joins the first shortest candidate. The paper's
+  hypergeometric formula uses the non-integer "counts" ``N x_{k,m,l}`` and is not a
+  probability distribution; the two agree to O(d^2 / N), and with independent draws the
+  drift of the occupancy is exactly the right side of (3.7) for every N.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..errors import ParameterError
+from ..runtime import kernel_seed
+from ..validation import check_array, check_integer, check_seed
+from .graphs import CompatibilityGraph
+from .model import LocalitySystem
+
+__all__ = ["SimulationResult", "simulate_jsqd", "simulate_gwsq", "iid_initial_state",
+           "exact_initial_state"]
+
+_LOCAL, _GWSQ = 0, 1
+
+
+@njit(cache=True)
+def _kernel_simulate(seed, policy, offset, degree, neighbors, dispatcher_cluster, server_type,
+                     type_members, type_first, type_size, type_cdf, service_rates, arrival_rate, d,
+                     state, t_grid, levels):
+    np.random.seed(seed)
+    n_servers = server_type.size
+    n_types = type_size.size
+    n_disp = offset.size
+    n_grid = t_grid.size
+    occupancy = np.zeros((n_grid, n_types, levels))
+    mean_len = np.zeros((n_grid, n_types))
+    mean_sq = np.zeros((n_grid, n_types))
+    # busy servers of each type, in the segment [type_first[m], type_first[m] + n_busy[m])
+    busy = np.empty(n_servers, np.int64)
+    pos = np.full(n_servers, -1, np.int64)
+    n_busy = np.zeros(n_types, np.int64)
+    count = np.zeros((n_types, levels + 1), np.int64)   # count[m, l]: type m, >= l tasks
+    total = np.zeros(n_types, np.int64)
+    total_sq = np.zeros(n_types, np.int64)
+    for j in range(n_servers):
+        m = server_type[j]
+        x = state[j]
+        total[m] += x
+        total_sq[m] += x * x
+        for l in range(1, min(x, levels) + 1):
+            count[m, l] += 1
+        if x > 0:
+            busy[type_first[m] + n_busy[m]] = j
+            pos[j] = n_busy[m]
+            n_busy[m] += 1
+    picks = np.empty(max(d, 1), np.int64)
+    lam_total = arrival_rate * n_disp
+    t = t_grid[0]
+    g = 0
+    events = 0
+    while True:
+        dep_total = 0.0
+        for m in range(n_types):
+            dep_total += service_rates[m] * n_busy[m]
+        rate = lam_total + dep_total
+        t += -np.log(1.0 - np.random.random()) / rate
+        while g < n_grid and t_grid[g] < t:
+            for m in range(n_types):
+                inv = 1.0 / type_size[m]
+                for l in range(levels):
+                    occupancy[g, m, l] = count[m, l + 1] * inv
+                mean_len[g, m] = total[m] * inv
+                mean_sq[g, m] = total_sq[m] * inv
+            g += 1
+        if g == n_grid:
+            break
+        events += 1
+        r = np.random.random() * rate
+        if r < lam_total:
+            i = int(r / arrival_rate)          # uniform dispatcher, reusing the same uniform
+            if i >= n_disp:
+                i = n_disp - 1
+            target = -1
+            if policy == 0:
+                deg = degree[i]
+                base = offset[i]
+                if deg < d:
+                    target = neighbors[base + int(np.random.random() * deg)]
+                elif d == 2:
+                    # two distinct uniform positions from one uniform: the fractional part
+                    # left after the first pick is again uniform
+                    u = np.random.random() * deg
+                    c1 = int(u)
+                    if c1 >= deg:
+                        c1 = deg - 1
+                    c2 = int((u - c1) * (deg - 1))
+                    if c2 >= deg - 1:
+                        c2 = deg - 2
+                    if c2 >= c1:
+                        c2 += 1
+                    j1 = neighbors[base + c1]
+                    j2 = neighbors[base + c2]
+                    target = j1 if state[j1] <= state[j2] else j2
+                    # on a tie j1 wins; (c1, c2) is a uniformly ordered pair, so ties are fair
+                else:
+                    best = 1 << 62
+                    for h in range(d):
+                        while True:
+                            c = int(np.random.random() * deg)
+                            dup = False
+                            for hh in range(h):
+                                if picks[hh] == c:
+                                    dup = True
+                                    break
+                            if not dup:
+                                break
+                        picks[h] = c
+                        j = neighbors[base + c]
+                        if state[j] < best:
+                            best = state[j]
+                            target = j
+            else:
+                k = dispatcher_cluster[i]
+                best = 1 << 62
+                for h in range(d):
+                    u = np.random.random()
+                    m = 0
+                    while m < n_types - 1 and u >= type_cdf[k, m]:
+                        m += 1
+                    j = type_members[type_first[m] + int(np.random.random() * type_size[m])]
+                    if state[j] < best:
+                        best = state[j]
+                        target = j
+            m = server_type[target]
+            x = state[target]
+            state[target] = x + 1
+            total[m] += 1
+            total_sq[m] += 2 * x + 1
+            if x + 1 <= levels:
+                count[m, x + 1] += 1
+            if x == 0:
+                busy[type_first[m] + n_busy[m]] = target
+                pos[target] = n_busy[m]
+                n_busy[m] += 1
+        else:
+            r -= lam_total
+            m = 0
+            while m < n_types - 1 and r >= service_rates[m] * n_busy[m]:
+                r -= service_rates[m] * n_busy[m]
+                m += 1
+            if n_busy[m] == 0:          # round-off at the last type boundary
+                m = 0
+                while n_busy[m] == 0:
+                    m += 1
+            # the uniform left over after choosing the type picks the busy server
+            idx = int(r / service_rates[m]) if r >= 0.0 else 0
+            if idx >= n_busy[m]:
+                idx = n_busy[m] - 1
+            j = busy[type_first[m] + idx]
+            x = state[j]
+            state[j] = x - 1
+            total[m] -= 1
+            total_sq[m] -= 2 * x - 1
+            if x <= levels:
+                count[m, x] -= 1
+            if x == 1:
+                last = busy[type_first[m] + n_busy[m] - 1]
+                busy[type_first[m] + pos[j]] = last
+                pos[last] = pos[j]
+                pos[j] = -1
+                n_busy[m] -= 1
+    return occupancy, mean_len, mean_sq, events
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Output of :func:`simulate_jsqd` / :func:`simulate_gwsq`.
+
+    Attributes
+    ----------
+    t : (T,) array
+        Recording times.
+    occupancy : (T, M, L) array
+        ``occupancy[g, m, l-1] = q_{m,l}^N(t_g)``.
+    mean_queue_length, mean_square : (T, M) arrays
+        Average of X_j and of X_j^2 over type-m servers (exact, not truncated at L).
+    final_state : (N,) int64 array
+        Queue lengths at the last recording time.
+    events : int
+        Arrivals plus departures simulated.
+    seconds : float
+        Wall time of the kernel.
+    """
+
+    t: np.ndarray
+    occupancy: np.ndarray
+    mean_queue_length: np.ndarray
+    mean_square: np.ndarray
+    final_state: np.ndarray
+    events: int
+    seconds: float
+
+
+def _seed(seed) -> int:
+    if isinstance(seed, np.random.SeedSequence):
+        return kernel_seed(seed)
+    seed = check_seed("seed", seed)
+    if seed >= 2**32:
+        raise ParameterError(f"`seed` must be < 2**32 for numba's generator (got {seed})")
+    return seed
+
+
+def _prepare(system: LocalitySystem, graph: CompatibilityGraph, initial_state, t_grid, levels):
+    if graph.n_types != system.n_types or graph.n_clusters != system.n_clusters:
+        raise ParameterError(f"`graph` has {graph.n_types} types and {graph.n_clusters} clusters, the system "
+                             f"{system.n_types} and {system.n_clusters}")
+    state = check_array("initial_state", initial_state, shape=(graph.n_servers,), low=0, dtype=np.int64).copy()
+    t_grid = check_array("t_grid", t_grid, ndim=1, low=0.0)
+    if t_grid.size < 1 or np.any(np.diff(t_grid) <= 0):
+        raise ParameterError("`t_grid` must be a non-empty increasing array of times")
+    levels = check_integer("levels", levels, low=1)
+    type_size = np.bincount(graph.server_type, minlength=graph.n_types).astype(np.int64)
+    if np.any(type_size == 0):
+        raise ParameterError(f"server type {int(np.argmin(type_size))} has no server in `graph`")
+    type_first = np.concatenate([[0], np.cumsum(type_size)[:-1]]).astype(np.int64)
+    type_members = np.argsort(graph.server_type, kind="stable").astype(np.int64)
+    return state, t_grid, levels, type_size, type_first, type_members
+
+
+def _run(policy, system, graph, initial_state, t_grid, seed, levels, type_cdf):
+    state, t_grid, levels, type_size, type_first, type_members = _prepare(system, graph, initial_state,
+                                                                          t_grid, levels)
+    start = time.perf_counter()
+    occ, mean_len, mean_sq, events = _kernel_simulate(
+        _seed(seed), policy, graph.offset, graph.degree, graph.neighbors, graph.dispatcher_cluster,
+        graph.server_type, type_members, type_first, type_size, type_cdf, system.u.copy(),
+        system.arrival_rate, system.d, state, t_grid, levels)
+    return SimulationResult(t_grid, occ, mean_len, mean_sq, state, int(events), time.perf_counter() - start)
+
+
+def simulate_jsqd(system: LocalitySystem, graph: CompatibilityGraph, initial_state, t_grid, seed, *,
+                  levels: int = 10) -> SimulationResult:
+    """Simulate local JSQ(d) (Sec. 2.2) on `graph` from `initial_state`.
+
+    Parameters
+    ----------
+    system : LocalitySystem
+        Gives lambda (per dispatcher), the service rate of each type and d.
+    graph : CompatibilityGraph
+        Any bipartite graph; every dispatcher needs at least one neighbour.
+    initial_state : (N,) int array
+        Queue lengths at ``t_grid[0]`` (any state, i.i.d. or not).
+    t_grid : increasing array
+        Recording times; the simulation starts at ``t_grid[0]`` and stops at ``t_grid[-1]``.
+    seed : int or numpy.random.SeedSequence
+        Seed of numba's generator (a SeedSequence goes through ``runtime.kernel_seed``).
+    levels : int
+        Number L of occupancy levels recorded.
+    """
+    if graph.degree.min() < 1:
+        raise ParameterError(f"dispatcher {int(np.argmin(graph.degree))} has no compatible server: "
+                             f"its tasks could not be served")
+    dummy = np.zeros((graph.n_clusters, graph.n_types))
+    return _run(_LOCAL, system, graph, initial_state, t_grid, seed, levels, dummy)
+
+
+def simulate_gwsq(system: LocalitySystem, graph: CompatibilityGraph, initial_state, t_grid, seed, *,
+                  levels: int = 10) -> SimulationResult:
+    """Simulate GWSQ(d) (Algorithm 1, sign erratum fixed; see the module docstring).
+
+    Only the server types and dispatcher clusters of `graph` are used (GWSQ has no
+    graph); the weights use the system's p and the realised type fractions
+    ``|V_m| / N``, so that each cluster's weighted distribution sums to 1.
+    """
+    type_size = np.bincount(graph.server_type, minlength=graph.n_types)
+    v_n = type_size / graph.n_servers
+    share = system.p * v_n[None, :]
+    share /= share.sum(axis=1, keepdims=True)
+    type_cdf = np.cumsum(share, axis=1)
+    type_cdf[:, -1] = 1.0
+    return _run(_GWSQ, system, graph, initial_state, t_grid, seed, levels, type_cdf)
+
+
+def iid_initial_state(graph: CompatibilityGraph, q0, seed) -> np.ndarray:
+    """Independent queue lengths with ``P(X_j >= l) = q0[type(j), l-1]`` (Theorems 1-2)."""
+    q0 = check_array("q0", q0, ndim=2, low=0.0, high=1.0)
+    if q0.shape[0] != graph.n_types:
+        raise ParameterError(f"`q0` must have one row per server type ({graph.n_types})")
+    rng = np.random.default_rng(seed)
+    u = rng.random(graph.n_servers)
+    tails = q0[graph.server_type]                 # (N, L)
+    return (u[:, None] < tails).sum(axis=1).astype(np.int64)
+
+
+def exact_initial_state(graph: CompatibilityGraph, q0, order=None) -> np.ndarray:
+    """A deterministic state whose occupancy matches `q0` up to rounding (Theorem 3 starts).
+
+    Within each type the counts ``round(|V_m| P(X = l))`` (largest remainder) are handed
+    out in increasing length along `order` (default: server index), so the state is
+    far from i.i.d.: it is sorted along `order`.
+    """
+    from .model import _apportion
+
+    q0 = check_array("q0", q0, ndim=2, low=0.0, high=1.0)
+    if q0.shape[0] != graph.n_types:
+        raise ParameterError(f"`q0` must have one row per server type ({graph.n_types})")
+    order = np.arange(graph.n_servers) if order is None else check_array(
+        "order", order, shape=(graph.n_servers,), low=0, dtype=np.int64)
+    if np.unique(order).size != graph.n_servers:
+        raise ParameterError("`order` must be a permutation of the servers")
+    state = np.zeros(graph.n_servers, dtype=np.int64)
+    padded = np.hstack([np.ones((q0.shape[0], 1)), q0, np.zeros((q0.shape[0], 1))])
+    for m in range(graph.n_types):
+        members = order[graph.server_type[order] == m]
+        pmf = padded[m, :-1] - padded[m, 1:]
+        counts = _apportion(members.size, pmf / pmf.sum())
+        state[members] = np.repeat(np.arange(pmf.size), counts)
+    return state

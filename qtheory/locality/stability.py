@@ -1,0 +1,196 @@
+"""Stability of local JSQ(d): Lemma 1, criterion (3.1) (Lemma 2), Lemma 10 and Proposition 1.
+
+Reconstructions (the displayed formulas of Lemma 1 and Sec. 6.1 were lost in the text):
+
+* Lemma 1 (Foss and Chernova 1998, Thm 2.5). A task of dispatcher i lands in a set U
+  of servers with long queues only if all d sampled servers lie in U, which happens
+  with probability ``C(|N(i) & U|, d) / C(delta_i, d)`` (``|N(i) & U| / delta_i`` when
+  ``delta_i < d``). The finite system is ergodic iff
+  ``rho^N = max_U  sum_i lambda P_i(U) / sum_{j in U} u_j < 1``.
+* Lemma 10 / (5.2): the large-N version, a supremum over fractions ``alpha_m`` of each
+  type in U. The ratio is quasi-convex in alpha (convex numerator, linear denominator),
+  so the supremum is attained at a 0/1 vertex: a nonempty set of server types.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+from scipy.special import comb
+
+from ..errors import InstabilityError, ParameterError
+from .graphs import CompatibilityGraph
+from .model import LocalitySystem
+
+__all__ = ["exact_load", "complete_bipartite_exact_load", "type_loads", "lemma2_criterion",
+           "asymptotic_load", "AsymptoticLoad", "design_compatibility", "require_stable"]
+
+
+@njit(cache=True)
+def _kernel_exact_load(masks, degree, server_rates, arrival_rate, d, n_servers):
+    best = -1.0
+    best_set = 0
+    n_disp = masks.size
+    # probability that all d picks of dispatcher i land in a set with c of its neighbours
+    prob = np.zeros((n_disp, n_servers + 1))
+    for i in range(n_disp):
+        di = degree[i]
+        for c in range(di + 1):
+            if di < d:
+                prob[i, c] = c / di
+            else:
+                num = 1.0
+                for h in range(d):
+                    num *= (c - h) / (di - h)
+                prob[i, c] = max(num, 0.0)
+    for s in range(1, 1 << n_servers):
+        rate_out = 0.0
+        for j in range(n_servers):
+            if (s >> j) & 1:
+                rate_out += server_rates[j]
+        rate_in = 0.0
+        for i in range(n_disp):
+            x = masks[i] & s
+            c = 0
+            while x:
+                x &= x - 1
+                c += 1
+            rate_in += arrival_rate * prob[i, c]
+        ratio = rate_in / rate_out
+        if ratio > best:
+            best = ratio
+            best_set = s
+    return best, best_set
+
+
+def exact_load(graph: CompatibilityGraph, system: LocalitySystem, *, return_set: bool = False,
+               max_servers: int = 22):
+    """``rho^N`` of Lemma 1 for a small graph, by enumerating all 2^N - 1 server sets.
+
+    Parameters
+    ----------
+    graph : CompatibilityGraph
+        At most `max_servers` servers; every dispatcher needs a neighbour.
+    system : LocalitySystem
+        Gives lambda, d and the service rate of each server type.
+    return_set : bool
+        Also return the maximising set (boolean array over servers).
+    """
+    n = graph.n_servers
+    if n > max_servers:
+        raise ParameterError(f"exact enumeration needs N <= {max_servers} servers (got {n})")
+    if graph.degree.min() < 1:
+        raise ParameterError(f"dispatcher {int(np.argmin(graph.degree))} has no compatible server")
+    masks = np.zeros(graph.n_dispatchers, dtype=np.int64)
+    for i in range(graph.n_dispatchers):
+        for j in graph.neighbourhood(i):
+            masks[i] |= 1 << int(j)
+    rates = system.u[graph.server_type]
+    value, s = _kernel_exact_load(masks, graph.degree, rates, system.arrival_rate, system.d, n)
+    if return_set:
+        return float(value), np.array([(s >> j) & 1 for j in range(n)], dtype=bool)
+    return float(value)
+
+
+def complete_bipartite_exact_load(server_rates, n_dispatchers: int, arrival_rate: float, d: int) -> float:
+    """``rho^N`` of the complete bipartite graph in closed form (an independent check).
+
+    Every dispatcher sees all N servers, so a set of size n receives
+    ``W lambda C(n, d) / C(N, d)``; for a given size the worst set holds the slowest servers.
+    """
+    rates = np.sort(np.asarray(server_rates, dtype=float))
+    n_total = rates.size
+    best = 0.0
+    for size in range(1, n_total + 1):
+        share = size / n_total if n_total < d else comb(size, d) / comb(n_total, d)
+        best = max(best, n_dispatchers * arrival_rate * share / rates[:size].sum())
+    return float(best)
+
+
+def type_loads(system: LocalitySystem) -> np.ndarray:
+    """Left side of (3.1) per server type: ``(lambda zeta / u_m) sum_k w_k p[k, m] / delta_k``.
+
+    This is the load of a type-m server under random routing (d = 1).
+    """
+    return system.total_arrival_rate / system.u * ((system.w / system.delta) @ system.p)
+
+
+def lemma2_criterion(system: LocalitySystem) -> bool:
+    """Criterion (3.1) of Lemma 2: every entry of :func:`type_loads` is < 1."""
+    return bool(np.all(type_loads(system) < 1.0))
+
+
+@dataclass(frozen=True)
+class AsymptoticLoad:
+    """Result of :func:`asymptotic_load`.
+
+    Attributes
+    ----------
+    rho : float
+        The supremum in (5.2).
+    critical_types : tuple of int
+        The set of server types attaining it.
+    by_set : dict
+        Ratio of (5.2) at every nonempty set of types.
+    """
+
+    rho: float
+    critical_types: tuple
+    by_set: dict
+
+
+def _ratio(system: LocalitySystem, alpha: np.ndarray) -> float:
+    share = system.neighbourhood_shares @ alpha
+    return float(system.total_arrival_rate * (system.w @ share ** system.d) / (alpha @ (system.v * system.u)))
+
+
+def asymptotic_load(system: LocalitySystem) -> AsymptoticLoad:
+    """Asymptotic load rho of Lemma 10, eq. (5.2).
+
+    ``rho = sup_alpha lambda zeta sum_k w_k (sum_m alpha_m p[k,m] v_m / delta_k)^d /
+    sum_m alpha_m v_m u_m`` over ``alpha in [0, 1]^M \\ {0}``, evaluated on the 2^M - 1
+    nonempty 0/1 vertices (where a quasi-convex ratio attains its supremum).
+    """
+    by_set = {}
+    for size in range(1, system.n_types + 1):
+        for types in itertools.combinations(range(system.n_types), size):
+            alpha = np.zeros(system.n_types)
+            alpha[list(types)] = 1.0
+            by_set[types] = _ratio(system, alpha)
+    crit = max(by_set, key=by_set.get)
+    return AsymptoticLoad(by_set[crit], crit, by_set)
+
+
+def design_compatibility(system: LocalitySystem) -> np.ndarray:
+    """A compatibility matrix satisfying (3.1) whenever (2.1) holds (Proposition 1).
+
+    ``p[k, m] = u_m / max_m u_m`` for every cluster: each cluster's neighbourhood then
+    holds server types in proportion to ``v_m u_m``, and every type has the same load
+    ``lambda zeta / sum_m v_m u_m`` under random routing, the smallest possible maximum
+    (the ``v_m u_m``-weighted mean of the loads equals it for every p).
+
+    Raises
+    ------
+    InstabilityError
+        If (2.1) fails: then no p satisfies (3.1).
+    """
+    if not system.capacity_sufficient:
+        raise InstabilityError(f"capacity sufficiency (2.1) fails: lambda zeta = {system.total_arrival_rate:g} "
+                               f">= sum_m u_m v_m = {system.capacity:g}; no compatibility matrix is stable")
+    row = system.u / system.u.max()
+    return np.tile(row, (system.n_clusters, 1))
+
+
+def require_stable(system: LocalitySystem, what: str = "this stationary quantity") -> AsymptoticLoad:
+    """Raise :class:`InstabilityError` unless the asymptotic load rho of (5.2) is < 1."""
+    if not system.capacity_sufficient:
+        raise InstabilityError(f"{what} does not exist: capacity sufficiency (2.1) fails "
+                               f"(lambda zeta = {system.total_arrival_rate:g} >= sum_m u_m v_m = {system.capacity:g})")
+    load = asymptotic_load(system)
+    if load.rho >= 1.0:
+        raise InstabilityError(f"{what} does not exist: the asymptotic load rho of (5.2) is {load.rho:.4g} >= 1 "
+                               f"(server types {[m + 1 for m in load.critical_types]} are overloaded)")
+    return load

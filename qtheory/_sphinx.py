@@ -1,4 +1,7 @@
-"""Sphinx extension of the book: serve MathJax from the build instead of a CDN.
+"""Sphinx extension of the book: offline MathJax, generated claims and errata pages.
+
+Before the sources are read, ``book/claims.md`` and ``book/errata.md`` are written
+from the claims recorded in the results folder (:mod:`qtheory.claims`).
 
 The book must render its mathematics offline (and in CI, which has no internet), so
 the MathJax 3 files shipped by the ``django-static-mathjax`` wheel are copied into the
@@ -36,6 +39,15 @@ def _prepare(app, config) -> None:
     config.mathjax_path = f"mathjax/{SCRIPT}"
 
 
+def _claims_pages(app, config) -> None:
+    """Regenerate book/claims.md and book/errata.md from the results of this build."""
+    from .claims import write_pages
+    from .results import results_root
+
+    write_pages(results_root(), Path(app.srcdir) / "book")
+
+
 def setup(app):
     app.connect("config-inited", _prepare)
+    app.connect("config-inited", _claims_pages)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

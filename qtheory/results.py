@@ -174,6 +174,7 @@ class ResultWriter:
         self._staging = self.root / ".staging" / f"{self.item.id}-{uuid.uuid4().hex[:12]}"
         self._staging.mkdir(parents=True)
         self._files: list[str] = []
+        self._claims: list = []
         self._started = _run_started()
         self._finished = False
 
@@ -228,6 +229,25 @@ class ResultWriter:
         self._register(svg)
         return self.final_dir / png.name
 
+    def claim(self, text: str, *, paper: float | None = None, ours: float | None = None,
+              paper_se: float | None = None, ours_se: float | None = None,
+              tolerance: float | None = None, category: str = "claim", verdict: str | None = None,
+              evidence: str = "") -> None:
+        """Record a number of the paper beside ours (see :mod:`qtheory.claims`).
+
+        ``category="reconstruction"`` or ``"erratum"`` records a reconstructed equation or a
+        suspected erratum with the `evidence` of this run and its `verdict`.
+        """
+        from .claims import Claim
+
+        def num(x):
+            return None if x is None else float(x)
+
+        self._claims.append(Claim(item=self.item.id, text=text, paper=num(paper), ours=num(ours),
+                                  paper_se=num(paper_se), ours_se=num(ours_se),
+                                  tolerance=num(tolerance), category=category, verdict=verdict,
+                                  evidence=evidence))
+
     # -- publication -------------------------------------------------------------------
     def metadata(self, **extra: Any) -> dict[str, Any]:
         overrides = os.environ.get("QTHEORY_OVERRIDES")
@@ -247,6 +267,7 @@ class ResultWriter:
             # seconds from the start of the notebook run to finish()
             "wall_time_s": round(time.time() - self._started, 3),
             "files": self._files + [f"{self.item.id}.json"],
+            "claims": [c.to_json() for c in self._claims],
             **extra,
         })
 

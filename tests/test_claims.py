@@ -1,0 +1,46 @@
+import math
+
+import pytest
+
+from qtheory import claims, results
+from qtheory.errors import ParameterError
+
+
+def test_statistical_claim_is_judged_in_combined_standard_errors():
+    near = claims.Claim("R-T1", "mean queue", paper=10.0, ours=10.5, paper_se=0.1, ours_se=0.1)
+    assert math.isclose(near.z, 0.5 / math.sqrt(0.02))  # 3.5 SE
+    assert near.judge() == "agrees"
+    far = claims.Claim("R-T1", "mean queue", paper=10.0, ours=10.6, paper_se=0.1, ours_se=0.1)
+    assert far.z > 4 and far.judge() == "differs"
+
+
+def test_deterministic_claim_uses_the_tolerance():
+    c = claims.Claim("R-X-tail", "P(Q > 15)", paper=4.7e-4, ours=4.74e-4, tolerance=5e-6)
+    assert c.judge() == "agrees"
+    c = claims.Claim("R-X-tail", "P(Q > 15)", paper=4.7e-4, ours=4.9e-4, tolerance=5e-6)
+    assert c.judge() == "differs"
+
+
+def test_a_claim_that_cannot_be_judged_is_rejected():
+    with pytest.raises(ParameterError, match="tolerance"):
+        claims.Claim("R-X-tail", "x", paper=1.0, ours=1.0)
+    with pytest.raises(ParameterError, match="category"):
+        claims.Claim("R-X-tail", "x", category="rumour")
+    with pytest.raises(ParameterError, match="ours_se"):
+        claims.Claim("R-X-tail", "x", paper=1.0, ours=1.0, ours_se=-1.0)
+
+
+def test_pages_are_generated_from_the_result_files(results_dir, tmp_path):
+    with results.ResultWriter("R-X-tail", parameters={}, seed=None) as rec:
+        rec.write_table([{"a": 1}])
+        rec.claim("P(Q > 15) at load 0.6", paper=4.7e-4, ours=4.6e-4, tolerance=5e-5)
+        rec.claim("weights in the flow balance", category="erratum", verdict="confirmed",
+                  evidence="fixed point of the ODE", ours=1.0)
+    book = tmp_path / "book"
+    book.mkdir()
+    claims.write_pages(results_dir, book)
+    text = (book / "claims.md").read_text()
+    assert "1 of 1 claims agree" in text and "P(Q > 15) at load 0.6" in text
+    assert "[R-X-tail](redundancy/R-V.ipynb)" in text
+    errata = (book / "errata.md").read_text()
+    assert "weights in the flow balance" in errata and "confirmed" in errata

@@ -64,7 +64,7 @@ def _overrides(pairs) -> dict:
 
 def cmd_reproduce(args) -> int:
     reproduce.reproduce(args.preset, args.only, _overrides(args.param), jobs=args.jobs,
-                        results_dir=args.results_dir, workers=args.workers)
+                        results_dir=args.results_dir, workers=args.workers, force=args.force)
     return 0
 
 
@@ -93,6 +93,8 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, default=None,
                    help="worker processes per notebook for replications (default: CPUs / jobs)")
     p.add_argument("--results-dir", default=None, help="results root (default: results/)")
+    p.add_argument("--force", action="store_true",
+                   help="rerun notebooks whose results are up to date (default: skip them)")
 
 
 def build_parser() -> argparse.ArgumentParser:

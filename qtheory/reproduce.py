@@ -136,6 +136,53 @@ class Run:
         return [item.id for item in manifest.notebooks()[self.notebook]]
 
 
+def package_fingerprint() -> str:
+    """SHA-256 of the qtheory version and every source file of the package."""
+    import hashlib
+
+    from . import __version__
+
+    digest = hashlib.sha256(__version__.encode())
+    package = Path(__file__).resolve().parent
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def input_hash(run: Run, source: Path | None = None) -> str:
+    """Content hash of what determines a run's results: notebook, parameters, package.
+
+    A result whose sidecar carries the same hash is up to date and is not recomputed.
+    """
+    import hashlib
+
+    source = source or notebook_path(run.notebook)
+    digest = hashlib.sha256(source.read_bytes())
+    digest.update(json.dumps(run.parameters, sort_keys=True, default=repr).encode())
+    digest.update(package_fingerprint().encode())
+    return digest.hexdigest()
+
+
+def up_to_date(run: Run, results: Path, *, executed: Path | None = None, source: Path | None = None,
+               items: Sequence[str] | None = None) -> bool:
+    """Whether every result of `run` and its executed notebook exist with the run's input hash."""
+    executed = executed or executed_path(run.notebook)
+    if not executed.exists():
+        return False
+    want = input_hash(run, source)
+    for item in (items if items is not None else run.items):
+        meta = results / item / f"{item}.json"
+        if not meta.exists():
+            return False
+        try:
+            if json.loads(meta.read_text(encoding="utf-8")).get("input_hash") != want:
+                return False
+        except json.JSONDecodeError:
+            return False
+    return True
+
+
 def plan(preset: str = "quick", only: Iterable[str] | None = None,
          overrides: dict[str, Any] | None = None) -> list[Run]:
     """The runs for `preset`, restricted to `only`, with user `overrides` applied.
@@ -178,8 +225,9 @@ class Report:
     executed: str
 
 
-def _env_for(run: Run, staging: Path, workers: int) -> dict[str, str]:
+def _env_for(run: Run, staging: Path, workers: int, source: Path) -> dict[str, str]:
     return {
+        "QTHEORY_INPUT_HASH": input_hash(run, source),
         "QTHEORY_RESULTS_DIR": str(staging),
         "QTHEORY_PRESET": run.preset if not run.overrides else f"{run.preset}+overrides",
         "QTHEORY_OVERRIDES": json.dumps(run.overrides),
@@ -207,8 +255,9 @@ def execute(run: Run, *, results: Path, workers: int = 1, progress_bar: bool = F
     work = Path(tempfile.mkdtemp(prefix=f".run-{run.notebook}-", dir=results))
     staging = work / "results"
     output = work / f"{run.notebook}.ipynb"
-    saved_env = {k: os.environ.get(k) for k in _env_for(run, staging, workers)}
-    os.environ.update(_env_for(run, staging, workers))
+    env = _env_for(run, staging, workers, source)
+    saved_env = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
     start = time.time()
     try:
         try:
@@ -313,7 +362,7 @@ def _execute_in_worker(run: Run, results: str, workers: int) -> Report:
 def reproduce(preset: str = "quick", only: Iterable[str] | None = None,
               overrides: dict[str, Any] | None = None, *, jobs: int = 1,
               results_dir: str | os.PathLike | None = None, workers: int | None = None,
-              echo=None) -> list[Report]:
+              force: bool = False, echo=None) -> list[Report]:
     """Plan and execute the selected notebooks; stops at the first failure.
 
     Parameters
@@ -330,6 +379,10 @@ def reproduce(preset: str = "quick", only: Iterable[str] | None = None,
         Results root (default ``results/``).
     workers : int, optional
         Worker processes per notebook for replications (default: CPUs / jobs).
+    force : bool
+        Rerun notebooks whose results are up to date (same notebook, parameters and
+        package sources, see :func:`input_hash`); by default they are skipped, so an
+        interrupted run picks up where it stopped.
     echo : callable, optional
         Receives one progress line per event (default: print to stderr).
     """
@@ -338,6 +391,14 @@ def reproduce(preset: str = "quick", only: Iterable[str] | None = None,
     echo = echo or (lambda line: print(line, file=sys.stderr, flush=True))
     runs = plan(preset, only, overrides)
     results = Path(results_dir) if results_dir is not None else results_root()
+    if not force:
+        todo = []
+        for run in runs:
+            if up_to_date(run, results):
+                echo(f"{run.notebook}: up to date ({', '.join(run.items)}), skipped; --force reruns it")
+            else:
+                todo.append(run)
+        runs = todo
     if workers is None:
         workers = max(1, (os.cpu_count() or 1) // jobs)
     total = len(runs)

@@ -268,6 +268,8 @@ class ResultWriter:
             "wall_time_s": round(time.time() - self._started, 3),
             "files": self._files + [f"{self.item.id}.json"],
             "claims": [c.to_json() for c in self._claims],
+            # content hash of notebook + parameters + package, set by the reproduce command
+            "input_hash": os.environ.get("QTHEORY_INPUT_HASH"),
             **extra,
         })
 

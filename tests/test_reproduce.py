@@ -32,6 +32,18 @@ def test_overridden_parameters_reach_the_data_file(tmp_path):
     assert not list((tmp_path / "results").glob(".run-*")), "the work folder was left behind"
 
 
+def test_a_result_is_up_to_date_only_for_the_same_notebook_parameters_and_package(tmp_path):
+    run = reproduce.Run("pipeline_demo", "quick", {"seed": 4}, {})
+    kw = dict(executed=tmp_path / "book" / "pipeline_demo.ipynb", source=FIXTURE, items=["L-X-homog"])
+    assert not reproduce.up_to_date(run, tmp_path / "results", **kw)
+    reproduce.execute(run, results=tmp_path / "results", **{k: v for k, v in kw.items()})
+    assert reproduce.up_to_date(run, tmp_path / "results", **kw)
+    other = reproduce.Run("pipeline_demo", "quick", {"seed": 5}, {})
+    assert not reproduce.up_to_date(other, tmp_path / "results", **kw)
+    meta = results.load_meta("L-X-homog", root=tmp_path / "results")
+    assert meta["input_hash"] == reproduce.input_hash(run, FIXTURE)
+
+
 def test_results_do_not_depend_on_the_worker_count(tmp_path):
     run_fixture(tmp_path / "a", {"n_replications": 4, "seed": 3}, workers=1)
     run_fixture(tmp_path / "b", {"n_replications": 4, "seed": 3}, workers=2)

@@ -16,3 +16,7 @@ Modules by role:
 
 from .model import *  # noqa: F401,F403
 from .optimal import *  # noqa: F401,F403
+from .fluid import *  # noqa: F401,F403
+from .simulation import *  # noqa: F401,F403
+from .suboptimal import *  # noqa: F401,F403
+from .examples import *  # noqa: F401,F403

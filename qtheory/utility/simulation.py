@@ -1,0 +1,489 @@
+"""Event-by-event simulation of ``n`` infinite-server pools under a dispatching policy.
+
+Policies (Sec. 3.1, 3.2 and the baselines of Sec. 8.3):
+
+``"jlmu"``
+    join the largest marginal utility (8): the task goes to a pool whose coordinate
+    ``(i, x + 1)`` ranks highest, i.e. the class maximising ``Delta(i, min occupancy)``
+    (ties to the smaller class), then a uniformly random least-occupied pool of that class.
+``"slta"``
+    self-learning threshold assignment with green and yellow tokens and the learning
+    scheme of Sec. 3.2 (thresholds ``l_i(r) = #{k < r : i_k = i}``, parameter ``beta_n``).
+``"random"``
+    a uniformly random pool.
+``"jsq"``
+    join the shortest queue ignoring classes: a uniformly random least-occupied pool.
+``"conservative"``
+    every task to the class `target_class` (least-occupied pool of that class); with one
+    pool per class this is the "all tasks to pool 2" policy of Sec. 8.3.
+
+Tasks arrive at rate ``n lam``; every task leaves at rate ``mu`` independently of the
+others (infinite-server pools), so ``n s_n`` is an M/M/inf queue whatever the policy.
+
+The numba kernel keeps, per class, the pools sorted by occupancy with the start of
+every occupancy block, so that every arrival, departure and dispatching decision costs
+O(m) operations (m classes); departures pick a uniformly random task from an array of
+tasks. Time averages (utility, tasks, occupancy, the law of ``n s_n`` and of ``r_n``)
+are exact integrals of the piecewise-constant path over ``[warmup, t_end]``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..errors import ParameterError
+from ..runtime import kernel_seed
+from ..validation import check_array, check_integer, check_positive, check_real
+from .model import TIE_DECIMALS, PoolSystem, enumeration, tabulate
+
+__all__ = ["POLICIES", "SimulationResult", "simulate", "occupancy_from_state", "default_beta"]
+
+POLICIES = {"jlmu": 0, "slta": 1, "random": 2, "jsq": 3, "conservative": 4}
+
+_ERRORS = {
+    1: "a pool exceeded `max_occupancy` tasks; raise `max_occupancy`",
+    2: "SLTA's index r_n ran past the enumerated coordinates; raise `max_occupancy`",
+    3: "the number of tasks exceeded the preallocated bound; raise `max_tasks`",
+}
+
+
+@njit(cache=True)
+def _randint(k):
+    v = int(np.random.random() * k)
+    return k - 1 if v >= k else v
+
+
+@njit(cache=True)
+def _accumulate(area, last, bound, offset, i, j, t, t_warm):
+    a = last[i, j] if last[i, j] > t_warm else t_warm
+    b = t if t > t_warm else t_warm
+    if b > a:
+        area[i, j] += (b - a) * (offset[i + 1] - bound[i, j])
+    last[i, j] = t
+
+
+@njit(cache=True)
+def _kernel_simulate(policy, seed, n, lam, mu, t_end, t_warm, pool_class, offset, occ, perm, posn,
+                     bound, minocc, tasks, n_tasks0, delta, key, u_start, ecls, elev, r0, green_min,
+                     target, sample_t, out_q, out_r, out_s, out_u, area_q, hist_n, time_r):
+    np.random.seed(seed)
+    m = offset.shape[0] - 1
+    J = delta.shape[1]
+    cap = tasks.shape[0]
+    K = ecls.shape[0]
+    last = np.zeros((m, J + 2))
+    green = np.zeros(m, dtype=np.int64)
+    thr = np.zeros(m, dtype=np.int64)
+    r = r0
+    for k in range(r0 - 1):
+        thr[ecls[k]] += 1
+    N = n_tasks0
+    U = u_start
+    t = 0.0
+    si = 0
+    S = sample_t.shape[0]
+    area_u = 0.0
+    area_s = 0.0
+    events = 0
+    status = 0
+    arrival_rate = n * lam
+    while True:
+        rate = arrival_rate + mu * N
+        t_next = t + np.random.exponential(1.0) / rate
+        while si < S and sample_t[si] < t_next:
+            for i in range(m):
+                for j in range(J + 1):
+                    out_q[si, i, j] = offset[i + 1] - bound[i, j]
+            out_r[si] = r
+            out_s[si] = N
+            out_u[si] = U
+            si += 1
+        a = t if t > t_warm else t_warm
+        b = t_next if t_next < t_end else t_end
+        if b > a:
+            w = b - a
+            area_u += w * U
+            area_s += w * N
+            hist_n[N] += w
+            time_r[r] += w
+        if t_next >= t_end:
+            t = t_end
+            break
+        t = t_next
+        events += 1
+        if np.random.random() * rate < arrival_rate:
+            # ---------------- arrival: choose the pool ----------------
+            pos = -1
+            p = -1
+            dec = False
+            inc = False
+            if policy == 0:
+                best = -1
+                for i in range(m):
+                    x = minocc[i]
+                    if x >= J:
+                        continue
+                    if best < 0 or key[i, x] > key[best, minocc[best]]:
+                        best = i
+                if best < 0:
+                    status = 1
+                    break
+                x = minocc[best]
+                lo = bound[best, x]
+                pos = lo + _randint(bound[best, x + 1] - lo)
+            elif policy == 1:
+                ir = ecls[r - 1]
+                jr = elev[r - 1]
+                prev = ecls[r - 2] if r >= 2 else -1
+                g_total = 0
+                g_other = 0
+                for i in range(m):
+                    green[i] = bound[i, thr[i]] - offset[i]
+                    g_total += green[i]
+                    if i != prev:
+                        g_other += green[i]
+                yellow = bound[ir, jr] - offset[ir]
+                dec = prev >= 0 and g_total >= green_min and green[prev] >= 1
+                inc = g_total == 0 and yellow <= 1
+                if g_other > 0:
+                    v = _randint(g_other)
+                    for i in range(m):
+                        if i == prev:
+                            continue
+                        if v < green[i]:
+                            pos = offset[i] + v
+                            break
+                        v -= green[i]
+                elif g_total > 0:
+                    pos = offset[prev] + _randint(green[prev])
+                elif yellow > 0:
+                    pos = offset[ir] + _randint(yellow)
+                else:
+                    p = _randint(n)
+            elif policy == 2:
+                p = _randint(n)
+            elif policy == 3:
+                mo = minocc[0]
+                for i in range(1, m):
+                    if minocc[i] < mo:
+                        mo = minocc[i]
+                total = 0
+                for i in range(m):
+                    if minocc[i] == mo:
+                        total += bound[i, mo + 1] - bound[i, mo]
+                v = _randint(total)
+                for i in range(m):
+                    if minocc[i] == mo:
+                        c = bound[i, mo + 1] - bound[i, mo]
+                        if v < c:
+                            pos = bound[i, mo] + v
+                            break
+                        v -= c
+            else:
+                x = minocc[target]
+                lo = bound[target, x]
+                pos = lo + _randint(bound[target, x + 1] - lo)
+            if p < 0:
+                p = perm[pos]
+            # ---------------- arrival: update the state ----------------
+            i = pool_class[p]
+            x = occ[p]
+            if x >= J:
+                status = 1
+                break
+            if N >= cap or N + 1 >= hist_n.shape[0]:
+                status = 3
+                break
+            _accumulate(area_q, last, bound, offset, i, x + 1, t, t_warm)
+            here = posn[p]
+            dest = bound[i, x + 1] - 1
+            other = perm[dest]
+            perm[dest] = p
+            perm[here] = other
+            posn[p] = dest
+            posn[other] = here
+            bound[i, x + 1] -= 1
+            occ[p] = x + 1
+            if minocc[i] == x and bound[i, x] == bound[i, x + 1]:
+                minocc[i] = x + 1
+            U += delta[i, x]
+            tasks[N] = p
+            N += 1
+            if policy == 1:
+                if dec:
+                    r -= 1
+                    thr[ecls[r - 1]] -= 1
+                elif inc:
+                    thr[ecls[r - 1]] += 1
+                    r += 1
+                    if r > K:
+                        status = 2
+                        break
+        else:
+            # ---------------- departure of a uniformly random task ----------------
+            k = _randint(N)
+            p = tasks[k]
+            N -= 1
+            tasks[k] = tasks[N]
+            i = pool_class[p]
+            x = occ[p]
+            _accumulate(area_q, last, bound, offset, i, x, t, t_warm)
+            here = posn[p]
+            dest = bound[i, x]
+            other = perm[dest]
+            perm[dest] = p
+            perm[here] = other
+            posn[p] = dest
+            posn[other] = here
+            bound[i, x] += 1
+            occ[p] = x - 1
+            if x - 1 < minocc[i]:
+                minocc[i] = x - 1
+            U -= delta[i, x - 1]
+    for i in range(m):
+        for j in range(1, J + 1):
+            _accumulate(area_q, last, bound, offset, i, j, t, t_warm)
+    while si < S:
+        for i in range(m):
+            for j in range(J + 1):
+                out_q[si, i, j] = offset[i + 1] - bound[i, j]
+        out_r[si] = r
+        out_s[si] = N
+        out_u[si] = U
+        si += 1
+    return status, events, area_u, area_s, t
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Output of :func:`simulate`.
+
+    Attributes
+    ----------
+    policy : str
+    n : int
+    t_end, warmup : float
+        Horizon and the start of the averaging window.
+    mean_utility : float
+        Time average of ``u(q_n(t))`` over ``[warmup, t_end]``.
+    mean_tasks : float
+        Time average of ``s_n(t)``.
+    mean_q : ndarray, shape (m, J + 1)
+        Time average of ``q_n(t)``.
+    times : ndarray
+        Sample times; ``q``, ``r``, ``s``, ``u`` are the state at those times:
+        ``q`` shape (S, m, J + 1) fractions, ``r`` SLTA's index ``r_n`` (1 for other
+        policies), ``s`` ``s_n``, ``u`` ``u(q_n)``.
+    tasks_distribution : ndarray
+        Fraction of ``[warmup, t_end]`` spent with ``n s_n = k`` tasks, ``k = 0, 1, ...``.
+    r_distribution : ndarray
+        Fraction of time spent with ``r_n = k`` (index ``k``).
+    events : int
+        Arrivals plus departures simulated.
+    wall_time : float
+        Seconds spent in the kernel.
+    alpha : ndarray
+        Class fractions ``A_n / n``.
+    """
+
+    policy: str
+    n: int
+    t_end: float
+    warmup: float
+    mean_utility: float
+    mean_tasks: float
+    mean_q: np.ndarray
+    times: np.ndarray
+    q: np.ndarray
+    r: np.ndarray
+    s: np.ndarray
+    u: np.ndarray
+    tasks_distribution: np.ndarray
+    r_distribution: np.ndarray
+    events: int
+    wall_time: float
+    alpha: np.ndarray
+
+    @property
+    def events_per_second(self) -> float:
+        return self.events / self.wall_time if self.wall_time > 0 else float("inf")
+
+
+def default_beta(n: int) -> float:
+    """``beta_n = n^(-1/3)``: tends to 0 and ``n^(1/3) beta_n = 1``, so Theorem 2 holds with
+    ``gamma_0 = 1/3 < 1/2``. SLTA lowers ``r_n`` when at least ``n beta_n`` green tokens exist."""
+    return float(n) ** (-1.0 / 3.0)
+
+
+def occupancy_from_state(system: PoolSystem, n: int, q) -> np.ndarray:
+    """Per-pool task counts (pools ordered by class) realising the occupancy state `q`.
+
+    ``n q[i, j]`` must be a whole number of pools for every ``(i, j)``.
+    """
+    counts = system.pool_counts(n)
+    q = check_array("q", q, ndim=2, low=0.0)
+    if q.shape[0] != system.m:
+        raise ParameterError(f"`q` must have {system.m} rows (one per class), got {q.shape[0]}")
+    nq = n * q
+    ints = np.rint(nq).astype(np.int64)
+    if np.any(np.abs(nq - ints) > 1e-6):
+        i, j = (int(v) for v in np.argwhere(np.abs(nq - ints) > 1e-6)[0])
+        raise ParameterError(f"`q[{i}, {j}]` * n = {nq[i, j]!r} is not a whole number of pools")
+    if np.any(ints[:, 0] != counts):
+        raise ParameterError(f"`q[:, 0]` must be the class fractions {list(system.alpha)}")
+    if np.any(np.diff(ints, axis=1) > 0):
+        raise ParameterError("`q` must be non-increasing in j")
+    occ = []
+    for i in range(system.m):
+        col = ints[i]
+        # number of pools with exactly j tasks is col[j] - col[j + 1]
+        exact = col - np.append(col[1:], 0)
+        occ.append(np.repeat(np.arange(col.size), exact))
+    return np.concatenate(occ).astype(np.int64)
+
+
+def _seed_int(seed) -> int:
+    if isinstance(seed, np.random.SeedSequence):
+        return kernel_seed(seed)
+    seed = check_integer("seed", seed, low=0)
+    return kernel_seed(np.random.SeedSequence(seed))
+
+
+def simulate(system: PoolSystem, n: int, policy: str, *, t_end: float, seed, warmup: float = 0.0,
+             initial=None, sample_times=None, beta: float | None = None, r0: int = 1,
+             target_class: int | None = None, max_occupancy: int | None = None,
+             max_tasks: int | None = None) -> SimulationResult:
+    """Simulate ``n`` pools of `system` under `policy` on ``[0, t_end]``.
+
+    Parameters
+    ----------
+    system : PoolSystem
+        Classes, utilities, load ``rho`` and service rate ``mu``.
+    n : int
+        Number of pools; ``n alpha(i)`` must be whole numbers.
+    policy : {"jlmu", "slta", "random", "jsq", "conservative"}
+    t_end : float
+        Horizon.
+    seed : int or numpy.random.SeedSequence
+        Seeds numba's generator through :func:`qtheory.runtime.kernel_seed`.
+    warmup : float
+        Time averages use ``[warmup, t_end]``.
+    initial : array, optional
+        Either per-pool task counts (length ``n``, pools ordered by class) or an occupancy
+        state ``q`` of shape ``(m, J + 1)`` (see :func:`occupancy_from_state`). Default:
+        empty.
+    sample_times : array, optional
+        Times at which ``q_n``, ``r_n``, ``s_n`` and ``u(q_n)`` are recorded.
+    beta : float, optional
+        SLTA's ``beta_n`` (default :func:`default_beta`).
+    r0 : int
+        SLTA's initial index ``r_n(0)`` (default 1, as in the state space of Sec. 3.3).
+    target_class : int, optional
+        Class that receives every task under ``"conservative"`` (default: the last class).
+    max_occupancy : int, optional
+        Largest number of tasks a pool may reach (tables of marginal utilities are built
+        up to it; exceeding it raises instead of clipping).
+    max_tasks : int, optional
+        Largest total number of tasks (default: 12 standard deviations above the
+        Poisson mean, or the initial number).
+    """
+    n = check_integer("n", n, low=1)
+    if policy not in POLICIES:
+        raise ParameterError(f"`policy` must be one of {', '.join(POLICIES)} (got {policy!r})")
+    t_end = check_positive("t_end", t_end)
+    warmup = check_real("warmup", warmup, low=0.0, high=t_end, high_open=True)
+    counts = system.pool_counts(n)
+    m = system.m
+    offset = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    pool_class = np.repeat(np.arange(m), counts).astype(np.int64)
+    if initial is None:
+        occ = np.zeros(n, dtype=np.int64)
+    else:
+        arr = np.asarray(initial)
+        if arr.ndim == 2:
+            occ = occupancy_from_state(system, n, arr)
+        else:
+            occ = check_array("initial", arr, shape=(n,), low=0.0, dtype=np.int64)
+    n0 = int(occ.sum())
+    alpha_min = float(np.min(counts)) / n
+    bound_mass = max(n0 / n, system.rho)
+    if max_occupancy is None:
+        base = max(int(occ.max(initial=0)), math.ceil(bound_mass / alpha_min))
+        max_occupancy = int(base + 8 * math.sqrt(base) + 20)
+    J = check_integer("max_occupancy", max_occupancy, low=max(1, int(occ.max(initial=0))))
+    if max_tasks is None:
+        mean = n * system.rho
+        max_tasks = int(max(n0, mean) + 12 * math.sqrt(mean) + 50)
+    max_tasks = check_integer("max_tasks", max_tasks, low=n0 + 1)
+    values = tabulate(system.utilities, J)  # checks concavity on 0..J
+    delta = np.ascontiguousarray(np.diff(values, axis=1))
+    key = np.round(delta, TIE_DECIMALS)
+    u_start = float(values[pool_class, occ].sum())
+    # pools sorted by (class, occupancy); bound[i, j] = first position with occupancy >= j
+    order = np.lexsort((occ, pool_class))
+    perm = order.astype(np.int64)
+    posn = np.empty(n, dtype=np.int64)
+    posn[perm] = np.arange(n)
+    bound = np.empty((m, J + 2), dtype=np.int64)
+    minocc = np.empty(m, dtype=np.int64)
+    for i in range(m):
+        occ_i = occ[offset[i]:offset[i + 1]]
+        sorted_i = np.sort(occ_i)
+        bound[i] = offset[i] + np.searchsorted(sorted_i, np.arange(J + 2), side="left")
+        minocc[i] = int(sorted_i[0])
+    tasks = np.empty(max_tasks, dtype=np.int64)
+    tasks[:n0] = np.repeat(np.arange(n), occ)
+    if policy == "slta":
+        en = enumeration(system, J)
+        ecls = en.cls.astype(np.int64)
+        elev = en.level.astype(np.int64)
+        r0 = check_integer("r0", r0, low=1, high=en.valid)
+        beta = default_beta(n) if beta is None else check_positive("beta", beta)
+    else:
+        ecls = np.zeros(1, dtype=np.int64)
+        elev = np.ones(1, dtype=np.int64)
+        r0 = 1
+        beta = 1.0
+    if policy == "conservative":
+        target = m - 1 if target_class is None else check_integer("target_class", target_class, low=0,
+                                                                    high=m - 1)
+    else:
+        target = 0
+    if sample_times is None:
+        sample_t = np.zeros(0)
+    else:
+        sample_t = check_array("sample_times", sample_times, ndim=1, low=0.0)
+        if np.any(np.diff(sample_t) < 0):
+            raise ParameterError("`sample_times` must be non-decreasing")
+    S = sample_t.size
+    out_q = np.zeros((S, m, J + 1), dtype=np.int64)
+    out_r = np.zeros(S, dtype=np.int64)
+    out_s = np.zeros(S, dtype=np.int64)
+    out_u = np.zeros(S)
+    area_q = np.zeros((m, J + 2))
+    hist_n = np.zeros(max_tasks + 1)
+    time_r = np.zeros(ecls.size + 2)
+    start = time.perf_counter()
+    status, events, area_u, area_s, _ = _kernel_simulate(
+        POLICIES[policy], _seed_int(seed), n, system.lam, system.mu, t_end, warmup, pool_class, offset,
+        occ.copy(), perm, posn, bound, minocc, tasks, n0, delta, key, u_start, ecls, elev, r0,
+        float(n * beta), target, sample_t, out_q, out_r, out_s, out_u, area_q, hist_n, time_r)
+    wall = time.perf_counter() - start
+    if status:
+        raise ParameterError(f"simulation of {policy} with n = {n} stopped: {_ERRORS[status]}")
+    span = t_end - warmup
+    mean_q = area_q[:, : J + 1] / (n * span)
+    mean_q[:, 0] = counts / n
+    hist = hist_n / span
+    last_nz = int(np.nonzero(hist)[0][-1]) + 1 if hist.any() else 1
+    r_dist = time_r / span
+    return SimulationResult(
+        policy=policy, n=n, t_end=t_end, warmup=warmup, mean_utility=area_u / (n * span),
+        mean_tasks=area_s / (n * span), mean_q=mean_q, times=sample_t, q=out_q / n, r=out_r,
+        s=out_s / n, u=out_u / n, tasks_distribution=hist[:last_nz], r_distribution=r_dist,
+        events=int(events), wall_time=wall, alpha=counts / n)

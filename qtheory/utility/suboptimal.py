@@ -1,0 +1,126 @@
+"""Sec. 8.3: JLMU is not optimal in the prelimit, computed exactly.
+
+Two pools, one per class, with ``u_1(x) = eps x`` and ``u_2(x) = a 1{x >= 1}``
+(``0 < eps < a``; the paper's displays are lost, these are the utilities its text
+describes, see the book's reconstruction notes). Tasks arrive at rate ``lam`` and
+leave at rate ``mu`` each; ``rho = lam / mu``.
+
+- JLMU sends a task to pool 2 iff pool 2 is empty (its marginal utility ``a`` beats
+  ``eps``; every other marginal utility of pool 2 is 0 < eps). Pool 2 alone is then a
+  two-state chain with ``P(Y = 1) = rho / (1 + rho)``, and the total ``X + Y`` is
+  Poisson(rho), so ``E[U] = eps (rho - rho / (1 + rho)) + a rho / (1 + rho)``.
+- The conservative policy sends every task to pool 2, an M/M/inf queue:
+  ``E[V] = a (1 - exp(-rho))``.
+
+JLMU loses (``E[U] < E[V]``) iff ``eps < eps_c(rho) = a [(1 + rho)(1 - e^{-rho}) - rho] / rho^2``.
+:func:`stationary_mean_utility` computes both by solving a truncated CTMC, an
+independent route to the same numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+from scipy.sparse import lil_matrix
+from scipy.sparse.linalg import spsolve
+
+from ..errors import ParameterError
+from ..validation import check_integer, check_positive, check_real
+from .model import LinearUtility, PoolSystem, StepUtility
+
+__all__ = ["two_pool_system", "jlmu_mean_utility", "conservative_mean_utility", "critical_eps",
+           "stationary_mean_utility", "jlmu_rule", "conservative_rule"]
+
+
+def _check(eps: float, rho: float, a: float) -> tuple[float, float, float]:
+    a = check_positive("a", a)
+    eps = check_real("eps", eps, low=0.0, high=a, low_open=True, high_open=True)
+    rho = check_positive("rho", rho)
+    return eps, rho, a
+
+
+def two_pool_system(eps: float, rho: float, a: float = 1.0, mu: float = 1.0) -> PoolSystem:
+    """The system of Sec. 8.3: two classes of one pool each (``n = 2``, ``alpha = (1/2, 1/2)``).
+
+    `rho` is the offered load of the whole two-pool system, ``lam / mu`` as in Sec. 8.3;
+    the :class:`PoolSystem` is normalised per pool, so its ``rho`` is ``rho / 2``.
+    """
+    eps, rho, a = _check(eps, rho, a)
+    return PoolSystem((LinearUtility(eps), StepUtility(a)), (0.5, 0.5), rho / 2.0, mu)
+
+
+def jlmu_mean_utility(eps: float, rho: float, a: float = 1.0) -> float:
+    """Stationary mean aggregate utility ``E[u_1(X) + u_2(Y)]`` under JLMU (closed form)."""
+    eps, rho, a = _check(eps, rho, a)
+    p_busy = rho / (1.0 + rho)
+    return eps * (rho - p_busy) + a * p_busy
+
+
+def conservative_mean_utility(eps: float, rho: float, a: float = 1.0) -> float:
+    """Stationary mean aggregate utility when every task goes to pool 2: ``a (1 - e^{-rho})``."""
+    eps, rho, a = _check(eps, rho, a)
+    return a * -math.expm1(-rho)
+
+
+def critical_eps(rho, a: float = 1.0):
+    """``eps_c(rho)``: JLMU is strictly worse than the conservative policy iff ``eps < eps_c``.
+
+    Tends to ``a / 2`` as ``rho -> 0`` and behaves like ``a / rho`` for large ``rho``.
+    """
+    rho = np.asarray(rho, dtype=float)
+    if np.any(rho <= 0):
+        raise ParameterError("`rho` must be > 0")
+    a = check_positive("a", a)
+    out = a * ((1.0 + rho) * -np.expm1(-rho) - rho) / rho**2
+    return float(out) if out.ndim == 0 else out
+
+
+def jlmu_rule(x: int, y: int) -> int:
+    """JLMU for Sec. 8.3: pool 2 (returns 1) iff it is empty, else pool 1 (returns 0)."""
+    return 1 if y == 0 else 0
+
+
+def conservative_rule(x: int, y: int) -> int:
+    """Every task to pool 2."""
+    return 1
+
+
+def stationary_mean_utility(eps: float, rho: float, rule: Callable[[int, int], int], a: float = 1.0,
+                            mu: float = 1.0, truncation: int | None = None) -> float:
+    """``E[u_1(X) + u_2(Y)]`` from the stationary law of the CTMC ``(X, Y)`` truncated at
+    ``X + Y <= truncation`` (arrivals blocked there; the Poisson(rho) tail beyond is below
+    1e-15 for the default truncation).
+
+    `rule(x, y)` returns the pool (0 or 1) that receives an arriving task.
+    """
+    eps, rho, a = _check(eps, rho, a)
+    mu = check_positive("mu", mu)
+    if truncation is None:
+        truncation = int(rho + 12 * math.sqrt(rho) + 30)
+    L = check_integer("truncation", truncation, low=2)
+    lam = rho * mu
+    states = [(x, y) for x in range(L + 1) for y in range(L + 1 - x)]
+    index = {s: k for k, s in enumerate(states)}
+    size = len(states)
+    Q = lil_matrix((size, size))
+    for (x, y), k in index.items():
+        if x + y < L:
+            dest = (x + 1, y) if rule(x, y) == 0 else (x, y + 1)
+            Q[k, index[dest]] += lam
+        if x > 0:
+            Q[k, index[(x - 1, y)]] += mu * x
+        if y > 0:
+            Q[k, index[(x, y - 1)]] += mu * y
+    Q = Q.tocsr()
+    diag = np.asarray(Q.sum(axis=1)).ravel()
+    A = (Q.T - lil_matrix((size, size)).tocsr()).tolil()
+    A.setdiag(A.diagonal() - diag)
+    # replace one balance equation by the normalisation
+    A[0, :] = np.ones(size)
+    b = np.zeros(size)
+    b[0] = 1.0
+    pi = spsolve(A.tocsr(), b)
+    util = np.array([eps * x + (a if y >= 1 else 0.0) for x, y in states])
+    return float(pi @ util)

@@ -1,0 +1,99 @@
+"""Simulators: conservation laws, Theorem 1 pathwise, JLMU = JSQ when homogeneous,
+Sec. 8.3 against closed forms, Poisson(n rho) totals, fluid limit (Theorem 5), SLTA learning."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from qtheory.errors import ParameterError
+from qtheory.runtime import spawn
+from qtheory.utility import (POLICIES, LogUtility, PoolSystem, conservative_mean_utility,
+                             jlmu_mean_utility, l1_distance, optimal_assignment, overall_utility,
+                             simulate, solve_fluid, table1_system, two_pool_system)
+
+SYS = PoolSystem((LogUtility(20), LogUtility(30), LogUtility(8)), (0.25, 0.5, 0.25), 6.0)
+
+
+@pytest.mark.parametrize("policy", list(POLICIES))
+def test_time_averages_are_consistent_and_obey_the_pathwise_bound(policy):
+    res = simulate(SYS, 40, policy, t_end=300.0, warmup=20.0, seed=3)
+    # u is linear in q: the time average of u(q_n) is u(time average of q_n)
+    assert res.mean_utility == pytest.approx(overall_utility(SYS, res.mean_q, ), rel=1e-9)
+    assert res.mean_tasks == pytest.approx(res.mean_q[:, 1:].sum(), rel=1e-9)
+    # the time-averaged state is feasible for (2) with rho = time-averaged s_n (Sec. 3.4.1)
+    bound = optimal_assignment(SYS, res.mean_tasks, alpha=res.alpha).utility
+    assert res.mean_utility <= bound + 1e-9
+    assert res.tasks_distribution.sum() == pytest.approx(1.0, rel=1e-12)
+
+
+def test_homogeneous_jlmu_is_jsq_path_by_path():
+    one = PoolSystem((LogUtility(9.0),), (1.0,), 4.0)
+    a = simulate(one, 50, "jlmu", t_end=50.0, seed=11, sample_times=np.linspace(0, 50, 26))
+    b = simulate(one, 50, "jsq", t_end=50.0, seed=11, sample_times=np.linspace(0, 50, 26))
+    np.testing.assert_array_equal(a.q, b.q)
+    assert a.mean_utility == b.mean_utility
+
+
+@pytest.mark.parametrize("policy", ["jlmu", "random"])
+def test_number_of_tasks_is_poisson_n_rho(policy):
+    # n s_n is M/M/inf(n rho): mean over independent runs within 4.5 SE, and the time
+    # fraction spent at each count close to the Poisson pmf
+    sys = PoolSystem((LogUtility(4), LogUtility(6)), (0.5, 0.5), 1.5)
+    n = 20
+    means, dists = [], []
+    for ss in spawn(7, 8):
+        r = simulate(sys, n, policy, t_end=400.0, warmup=20.0, seed=ss)
+        means.append(r.mean_tasks * n)
+        dists.append(np.pad(r.tasks_distribution, (0, 80))[:80])
+    means = np.array(means)
+    se = means.std(ddof=1) / np.sqrt(means.size)
+    assert abs(means.mean() - n * 1.5) < 4.5 * se
+    pmf = stats.poisson.pmf(np.arange(80), n * 1.5)
+    assert 0.5 * np.abs(np.mean(dists, axis=0) - pmf).sum() < 0.03
+
+
+@pytest.mark.parametrize("eps, rho", [(0.1, 1.0), (0.3, 0.5)])
+def test_section83_simulation_matches_the_closed_forms(eps, rho):
+    sys = two_pool_system(eps, rho)
+    for policy, exact in (("jlmu", jlmu_mean_utility(eps, rho)),
+                          ("conservative", conservative_mean_utility(eps, rho))):
+        vals = np.array([2 * simulate(sys, 2, policy, t_end=4000.0, warmup=10.0, seed=ss).mean_utility
+                         for ss in spawn(21, 10)])
+        se = vals.std(ddof=1) / np.sqrt(vals.size)
+        assert abs(vals.mean() - exact) < 4.5 * se, policy
+
+
+def test_theorem5_jlmu_occupancy_approaches_the_fluid_trajectory():
+    sys = table1_system(9.75)
+    q0 = np.zeros((2, 6))
+    q0[:, :6] = 0.5  # every pool starts with 5 tasks
+    t = np.array([0.5, 1.0, 2.0, 4.0])
+    fluid = solve_fluid(sys, q0, t)
+    errs = []
+    for n in (100, 6400):
+        e = [l1_distance(simulate(sys, n, "jlmu", t_end=4.5, seed=ss, initial=q0, sample_times=t).q,
+                         fluid.q).max() for ss in spawn(3, 4)]
+        errs.append(np.mean(e))
+    # the error shrinks like n^{-1/2}: a factor 8 from n = 100 to 6400, at least 3 here
+    assert errs[1] < errs[0] / 3
+    assert errs[1] < 0.08
+
+
+def test_theorem6_slta_learns_r_star_from_empty():
+    sys = table1_system(9.75)
+    r_star = optimal_assignment(sys).rank
+    res = simulate(sys, 1000, "slta", t_end=60.0, warmup=20.0, seed=8, sample_times=np.linspace(20, 60, 41))
+    assert res.r_distribution[r_star] > 0.9
+    assert np.all(np.abs(res.r - r_star) <= 1)
+    assert l1_distance(res.mean_q, optimal_assignment(sys, alpha=res.alpha).q) < 0.1
+
+
+def test_invalid_input_is_rejected():
+    with pytest.raises(ParameterError, match="policy"):
+        simulate(SYS, 40, "best", t_end=1.0, seed=0)
+    with pytest.raises(ParameterError, match="whole numbers"):
+        simulate(SYS, 42, "jlmu", t_end=1.0, seed=0)
+    with pytest.raises(ParameterError, match="max_occupancy"):
+        simulate(SYS, 40, "random", t_end=50.0, seed=0, max_occupancy=2)
+    with pytest.raises(ParameterError, match="warmup"):
+        simulate(SYS, 40, "jlmu", t_end=1.0, warmup=2.0, seed=0)

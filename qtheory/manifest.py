@@ -128,7 +128,7 @@ _U = [
     ("U-V-thm4", "V", "Theorem 4: q_* is the unique, globally attracting equilibrium of (12)", "U-V"),
     ("U-V-thm5", "V", "Theorem 5: JLMU occupancy converges to the fluid trajectory", "U-V"),
     ("U-V-thm6", "V", "Theorem 6: SLTA learns r_*, occupancy near q_* after tau_eq", "U-V"),
-    ("U-V-thm2", "V", "Theorem 2: asymptotic optimality of JLMU and SLTA", "U-V"),
+    ("U-V-thm2", "V", "Theorem 2: asymptotic optimality of JLMU and SLTA", "U-T1"),
     ("U-V-sub", "V", "Sec. 8.3: JLMU is strictly suboptimal in the prelimit (exact computation)", "U-V-sub"),
     ("U-X-poisson", "X", "n s_n is Poisson(n rho) in stationarity for any policy", "U-V"),
     ("U-F3", "F", "optimal task assignment against rho for two utility families (Sec. 2.3.1)", "U-F3"),

@@ -20,3 +20,4 @@ from .fluid import *  # noqa: F401,F403
 from .simulation import *  # noqa: F401,F403
 from .suboptimal import *  # noqa: F401,F403
 from .examples import *  # noqa: F401,F403
+from .experiments import *  # noqa: F401,F403

@@ -18,7 +18,7 @@ from ..errors import ParameterError
 from ..validation import check_array, check_integer, check_positive
 from .model import Enumeration, PoolSystem, enumeration, marginal_utilities, overall_utility, tabulate
 
-__all__ = ["OptimalAssignment", "optimal_assignment", "upper_bound", "optimal_assignment_lp",
+__all__ = ["OptimalAssignment", "optimal_assignment", "upper_bound", "optimal_assignment_lp", "class_change_loads",
            "default_depth"]
 
 _MAX_DEPTH = 1 << 16
@@ -167,3 +167,28 @@ def optimal_assignment_lp(system: PoolSystem, rho: float | None = None, *, alpha
     q[:, 0] = alpha
     q[:, 1:] = res.x.reshape(m, depth)
     return q, float(-res.fun + np.dot(u0, alpha))
+
+
+def class_change_loads(system: PoolSystem, rho_max: float) -> list[float]:
+    """Loads ``rho <= rho_max`` at which the class receiving the extra load in ``q_*`` changes.
+
+    Along the enumeration the coordinate ``(i_k, j_k)`` absorbs the load between
+    ``sum_{l < k} alpha(i_l)`` and ``sum_{l <= k} alpha(i_l)``; a breakpoint is a
+    cumulative mass where ``i_k`` changes (Sec. 2.3.1, Fig. 3).
+    """
+    rho_max = check_positive("rho_max", rho_max)
+    alpha = system.alpha_array
+    depth = default_depth(system, rho_max, alpha)
+    while True:
+        en = enumeration(system, depth)
+        cum = np.cumsum(alpha[en.cls])
+        if cum[-1] > rho_max:
+            break
+        depth *= 2
+    out = []
+    for k in range(1, en.valid):
+        if cum[k - 1] >= rho_max:
+            break
+        if en.cls[k] != en.cls[k - 1]:
+            out.append(float(cum[k - 1]))
+    return out

@@ -31,7 +31,7 @@ from ..validation import check_integer, check_positive, check_real
 from .model import LinearUtility, PoolSystem, StepUtility
 
 __all__ = ["two_pool_system", "jlmu_mean_utility", "conservative_mean_utility", "critical_eps",
-           "stationary_mean_utility", "jlmu_rule", "conservative_rule"]
+           "stationary_mean_utility", "jlmu_rule", "conservative_rule", "simulated_mean_utility"]
 
 
 def _check(eps: float, rho: float, a: float) -> tuple[float, float, float]:
@@ -124,3 +124,22 @@ def stationary_mean_utility(eps: float, rho: float, rule: Callable[[int, int], i
     pi = spsolve(A.tocsr(), b)
     util = np.array([eps * x + (a if y >= 1 else 0.0) for x, y in states])
     return float(pi @ util)
+
+
+def _sim_run(ss, eps, rho, a, policy, t_end, warmup):
+    from .simulation import simulate
+
+    res = simulate(two_pool_system(eps, rho, a), 2, policy, t_end=t_end, warmup=warmup, seed=ss)
+    return 2.0 * res.mean_utility  # aggregate utility of the two pools
+
+
+def simulated_mean_utility(eps: float, rho: float, policy: str, *, t_end: float, n_runs: int, seed: int,
+                           a: float = 1.0, warmup: float = 10.0):
+    """Mean aggregate utility of `policy` ("jlmu" or "conservative") over independent
+    simulated runs, as a :class:`qtheory.stats.MeanCI` (third route to the same numbers)."""
+    from ..runtime import replicate
+    from ..stats import mean_ci
+
+    vals = replicate(_sim_run, n_runs, seed, args=(eps, rho, a, policy, t_end, warmup),
+                     desc=f"sec 8.3 {policy}")
+    return mean_ci(np.array(vals))

@@ -1,0 +1,240 @@
+"""Experiments behind the U notebooks: each returns tidy rows (one per parameter point and
+method) that the notebooks save with :class:`qtheory.results.ResultWriter` and plot.
+
+Every replicated experiment goes through :func:`qtheory.runtime.replicate`; the seed of
+parameter point ``k`` is derived from ``(seed, k)`` so that points are independent and
+each can be rerun alone.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from ..runtime import replicate
+from ..stats import mean_ci
+from .fluid import l1_distance, solve_fluid, solve_fluid_splitting
+from .model import PoolSystem
+from .optimal import optimal_assignment, optimal_assignment_lp
+from .simulation import simulate
+
+__all__ = ["point_seed", "policy_runs", "table1_rows", "poisson_rows", "fluid_limit_rows",
+           "slta_learning_rows", "fluid_convergence_rows", "solver_agreement_rows", "assignment_rows",
+           "lp_rows"]
+
+
+def point_seed(seed: int, k: int) -> int:
+    """Root seed of parameter point `k` of an experiment with root `seed`."""
+    return int(np.random.SeedSequence([int(seed), int(k)]).generate_state(1)[0])
+
+
+def _one_run(ss, system: PoolSystem, n: int, policy: str, t_end: float, warmup: float):
+    res = simulate(system, n, policy, t_end=t_end, warmup=warmup, seed=ss)
+    emp = optimal_assignment(system, res.mean_tasks, alpha=res.alpha).utility
+    r_star = optimal_assignment(system, alpha=res.alpha).rank
+    at_r = float(res.r_distribution[r_star]) if policy == "slta" else float("nan")
+    return res.mean_utility, res.mean_tasks, emp, at_r, res.events
+
+
+def policy_runs(system: PoolSystem, n: int, policy: str, *, t_end: float, warmup: float, n_runs: int,
+                seed: int, desc: str | None = None) -> dict:
+    """Independent stationary runs of one policy: means and 95% CIs of the time-averaged
+    ``u(q_n)``, ``s_n``, the empirical bound ``u(q_n*)`` with ``rho`` replaced by the time
+    average of ``s_n`` (Sec. 3.4.1) and, for SLTA, the time fraction with ``r_n = r_*``."""
+    out = replicate(_one_run, n_runs, seed, args=(system, n, policy, t_end, warmup),
+                    desc=desc or f"{policy} n={n}")
+    arr = np.array([o[:4] for o in out], dtype=float)
+    u, s, emp, at_r = (mean_ci(arr[:, k]) for k in range(4))
+    return {
+        "mean_utility": float(u.mean), "utility_low": float(u.low), "utility_high": float(u.high),
+        "utility_se": float(u.se),
+        "mean_tasks": float(s.mean), "tasks_low": float(s.low), "tasks_high": float(s.high),
+        "empirical_bound": float(emp.mean), "empirical_bound_low": float(emp.low),
+        "empirical_bound_high": float(emp.high),
+        "gap_to_empirical_bound": float(np.mean(arr[:, 2] - arr[:, 0])),
+        "max_run_excess_over_empirical_bound": float(np.max(arr[:, 0] - arr[:, 2])),
+        "time_at_r_star": float(at_r.mean) if policy == "slta" else float("nan"),
+        "runs": int(n_runs), "events": int(sum(o[4] for o in out)),
+    }
+
+
+def table1_rows(rhos, n_values, policies, *, t_end: float, warmup: float, n_runs: int, seed: int,
+                system_factory) -> list[dict]:
+    """Table 1: for each ``rho`` and ``n``, ``u(q_n*)``, ``u(q_*)`` and each policy's estimate."""
+    rows = []
+    k = 0
+    for rho in rhos:
+        system = system_factory(rho)
+        limit = optimal_assignment(system).utility
+        for n in n_values:
+            bound = optimal_assignment(system, alpha=system.pool_counts(n) / n).utility
+            for policy in policies:
+                stats_ = policy_runs(system, n, policy, t_end=t_end, warmup=warmup, n_runs=n_runs,
+                                     seed=point_seed(seed, k), desc=f"{policy} rho={rho} n={n}")
+                k += 1
+                rows.append({"rho": rho, "n": n, "policy": policy, "upper_bound": bound,
+                             "limit_utility": limit, **stats_,
+                             "gap_to_bound": bound - stats_["mean_utility"]})
+    return rows
+
+
+def _poisson_run(ss, system, n, policy, t_end, warmup, kmax):
+    res = simulate(system, n, policy, t_end=t_end, warmup=warmup, seed=ss)
+    d = np.zeros(kmax + 1)
+    m = min(kmax + 1, res.tasks_distribution.size)
+    d[:m] = res.tasks_distribution[:m]
+    return d, res.mean_tasks * n
+
+
+def poisson_rows(system: PoolSystem, n: int, policies, *, t_end: float, warmup: float, n_runs: int,
+                 seed: int) -> tuple[list[dict], list[dict]]:
+    """Law of ``n s_n`` under each policy against Poisson(``n rho``) (Sec. 2.1, 3.3).
+
+    Returns ``(pmf_rows, summary_rows)``: the time-averaged pmf per count and policy (with
+    CIs over runs), and per policy the mean count with its CI, its z-score against
+    ``n rho`` and the total-variation distance between the averaged pmf and Poisson.
+    """
+    mean = n * system.rho
+    kmax = int(mean + 8 * np.sqrt(mean) + 10)
+    pmf = stats.poisson.pmf(np.arange(kmax + 1), mean)
+    pmf_rows, summary = [], []
+    for idx, policy in enumerate(policies):
+        out = replicate(_poisson_run, n_runs, point_seed(seed, idx),
+                        args=(system, n, policy, t_end, warmup, kmax), desc=f"poisson {policy}")
+        dists = np.array([o[0] for o in out])
+        counts = np.array([o[1] for o in out])
+        ci = mean_ci(dists)
+        for k in range(kmax + 1):
+            pmf_rows.append({"policy": policy, "tasks": k, "time_fraction": float(ci.mean[k]),
+                             "low": float(ci.low[k]), "high": float(ci.high[k]), "poisson_pmf": float(pmf[k])})
+        c = mean_ci(counts)
+        summary.append({"policy": policy, "n": n, "rho": system.rho, "mean_tasks": float(c.mean),
+                        "low": float(c.low), "high": float(c.high), "poisson_mean": mean,
+                        "z_score": float((c.mean - mean) / c.se),
+                        "total_variation": float(0.5 * np.abs(ci.mean - pmf).sum())})
+    return pmf_rows, summary
+
+
+def _fluid_run(ss, system, n, q0, times):
+    res = simulate(system, n, "jlmu", t_end=float(times[-1]) + 1e-9, seed=ss, initial=q0, sample_times=times)
+    return res.q
+
+
+def fluid_limit_rows(system: PoolSystem, q0, n_values, times, *, n_runs: int, seed: int,
+                     track=()) -> tuple[list[dict], list[dict]]:
+    """Theorem 5: ``||q_n(t) - q(t)||_1`` for JLMU from `q0` against the exact fluid trajectory.
+
+    Returns ``(error_rows, path_rows)``; path rows give the mean of the coordinates in
+    `track` (``(i, j)`` pairs) for each ``n`` next to the fluid value.
+    """
+    times = np.asarray(times, dtype=float)
+    fluid = solve_fluid(system, q0, times)
+    err_rows, path_rows = [], []
+    for idx, n in enumerate(n_values):
+        out = replicate(_fluid_run, n_runs, point_seed(seed, idx), args=(system, n, q0, times),
+                        desc=f"fluid limit n={n}")
+        errs = np.array([l1_distance(q, fluid.q) for q in out])     # (runs, T)
+        sup = mean_ci(errs.max(axis=1))
+        err_rows.append({"n": n, "sup_l1_error": float(sup.mean), "low": float(sup.low),
+                         "high": float(sup.high), "sqrt_n_times_error": float(np.sqrt(n) * sup.mean),
+                         "runs": n_runs})
+        for (i, j) in track:
+            vals = np.array([q[:, i, j] if j < q.shape[2] else np.zeros(times.size) for q in out])
+            ci = mean_ci(vals)
+            fl = fluid.q[:, i, j] if j < fluid.q.shape[2] else np.zeros(times.size)
+            for k, t in enumerate(times):
+                path_rows.append({"n": n, "cls": i + 1, "j": j, "t": float(t), "sim_mean": float(ci.mean[k]),
+                                  "low": float(ci.low[k]), "high": float(ci.high[k]), "fluid": float(fl[k])})
+    return err_rows, path_rows
+
+
+def _slta_run(ss, system, n, t_end, times, beta):
+    res = simulate(system, n, "slta", t_end=t_end, seed=ss, sample_times=times, beta=beta)
+    qs = optimal_assignment(system, alpha=res.alpha).q
+    return res.r, l1_distance(res.q, qs)
+
+
+def slta_learning_rows(system: PoolSystem, n_values, times, *, n_runs: int, seed: int, t_late: float,
+                       beta=None) -> tuple[list[dict], list[dict]]:
+    """Theorem 6: SLTA from an empty system with ``r_n(0) = 1``.
+
+    Returns ``(path_rows, summary_rows)``: per ``n`` and time the mean of ``r_n(t)`` and of
+    ``||q_n(t) - q_n*||_1``, and per ``n`` the fraction of sampled times after
+    ``tau_eq`` (the fluid time at which the mass above ``sigma_*`` is reached) with
+    ``r_n = r_*`` and the mean distance there.
+    """
+    times = np.asarray(times, dtype=float)
+    qs = optimal_assignment(system)
+    theta = qs.theta
+    # time at which s(t) = rho (1 - e^{-mu t}) exceeds the mass above sigma_* (Sec. 7.2.2)
+    tau = np.log(system.rho / (system.rho - theta)) / system.mu if theta < system.rho else np.inf
+    path_rows, summary = [], []
+    for idx, n in enumerate(n_values):
+        out = replicate(_slta_run, n_runs, point_seed(seed, idx),
+                        args=(system, n, float(times[-1]) + 1e-9, times, beta), desc=f"slta n={n}")
+        r = np.array([o[0] for o in out], dtype=float)
+        d = np.array([o[1] for o in out])
+        r_star = optimal_assignment(system, alpha=system.pool_counts(n) / n).rank
+        rci, dci = mean_ci(r), mean_ci(d)
+        for k, t in enumerate(times):
+            path_rows.append({"n": n, "t": float(t), "r_mean": float(rci.mean[k]), "r_low": float(rci.low[k]),
+                              "r_high": float(rci.high[k]), "l1_to_q_star": float(dci.mean[k]),
+                              "l1_low": float(dci.low[k]), "l1_high": float(dci.high[k]), "r_star": r_star})
+        late = times >= t_late
+        summary.append({"n": n, "r_star": r_star, "tau_fluid": float(tau),
+                        "fraction_at_r_star_late": float(np.mean(r[:, late] == r_star)),
+                        "mean_l1_late": float(d[:, late].mean()), "runs": n_runs})
+    return path_rows, summary
+
+
+def fluid_convergence_rows(system: PoolSystem, starts: dict, times) -> list[dict]:
+    """Theorem 4: ``||q(t) - q_*||_1`` and ``s(t)`` along exact fluid trajectories from `starts`."""
+    qs = optimal_assignment(system).q
+    rows = []
+    for name, q0 in starts.items():
+        sol = solve_fluid(system, q0, times)
+        d = l1_distance(sol.q, qs)
+        s0 = sol.total[0]
+        for k, t in enumerate(sol.t):
+            rows.append({"start": name, "t": float(t), "l1_to_q_star": float(d[k]), "total": float(sol.total[k]),
+                         "total_closed_form": float(system.rho + (s0 - system.rho) * np.exp(-system.mu * t)),
+                         "sigma_rank": int(sol.sigma_rank[k]), "switches": len(sol.events)})
+    return rows
+
+
+def solver_agreement_rows(system: PoolSystem, starts: dict, times, dts) -> list[dict]:
+    """Theorem 3 (uniqueness), numerically: the exact solver and the splitting scheme agree,
+    with an error of order ``dt``."""
+    rows = []
+    for name, q0 in starts.items():
+        exact = solve_fluid(system, q0, times)
+        for dt in dts:
+            approx = solve_fluid_splitting(system, q0, times, dt)
+            rows.append({"start": name, "dt": float(dt),
+                         "sup_l1_difference": float(l1_distance(approx.q, exact.q).max())})
+    return rows
+
+
+def assignment_rows(system: PoolSystem, rhos) -> list[dict]:
+    """Fig. 3: the optimal assignment ``q_*`` against ``rho``: tasks per pool of each class,
+    the fraction of class pools at the top level and ``sigma_*``."""
+    rows = []
+    alpha = system.alpha_array
+    for rho in rhos:
+        a = optimal_assignment(system, float(rho))
+        per_pool = a.q[:, 1:].sum(axis=1) / alpha
+        for i in range(system.m):
+            rows.append({"rho": float(rho), "cls": i + 1, "tasks_per_pool": float(per_pool[i]),
+                         "sigma_cls": a.sigma[0] + 1, "sigma_j": a.sigma[1], "utility": a.utility})
+    return rows
+
+
+def lp_rows(cases: dict) -> list[dict]:
+    """Proposition 1: value of the greedy ``q*`` against a linear-programming solution of (2)."""
+    rows = []
+    for name, (system, rho) in cases.items():
+        a = optimal_assignment(system, rho)
+        q_lp, value = optimal_assignment_lp(system, rho)
+        rows.append({"case": name, "rho": rho, "greedy_value": a.utility, "lp_value": value,
+                     "difference": a.utility - value, "l1_between_solutions": float(l1_distance(q_lp, a.q))})
+    return rows

@@ -118,7 +118,7 @@ def poisson_rows(system: PoolSystem, n: int, policies, *, t_end: float, warmup: 
                              "low": float(ci.low[k]), "high": float(ci.high[k]), "poisson_pmf": float(pmf[k])})
         c = mean_ci(counts)
         summary.append({"policy": policy, "n": n, "rho": system.rho, "mean_tasks": float(c.mean),
-                        "low": float(c.low), "high": float(c.high), "poisson_mean": mean,
+                        "low": float(c.low), "high": float(c.high), "se": float(c.se), "poisson_mean": mean,
                         "z_score": float((c.mean - mean) / c.se),
                         "total_variation": float(0.5 * np.abs(ci.mean - pmf).sum())})
     return pmf_rows, summary

@@ -1,0 +1,431 @@
+"""Event-driven simulation of redundancy c.o.c. and c.o.s.-ALIS (Secs. 2.1, 2.3, App. E).
+
+Both simulators follow the central-queue representation (Fig. 2(b)): jobs are kept in
+order of arrival and every server works on the oldest job it is compatible with.
+Replica sizes are exponential with unit mean, so a busy server n completes at rate
+:math:`\\mu_n`; the process is a continuous-time Markov chain and is simulated jump by
+jump.
+
+- **c.o.c.** (R-P-coc): all replicas of a job are served at once; the first
+  completion removes the job and cancels its other replicas. Server n is busy iff
+  some job in the system is compatible with it.
+- **c.o.s.-ALIS** (R-P-cos): a job starts on one server and its other replicas are
+  dropped at that moment. An arriving job with idle compatible servers goes to the
+  one that has been idle longest (ALIS); a server that finishes takes the oldest
+  waiting compatible job, or else becomes idle.
+
+Implementation: every server keeps a FIFO of the ids of the jobs compatible with it
+(lazy deletion: entries of jobs that left or started elsewhere are skipped when they
+reach the front), so an event costs O(d) amortised, d the replication degree.
+
+Statistics
+----------
+Each run reports two kinds of averages of the total number of jobs Q (waiting plus
+in service) and of the counts per type:
+
+- *time averages*, the stationary quantities of the product forms: the state before
+  each jump is weighted by its expected holding time :math:`1/R(x)`, R the total
+  event rate (a conditional-expectation estimator, no exponential draws needed);
+- *event averages*: the plain average over the states seen after each event
+  (arrivals and service completions). These are the stationary law of the jump
+  chain, which differs from the time-stationary law because R depends on the state.
+
+A run counts *events* = arrivals + service completions, as in Appendix E.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..errors import ParameterError
+from ..runtime import kernel_seed
+from ..validation import check_integer, check_real
+from .model import RedundancySystem
+from .stability import check_load, require_stable
+
+__all__ = ["SimulationResult", "simulate", "simulate_replication", "MECHANISMS"]
+
+MECHANISMS = ("coc", "cos")
+
+_FIFO_CAP = 1 << 16
+_JOB_CAP = 1 << 20
+
+
+def _alias_table(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Walker's alias table for sampling a type with one uniform."""
+    k = p.size
+    scaled = p * k
+    prob = np.zeros(k)
+    alias = np.zeros(k, dtype=np.int64)
+    small = [i for i in range(k) if scaled[i] < 1.0]
+    large = [i for i in range(k) if scaled[i] >= 1.0]
+    while small and large:
+        s, l = small.pop(), large.pop()
+        prob[s] = scaled[s]
+        alias[s] = l
+        scaled[l] = scaled[l] + scaled[s] - 1.0
+        (small if scaled[l] < 1.0 else large).append(l)
+    for i in small + large:
+        prob[i] = 1.0
+        alias[i] = i
+    return prob, alias
+
+
+@njit(cache=True)
+def _draw_type(x, prob, alias):
+    k = prob.size
+    y = x * k
+    col = int(y)
+    if col >= k:
+        col = k - 1
+    if y - col < prob[col]:
+        return col
+    return alias[col]
+
+
+@njit(cache=True)
+def _pick_busy(v, busy_list, n_busy, speeds, homogeneous):
+    if homogeneous:
+        idx = int(v / speeds[0])
+        if idx >= n_busy:
+            idx = n_busy - 1
+        return busy_list[idx]
+    acc = 0.0
+    for i in range(n_busy):
+        acc += speeds[busy_list[i]]
+        if v < acc:
+            return busy_list[i]
+    return busy_list[n_busy - 1]
+
+
+@njit(cache=True)
+def _kernel_simulate(mechanism, type_servers, type_deg, prob, alias, speeds, lam_total, n_events,
+                     warmup, init_jobs, track_a, track_b, hist_max, seed):
+    """One run; mechanism 0 = c.o.c., 1 = c.o.s.-ALIS. Returns (stats, hists, per-type means, code)."""
+    np.random.seed(seed)
+    n = speeds.size
+    k = type_deg.size
+    homogeneous = True
+    for s in range(n):
+        if speeds[s] != speeds[0]:
+            homogeneous = False
+    fifo_cap = 65536
+    fifo_mask = fifo_cap - 1
+    job_cap = 1048576
+    job_mask = job_cap - 1
+    fifo = np.zeros((n, fifo_cap), dtype=np.int64)
+    head = np.zeros(n, dtype=np.int64)
+    tail = np.zeros(n, dtype=np.int64)
+    job_id = np.full(job_cap, -1, dtype=np.int64)
+    job_type = np.zeros(job_cap, dtype=np.int64)
+    job_live = np.zeros(job_cap, dtype=np.bool_)  # c.o.c.: in system; c.o.s.: waiting
+    live = np.zeros(n, dtype=np.int64)  # c.o.c.: live jobs compatible with server
+    busy = np.zeros(n, dtype=np.bool_)
+    busy_list = np.zeros(n, dtype=np.int64)
+    busy_pos = np.full(n, -1, dtype=np.int64)
+    n_busy = 0
+    busy_rate = 0.0
+    idle_since = np.zeros(n, dtype=np.int64)
+    serving = np.full(n, -1, dtype=np.int64)
+    counts = np.zeros(k, dtype=np.int64)
+    total = 0
+    next_id = 0
+    code = 0
+
+    hist_t = np.zeros(hist_max + 1)
+    hist_e = np.zeros(hist_max + 1)
+    acc_t = np.zeros(k)
+    acc_e = np.zeros(k)
+    last_t = np.zeros(k)
+    last_e = np.zeros(k)
+    stats = np.zeros(12)
+    clock_t = 0.0  # accumulated expected holding time (recorded part)
+    clock_e = 0.0  # recorded events
+    recording = False
+
+    n_steps = init_jobs + warmup + n_events
+    for step in range(n_steps):
+        in_init = step < init_jobs
+        if step == init_jobs + warmup:
+            recording = True
+            for j in range(k):
+                last_t[j] = 0.0
+                last_e[j] = 0.0
+        rate = lam_total + busy_rate
+        if recording:
+            w = 1.0 / rate
+            qi = total if total < hist_max else hist_max
+            hist_t[qi] += w
+            stats[0] += w
+            stats[1] += w * total
+            stats[2] += w * total * total
+            if total > 0:
+                stats[3] += w * counts[track_a] / total
+                stats[4] += w * counts[track_b] / total
+            clock_t += w
+        u = np.random.random()
+        if in_init or u * rate < lam_total:
+            x = np.random.random() if in_init else (u * rate) / lam_total
+            t = _draw_type(x, prob, alias)
+            if recording:
+                acc_t[t] += counts[t] * (clock_t - last_t[t])
+                acc_e[t] += counts[t] * (clock_e - last_e[t])
+                last_t[t] = clock_t
+                last_e[t] = clock_e
+            counts[t] += 1
+            total += 1
+            deg = type_deg[t]
+            if mechanism == 1:
+                best = -1
+                for i in range(deg):
+                    s = type_servers[t, i]
+                    if not busy[s] and (best < 0 or idle_since[s] < idle_since[best]):
+                        best = s
+                if best >= 0:
+                    busy[best] = True
+                    serving[best] = t
+                    busy_pos[best] = n_busy
+                    busy_list[n_busy] = best
+                    n_busy += 1
+                    busy_rate += speeds[best]
+                    head[best] = tail[best]
+                else:
+                    slot = next_id & job_mask
+                    if job_live[slot]:
+                        code = 2
+                        break
+                    job_id[slot] = next_id
+                    job_type[slot] = t
+                    job_live[slot] = True
+                    for i in range(deg):
+                        s = type_servers[t, i]
+                        if tail[s] - head[s] >= fifo_cap:
+                            code = 1
+                        fifo[s, tail[s] & fifo_mask] = next_id
+                        tail[s] += 1
+                    next_id += 1
+            else:
+                slot = next_id & job_mask
+                if job_live[slot]:
+                    code = 2
+                    break
+                job_id[slot] = next_id
+                job_type[slot] = t
+                job_live[slot] = True
+                for i in range(deg):
+                    s = type_servers[t, i]
+                    if tail[s] - head[s] >= fifo_cap:
+                        code = 1
+                    fifo[s, tail[s] & fifo_mask] = next_id
+                    tail[s] += 1
+                    live[s] += 1
+                    if live[s] == 1:
+                        busy[s] = True
+                        busy_pos[s] = n_busy
+                        busy_list[n_busy] = s
+                        n_busy += 1
+                        busy_rate += speeds[s]
+                next_id += 1
+            if code != 0:
+                break
+        else:
+            s = _pick_busy(u * rate - lam_total, busy_list, n_busy, speeds, homogeneous)
+            if mechanism == 1:
+                t = serving[s]
+                # the server's job leaves; look for the oldest waiting compatible job
+                nxt = -1
+                while head[s] < tail[s]:
+                    jid = fifo[s, head[s] & fifo_mask]
+                    head[s] += 1
+                    slot = jid & job_mask
+                    if job_id[slot] == jid and job_live[slot]:
+                        nxt = slot
+                        break
+                if recording:
+                    acc_t[t] += counts[t] * (clock_t - last_t[t])
+                    acc_e[t] += counts[t] * (clock_e - last_e[t])
+                    last_t[t] = clock_t
+                    last_e[t] = clock_e
+                counts[t] -= 1
+                total -= 1
+                if nxt >= 0:
+                    job_live[nxt] = False
+                    serving[s] = job_type[nxt]
+                else:
+                    serving[s] = -1
+                    busy[s] = False
+                    idle_since[s] = step
+                    pos = busy_pos[s]
+                    n_busy -= 1
+                    last = busy_list[n_busy]
+                    busy_list[pos] = last
+                    busy_pos[last] = pos
+                    busy_pos[s] = -1
+                    busy_rate -= speeds[s]
+                    if n_busy == 0:
+                        busy_rate = 0.0
+            else:
+                slot = -1
+                while head[s] < tail[s]:
+                    jid = fifo[s, head[s] & fifo_mask]
+                    sl = jid & job_mask
+                    if job_id[sl] == jid and job_live[sl]:
+                        slot = sl
+                        break
+                    head[s] += 1
+                head[s] += 1
+                t = job_type[slot]
+                job_live[slot] = False
+                if recording:
+                    acc_t[t] += counts[t] * (clock_t - last_t[t])
+                    acc_e[t] += counts[t] * (clock_e - last_e[t])
+                    last_t[t] = clock_t
+                    last_e[t] = clock_e
+                counts[t] -= 1
+                total -= 1
+                for i in range(type_deg[t]):
+                    m = type_servers[t, i]
+                    live[m] -= 1
+                    if live[m] == 0:
+                        busy[m] = False
+                        head[m] = tail[m]
+                        pos = busy_pos[m]
+                        n_busy -= 1
+                        last = busy_list[n_busy]
+                        busy_list[pos] = last
+                        busy_pos[last] = pos
+                        busy_pos[m] = -1
+                        busy_rate -= speeds[m]
+                if n_busy == 0:
+                    busy_rate = 0.0
+        if recording:
+            qi = total if total < hist_max else hist_max
+            hist_e[qi] += 1.0
+            stats[5] += total
+            stats[6] += total * total
+            if total > 0:
+                stats[7] += counts[track_a] / total
+                stats[8] += counts[track_b] / total
+            clock_e += 1.0
+    for j in range(k):
+        acc_t[j] += counts[j] * (clock_t - last_t[j])
+        acc_e[j] += counts[j] * (clock_e - last_e[j])
+    stats[9] = clock_e
+    stats[10] = clock_t
+    stats[11] = total
+    return stats, hist_t, hist_e, acc_t, acc_e, code
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Averages of one simulation run.
+
+    Attributes
+    ----------
+    mean_q, var_q : float
+        Time-averaged mean and variance of the total number of jobs Q.
+    ratio_first, ratio_last : float
+        Time averages of :math:`Q_{S}/Q \\cdot 1\\{Q>0\\}` for the tracked types (default the
+        first and the last type, :math:`Q_1` and :math:`Q_M` of Table 1).
+    type_means : ndarray
+        Time-averaged number of jobs of each type (waiting + in service).
+    hist : ndarray
+        Time-weighted distribution of Q on 0..hist_max (last bin: >= hist_max).
+    event_mean_q, event_var_q, event_ratio_first, event_ratio_last, event_type_means, event_hist
+        The same averaged over events instead of time.
+    n_events : int
+        Recorded events.
+    """
+
+    mean_q: float
+    var_q: float
+    ratio_first: float
+    ratio_last: float
+    type_means: np.ndarray
+    hist: np.ndarray
+    event_mean_q: float
+    event_var_q: float
+    event_ratio_first: float
+    event_ratio_last: float
+    event_type_means: np.ndarray
+    event_hist: np.ndarray
+    n_events: int
+
+
+def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: str = "cos",
+             seed: int | np.random.SeedSequence = 0, warmup: int = 0, initial_scale: float = 0.0,
+             tracked=(0, -1), hist_max: int = 400) -> SimulationResult:
+    """Simulate `n_events` events (arrivals + completions) of c.o.c. or c.o.s.-ALIS.
+
+    Parameters
+    ----------
+    lam : float
+        Arrival rate per server (total rate :math:`N\\lambda`); must satisfy (1).
+    mechanism : {"coc", "cos"}
+    seed : int or SeedSequence
+        Seed of numba's generator (a SeedSequence goes through :func:`runtime.kernel_seed`).
+    warmup : int
+        Events simulated before recording starts.
+    initial_scale : float
+        Appendix E's initial condition: start with ``floor(initial_scale * Exp(1))`` jobs
+        of i.i.d. types, placed as arrivals without departures (0: start empty; the paper
+        uses :math:`(1-\\lambda/\\mu)^{-1}`).
+    tracked : pair of int
+        Types whose share :math:`Q_S/Q` is averaged.
+    hist_max : int
+        Histogram range of Q.
+    """
+    if mechanism not in MECHANISMS:
+        raise ParameterError(f"`mechanism` must be 'coc' or 'cos' (got {mechanism!r})")
+    lam = check_load(lam)
+    require_stable(system, lam)
+    n_events = check_integer("n_events", n_events, low=1)
+    warmup = check_integer("warmup", warmup, low=0)
+    hist_max = check_integer("hist_max", hist_max, low=1)
+    initial_scale = check_real("initial_scale", initial_scale, low=0.0)
+    k = system.n_types
+    a, b = (check_integer("tracked[0]", tracked[0], low=-k, high=k - 1) % k,
+            check_integer("tracked[1]", tracked[1], low=-k, high=k - 1) % k)
+    if isinstance(seed, np.random.SeedSequence):
+        ss = seed
+    else:
+        ss = np.random.SeedSequence(check_integer("seed", seed, low=0))
+    kseed = kernel_seed(ss)
+    init_rng = np.random.default_rng(ss.spawn(1)[0])
+    init_jobs = int(np.floor(initial_scale * init_rng.exponential())) if initial_scale > 0 else 0
+    dmax = max(len(t) for t in system.types)
+    type_servers = np.full((k, dmax), -1, dtype=np.int64)
+    for j, t in enumerate(system.types):
+        type_servers[j, : len(t)] = t
+    type_deg = np.array([len(t) for t in system.types], dtype=np.int64)
+    prob, alias = _alias_table(np.asarray(system.probabilities, dtype=float))
+    stats, hist_t, hist_e, acc_t, acc_e, code = _kernel_simulate(
+        0 if mechanism == "coc" else 1, type_servers, type_deg, prob, alias,
+        np.ascontiguousarray(system.speeds, dtype=float), system.n_servers * lam, n_events, warmup,
+        init_jobs, a, b, hist_max, kseed)
+    if code == 1:
+        raise ParameterError("a server's job list overflowed (more than 65536 entries): the system is "
+                             "too congested to simulate; lower `lam`")
+    if code == 2:
+        raise ParameterError("more than 2^20 jobs in the system at once; lower `lam`")
+    wt, ne = stats[0], stats[9]
+    mean_t = stats[1] / wt
+    mean_e = stats[5] / ne
+    return SimulationResult(
+        mean_q=float(mean_t), var_q=float(stats[2] / wt - mean_t ** 2),
+        ratio_first=float(stats[3] / wt), ratio_last=float(stats[4] / wt),
+        type_means=acc_t / stats[10], hist=hist_t / wt,
+        event_mean_q=float(mean_e), event_var_q=float(stats[6] / ne - mean_e ** 2),
+        event_ratio_first=float(stats[7] / ne), event_ratio_last=float(stats[8] / ne),
+        event_type_means=acc_e / ne, event_hist=hist_e / ne, n_events=int(ne))
+
+
+def simulate_replication(seed_sequence: np.random.SeedSequence, system: RedundancySystem, lam: float,
+                         n_events: int, mechanism: str = "cos", warmup: int = 0, initial_scale: float = 0.0,
+                         hist_max: int = 400) -> SimulationResult:
+    """:func:`simulate` with the seed first, for :func:`qtheory.runtime.replicate`."""
+    return simulate(system, lam, n_events, mechanism=mechanism, seed=seed_sequence, warmup=warmup,
+                    initial_scale=initial_scale, hist_max=hist_max)

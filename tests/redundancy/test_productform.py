@@ -1,0 +1,152 @@
+"""R-V-pf, R-V-prop31, R-X-13: exact stationary quantities of the product forms (4) and (6)."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from qtheory.errors import InstabilityError
+from qtheory.redundancy import model as M
+from qtheory.redundancy import productform as PF
+
+SMALL = M.RedundancySystem([1.0, 2.0, 0.5], [(0,), (0, 1), (1, 2), (0, 1, 2)], [0.2, 0.3, 0.1, 0.4])
+
+
+def mmc_mean(c, a):
+    """Mean number in an M/M/c queue with offered load a (Erlang C)."""
+    rho = a / c
+    p0 = 1 / (sum(a ** k / math.factorial(k) for k in range(c)) + a ** c / math.factorial(c) / (1 - rho))
+    return p0 * a ** c * rho / (math.factorial(c) * (1 - rho) ** 2) + a
+
+
+def brute_force_coc(system, lam, max_len):
+    """Enumerate every central-queue state of length <= max_len with its weight (4)."""
+    n_lam = system.n_servers * lam
+    masks, p, sp = system.masks, system.probabilities, system.speeds
+    w0, w1, w2 = 1.0, 0.0, 0.0
+    per_type = np.zeros(system.n_types)
+    for length in range(1, max_len + 1):
+        for seq in itertools.product(range(system.n_types), repeat=length):
+            union, w = 0, 1.0
+            for j in seq:
+                union |= int(masks[j])
+                w *= n_lam * p[j] / sum(sp[s] for s in range(system.n_servers) if union >> s & 1)
+            w0 += w; w1 += w * length; w2 += w * length ** 2
+            per_type += w * np.bincount(seq, minlength=system.n_types)
+    return w0, w1 / w0, w2 / w0, per_type / w0
+
+
+def brute_force_cos(system, lam, max_len):
+    """Enumerate the c.o.s.-ALIS states (c; u) of (6) with |c| <= max_len: mean total and C'."""
+    n, n_lam = system.n_servers, system.n_servers * lam
+    masks, p, sp = system.masks, system.probabilities, system.speeds
+    z, m1 = 0.0, 0.0
+    for size in range(n + 1):
+        for u in itertools.permutations(range(n), size):
+            b, idle = 1.0, 0
+            for s in u:
+                idle |= 1 << s
+                lam_c = n_lam * p[(masks & idle) != 0].sum()
+                b *= sp[s] / lam_c
+            allowed = [j for j in range(system.n_types) if int(masks[j]) & idle == 0]
+            for length in range(0, max_len + 1):
+                for seq in itertools.product(allowed, repeat=length):
+                    union, w = 0, b
+                    for j in seq:
+                        union |= int(masks[j])
+                        w *= n_lam * p[j] / sum(sp[s] for s in range(n) if union >> s & 1)
+                    z += w
+                    m1 += w * (length + n - size)
+    return 1 / z, m1 / z
+
+
+def test_m_model_closed_form_13_and_constant_match_the_dp():
+    for lam in (0.3, 0.6, 0.9):
+        dp = PF.joint_type_pmf(M.m_model(7 / 12), lam, 30)
+        closed = PF.m_model_joint_pmf(lam, 7 / 12, 30)
+        np.testing.assert_allclose(dp, closed, rtol=1e-10, atol=1e-15)
+        assert PF.normalisation_constant(M.m_model(7 / 12), lam) == pytest.approx(
+            PF.m_model_constant(lam, 7 / 12), rel=1e-12)
+
+
+def test_m_model_constant_is_the_empty_probability_by_enumeration():
+    w0, *_ = brute_force_coc(M.m_model(0.4), 0.5, 14)
+    # truncation at 14 jobs leaves < 1e-4 of the mass at this load
+    assert 1 / w0 == pytest.approx(PF.m_model_constant(0.5, 0.4), rel=1e-3)
+
+
+def test_coc_dp_matches_brute_force_enumeration_of_states():
+    lam = 0.3
+    w0, mean, second, per_type = brute_force_coc(SMALL, lam, 9)
+    # the enumeration stops at 9 jobs: compare with the DP's law of Q conditioned on Q <= 9
+    c = PF.normalisation_constant(SMALL, lam)
+    pmf = PF.total_jobs_pmf(SMALL, lam, 9)
+    m = np.arange(10)
+    assert w0 == pytest.approx(pmf.sum() / c, rel=1e-12)
+    assert mean == pytest.approx((m * pmf).sum() / pmf.sum(), rel=1e-12)
+    assert second == pytest.approx((m ** 2 * pmf).sum() / pmf.sum(), rel=1e-12)
+    # untruncated moments differ from the truncated ones only by the tail mass (< 1e-3 here)
+    mo = PF.total_jobs_moments(SMALL, lam, "coc")
+    assert mo.mean == pytest.approx(mean, rel=1e-3)
+    np.testing.assert_allclose([x.mean for x in PF.type_moments(SMALL, lam)], per_type, rtol=2e-3)
+
+
+def test_cos_dp_matches_brute_force_enumeration_of_states():
+    sy = M.m_model(0.6)
+    c, mean = brute_force_cos(sy, 0.35, 10)
+    assert PF.normalisation_constant(sy, 0.35, "cos") == pytest.approx(c, rel=1e-5)
+    assert PF.total_jobs_moments(sy, 0.35, "cos").mean == pytest.approx(mean, rel=1e-4)
+
+
+def test_fully_flexible_is_mm1_under_coc_and_mmn_under_cos():
+    for n, lam in ((1, 0.7), (3, 0.8), (5, 0.95)):
+        sy = M.fully_flexible(n)
+        coc = PF.total_jobs_moments(sy, lam, "coc")
+        assert coc.mean == pytest.approx(lam / (1 - lam), rel=1e-10)
+        assert coc.variance == pytest.approx(lam / (1 - lam) ** 2, rel=1e-10)
+        assert PF.total_jobs_moments(sy, lam, "cos").mean == pytest.approx(mmc_mean(n, n * lam), rel=1e-10)
+
+
+def test_eps_zero_is_independent_mm1_queues():
+    sy = M.single_plus_full(4, 0.0, speeds=[1, 2, 0.5, 0.5])
+    lam = 0.7  # per-server utilisation is lam / mean speed everywhere
+    rho = lam / sy.mean_speed
+    for mech in ("coc", "cos"):
+        mo = PF.total_jobs_moments(sy, lam, mech)
+        assert mo.mean == pytest.approx(4 * rho / (1 - rho), rel=1e-10)
+        assert mo.variance == pytest.approx(4 * rho / (1 - rho) ** 2, rel=1e-10)
+
+
+def test_pmf_matches_moments_and_sums_to_one():
+    for mech in ("coc", "cos"):
+        pmf = PF.total_jobs_pmf(SMALL, 0.6, 600, mech)
+        m = np.arange(pmf.size)
+        mo = PF.total_jobs_moments(SMALL, 0.6, mech)
+        assert pmf.sum() == pytest.approx(1.0, abs=1e-12)
+        assert (m * pmf).sum() == pytest.approx(mo.mean, rel=1e-10)
+        assert (m ** 2 * pmf).sum() == pytest.approx(mo.second_moment, rel=1e-10)
+    per_type = PF.total_jobs_pmf(SMALL, 0.6, 600, "coc", type_index=2)
+    assert (np.arange(601) * per_type).sum() == pytest.approx(PF.type_moments(SMALL, 0.6, [2])[0].mean)
+
+
+def test_proposition_31_pgf_equals_the_dp_pgf():
+    rng = np.random.default_rng(5)
+    for sy, lam in ((SMALL, 0.6), (M.m_model(0.3), 0.8), (M.circular_d(4, 2, [0.4, 0.1, 0.4, 0.1]), 0.9)):
+        for _ in range(3):
+            z = rng.uniform(0, 1, sy.n_types)
+            assert PF.pgf_prop31(sy, lam, z) == pytest.approx(PF.pgf(sy, lam, z), rel=1e-12)
+
+
+def test_replicas_per_server_are_sums_of_type_counts_under_coc():
+    lam = 0.7
+    types = [m.mean for m in PF.type_moments(SMALL, lam)]
+    reps = [m.mean for m in PF.server_replica_moments(SMALL, lam, "coc")]
+    np.testing.assert_allclose(reps, SMALL.compatibility.T.astype(float) @ types, rtol=1e-12)
+
+
+def test_circular_20_is_exact_fast_and_unstable_loads_raise():
+    mo = PF.total_jobs_moments(M.circular_d(20, 2), 0.9, "cos")
+    assert 45 < mo.mean < 60 and mo.variance > 0
+    with pytest.raises(InstabilityError):
+        PF.total_jobs_moments(M.m_model(0.25), 0.9)

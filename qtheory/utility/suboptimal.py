@@ -67,7 +67,7 @@ def conservative_mean_utility(eps: float, rho: float, a: float = 1.0) -> float:
 def critical_eps(rho, a: float = 1.0):
     """``eps_c(rho)``: JLMU is strictly worse than the conservative policy iff ``eps < eps_c``.
 
-    Tends to ``a / 2`` as ``rho -> 0`` and behaves like ``a / rho`` for large ``rho``.
+    Tends to ``a / 2`` as ``rho -> 0`` and behaves like ``a / rho**2`` for large ``rho``.
     """
     rho = np.asarray(rho, dtype=float)
     if np.any(rho <= 0):

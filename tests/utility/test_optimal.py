@@ -101,3 +101,11 @@ def test_figure3_left_occupancies_keep_ratios_of_resources():
         per_pool = optimal_assignment(sys, rho).q[:, 1:].sum(axis=1) / np.array(sys.alpha)
         ratio = per_pool / r
         assert ratio.max() - ratio.min() < 1.01 / r.min()  # rounding to whole tasks only
+
+
+def test_class_change_loads_are_the_cumulative_masses_of_the_ranking():
+    from qtheory.utility import class_change_loads
+    assert class_change_loads(figure3_right_system(), 10.0) == [1.25, 6.25, 7.5]
+    # two identical classes alternate at every coordinate: a change after every alpha = 1/2
+    twins = PoolSystem((LogUtility(5), LogUtility(5)), (0.5, 0.5), 1.0)
+    assert class_change_loads(twins, 2.0) == [0.5, 1.0, 1.5]

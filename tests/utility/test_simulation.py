@@ -97,3 +97,17 @@ def test_invalid_input_is_rejected():
         simulate(SYS, 40, "random", t_end=50.0, seed=0, max_occupancy=2)
     with pytest.raises(ParameterError, match="warmup"):
         simulate(SYS, 40, "jlmu", t_end=1.0, warmup=2.0, seed=0)
+
+
+def test_theorem2_gap_to_the_limit_shrinks_with_n_for_jlmu_and_slta():
+    from qtheory.utility import policy_runs
+    sys = table1_system(9.75)
+    limit = optimal_assignment(sys).utility
+    for policy in ("jlmu", "slta"):
+        small = policy_runs(sys, 50, policy, t_end=400.0, warmup=20.0, n_runs=4, seed=1)
+        large = policy_runs(sys, 1000, policy, t_end=60.0, warmup=20.0, n_runs=4, seed=2)
+        gap_small = limit - small["mean_utility_cv"]
+        gap_large = limit - large["mean_utility_cv"]
+        half = small["utility_cv_high"] - small["mean_utility_cv"]
+        assert gap_small > 4 * half / 2.0  # clearly below the limit for n = 50
+        assert abs(gap_large) < gap_small / 5

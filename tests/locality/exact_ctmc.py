@@ -1,0 +1,88 @@
+"""Exact stationary law of tiny systems by solving the Markov chain (test helper).
+
+Written independently of the numba kernels: the routing of each policy is given as a
+list of (ordered candidate tuple, probability); the task joins the first shortest
+candidate. Queues are truncated at `buffer` (arrivals beyond are dropped); with light
+enough loads the truncated mass is negligible and checked by the caller.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+from scipy.sparse import csr_matrix
+
+
+def local_candidates(neighbourhood, d):
+    nb = list(neighbourhood)
+    if len(nb) < d:
+        return [((j,), 1.0 / len(nb)) for j in nb]
+    tuples = list(itertools.permutations(nb, d))
+    return [(t, 1.0 / len(tuples)) for t in tuples]
+
+
+def gwsq_candidates(server_type, share_k, d):
+    server_type = np.asarray(server_type)
+    sizes = np.bincount(server_type)
+    weight = [share_k[server_type[j]] / sizes[server_type[j]] for j in range(server_type.size)]
+    out = []
+    for t in itertools.product(range(server_type.size), repeat=d):
+        p = math.prod(weight[j] for j in t)
+        if p > 0:
+            out.append((t, p))
+    return out
+
+
+def stationary(candidates_per_dispatcher, arrival_rate, server_rates, buffer):
+    """Stationary distribution over states in {0..buffer}^N; returns (states, pi)."""
+    n = len(server_rates)
+    states = np.array(list(itertools.product(range(buffer + 1), repeat=n)), dtype=np.int64)
+    base = (buffer + 1) ** np.arange(n - 1, -1, -1)
+    idx = np.arange(states.shape[0])
+    rows, cols, vals = [], [], []
+    for cands in candidates_per_dispatcher:
+        for tup, prob in cands:
+            tup = np.asarray(tup)
+            target = tup[np.argmin(states[:, tup], axis=1)]        # first shortest, per state
+            ok = states[idx, target] < buffer
+            rows.append(idx[ok])
+            cols.append(idx[ok] + base[target[ok]])
+            vals.append(np.full(ok.sum(), arrival_rate * prob))
+    for j in range(n):
+        ok = states[:, j] > 0
+        rows.append(idx[ok])
+        cols.append(idx[ok] - base[j])
+        vals.append(np.full(ok.sum(), float(server_rates[j])))
+    rows, cols, vals = np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+    size = states.shape[0]
+    Q = csr_matrix((vals, (rows, cols)), shape=(size, size))
+    out = np.asarray(Q.sum(axis=1)).ravel()
+    # power iteration on the uniformised chain P = I + Q / rate (a direct sparse solve
+    # fills in badly on this grid-shaped chain)
+    rate = out.max() * 1.05
+    PT = (Q / rate).T.tocsr()
+    stay = 1.0 - out / rate
+    pi = np.full(size, 1.0 / size)
+    for it in range(200000):
+        new = PT @ pi + stay * pi
+        new /= new.sum()
+        if it % 50 == 0 and np.abs(new - pi).sum() < 1e-15:
+            pi = new
+            break
+        pi = new
+    else:
+        raise RuntimeError("power iteration did not converge")
+    return states, pi
+
+
+def type_occupancy(states, pi, server_type, levels):
+    server_type = np.asarray(server_type)
+    M = server_type.max() + 1
+    out = np.zeros((M, levels))
+    for m in range(M):
+        cols = np.nonzero(server_type == m)[0]
+        for l in range(1, levels + 1):
+            out[m, l - 1] = (pi[:, None] * (states[:, cols] >= l)).sum() / cols.size
+    return out

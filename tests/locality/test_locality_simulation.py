@@ -1,0 +1,164 @@
+"""Local JSQ(d) and GWSQ(d) simulators against exact Markov chains, the ODE and Lemma 1."""
+
+import numpy as np
+import pytest
+
+from qtheory.errors import ParameterError
+from qtheory.locality.graphs import complete_bipartite, from_adjacency, irg
+from qtheory.locality.meanfield import drift, solve_meanfield
+from qtheory.locality.model import LocalitySystem, paper_initial_occupancy, paper_system
+from qtheory.locality.simulation import (exact_initial_state, iid_initial_state, simulate_gwsq,
+                                         simulate_jsqd)
+from qtheory.locality.stability import exact_load
+
+from .exact_ctmc import gwsq_candidates, local_candidates, stationary, type_occupancy
+
+# a tiny two-type system: 3 dispatchers, 4 servers (types 0, 0, 1, 1)
+ADJ = np.array([[1, 1, 1, 0], [0, 1, 1, 1], [1, 0, 0, 1]])
+TYPES = [0, 0, 1, 1]
+CLUSTERS = [0, 0, 1]
+BUFFER = 14
+SMALL = LocalitySystem(0.45, 0.75, (2 / 3, 1 / 3), (0.5, 0.5), (1.0, 1.5), ((1, 1), (1, 1)), 2)
+
+
+def time_average(sim, system, graph, seeds, horizon=4000.0, burn=200.0):
+    """Per-replication time averages of the occupancy (levels 1..3) after a burn-in."""
+    grid = np.linspace(0.0, horizon, 40001)
+    out = []
+    for s in seeds:
+        res = sim(system, graph, np.zeros(graph.n_servers, np.int64), grid, s, levels=3)
+        out.append(res.occupancy[grid >= burn].mean(axis=0))
+    return np.array(out)
+
+
+def assert_within_5se(samples, exact):
+    mean = samples.mean(axis=0)
+    se = samples.std(axis=0, ddof=1) / np.sqrt(samples.shape[0])
+    assert np.all(np.abs(mean - exact) <= 5 * se + 1e-4), (mean, exact, se)
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_local_jsqd_matches_the_exact_markov_chain(d):
+    system = SMALL.with_d(d)
+    graph = from_adjacency(ADJ, TYPES, CLUSTERS)
+    cands = [local_candidates(np.nonzero(row)[0], d) for row in ADJ]
+    states, pi = stationary(cands, system.arrival_rate, system.u[TYPES], buffer=BUFFER)
+    assert pi[states.max(axis=1) == BUFFER].sum() < 2e-5           # truncation is negligible
+    exact = type_occupancy(states, pi, TYPES, 3)
+    assert_within_5se(time_average(simulate_jsqd, system, graph, range(8)), exact)
+
+
+def test_gwsq_matches_the_exact_markov_chain():
+    system = LocalitySystem(0.6, 0.75, (2 / 3, 1 / 3), (0.5, 0.5), (1.0, 1.5), ((0.3, 1.0), (1.0, 0.5)), 2)
+    graph = from_adjacency(ADJ, TYPES, CLUSTERS)                    # only types/clusters matter
+    share = system.neighbourhood_shares
+    cands = [gwsq_candidates(TYPES, share[k], 2) for k in CLUSTERS]
+    states, pi = stationary(cands, system.arrival_rate, system.u[TYPES], buffer=BUFFER)
+    assert pi[states.max(axis=1) == BUFFER].sum() < 2e-5
+    exact = type_occupancy(states, pi, TYPES, 3)
+    assert_within_5se(time_average(simulate_gwsq, system, graph, range(8)), exact)
+
+
+def test_gwsq_mean_drift_is_the_ode_right_side():
+    """With independent candidate draws the occupancy drift equals (3.7) for every N."""
+    s = paper_system()
+    g = irg(s, 2000, seed=1)
+    q0 = paper_initial_occupancy("Q", "lengths-0-2")
+    x0 = exact_initial_state(g, q0)
+    n_types = np.bincount(g.server_type)
+    q_start = np.array([[np.mean(x0[g.server_type == m] >= l) for l in (1, 2, 3)] for m in range(3)])
+    h = 0.01
+    incr = []
+    for seed in range(300):
+        res = simulate_gwsq(s, g, x0, [0.0, h], seed, levels=3)
+        incr.append((res.occupancy[-1] - q_start) / h)
+    incr = np.array(incr)
+    expected = drift(s, q_start)
+    se = incr.std(axis=0, ddof=1) / np.sqrt(len(incr))
+    # second-order term of the expansion: |q''| h / 2 with |q''| of order (total rate)^2 / N
+    assert np.all(np.abs(incr.mean(axis=0) - expected) <= 5 * se + 0.5), (incr.mean(axis=0), expected)
+    assert n_types.tolist() == [1000, 600, 400]
+
+
+def test_simulation_follows_the_ode_for_large_n():
+    s = paper_system()
+    q0 = paper_initial_occupancy("Q")
+    grid = np.linspace(0, 2.5, 6)
+    ode = solve_meanfield(s, q0, grid).q[:, :, :3]
+    runs = []
+    for seed in range(6):
+        g = irg(s, 3000, seed=100 + seed)
+        res = simulate_jsqd(s, g, iid_initial_state(g, q0, seed), grid, seed, levels=3)
+        runs.append(res.occupancy)
+    runs = np.array(runs)
+    mean = runs.mean(axis=0)
+    se = runs.std(axis=0, ddof=1) / np.sqrt(len(runs))
+    # finite-N bias of the mean is O(1/N) (about 1e-3 here)
+    assert np.all(np.abs(mean - ode) <= 5 * se + 5e-3)
+
+
+def test_lemma1_unstable_small_graph_grows_at_the_fluid_rate():
+    # 2 slow + 2 fast servers, 4 dispatchers, complete graph: the slow pair receives a task
+    # only when both picks are slow, rate 4 * 3 / C(4, 2) = 2, and serves 2 * 0.5 = 1
+    s = LocalitySystem(3.0, 1.0, (1.0,), (0.5, 0.5), (0.5, 10.0), ((1.0, 1.0),), 2)
+    g = complete_bipartite(s, 4)
+    rho, worst = exact_load(g, s, return_set=True)
+    assert rho == pytest.approx(2.0) and worst.tolist() == [True, True, False, False]
+    slopes = []
+    for seed in range(10):
+        res = simulate_jsqd(s, g, np.zeros(4, np.int64), [0.0, 1000.0, 2000.0], seed, levels=1)
+        slow = res.mean_queue_length[:, 0] * 2
+        slopes.append((slow[2] - slow[1]) / 1000.0)
+    slopes = np.array(slopes)
+    se = slopes.std(ddof=1) / np.sqrt(slopes.size)
+    assert abs(slopes.mean() - 1.0) <= 5 * se + 1e-3
+
+
+def test_mean_and_square_are_exact_beyond_the_recorded_levels():
+    s = paper_system("complete")
+    g = complete_bipartite(s, 100)
+    x0 = np.full(100, 7, np.int64)
+    res = simulate_jsqd(s, g, x0, [0.0, 0.5, 1.0], 1, levels=2)
+    assert np.allclose(res.mean_queue_length[0], 7.0) and np.allclose(res.mean_square[0], 49.0)
+    final = res.final_state
+    for m in range(3):
+        assert res.mean_queue_length[-1, m] == pytest.approx(final[g.server_type == m].mean())
+        assert res.occupancy[-1, m, 1] == pytest.approx(np.mean(final[g.server_type == m] >= 2))
+
+
+def test_same_seed_same_path_and_seed_sequences_are_accepted():
+    s = paper_system()
+    g = irg(s, 100, seed=1)
+    x0 = iid_initial_state(g, paper_initial_occupancy("Q"), 0)
+    a = simulate_jsqd(s, g, x0, [0.0, 1.0, 2.0], 5)
+    b = simulate_jsqd(s, g, x0, [0.0, 1.0, 2.0], 5)
+    c = simulate_jsqd(s, g, x0, [0.0, 1.0, 2.0], np.random.SeedSequence(5))
+    assert np.array_equal(a.occupancy, b.occupancy) and a.events == b.events
+    assert np.array_equal(x0, iid_initial_state(g, paper_initial_occupancy("Q"), 0))
+    assert c.occupancy.shape == (3, 3, 10)
+
+
+def test_exact_initial_state_realises_the_occupancy_in_sorted_order():
+    s = paper_system()
+    g = irg(s, 1000, seed=1)
+    q0 = paper_initial_occupancy("Q")
+    x0 = exact_initial_state(g, q0)
+    type1 = x0[g.server_type == 0]
+    assert np.all(np.diff(type1) >= 0)
+    assert np.mean(type1 >= 2) == pytest.approx(0.8) and np.mean(type1 >= 3) == pytest.approx(0.3)
+
+
+def test_simulator_rejects_bad_inputs():
+    s = paper_system()
+    g = irg(s, 50, seed=1)
+    x0 = np.zeros(50, np.int64)
+    with pytest.raises(ParameterError, match="t_grid"):
+        simulate_jsqd(s, g, x0, [1.0, 0.5], 0)
+    with pytest.raises(ParameterError, match="initial_state"):
+        simulate_jsqd(s, g, np.zeros(49, np.int64), [0.0, 1.0], 0)
+    with pytest.raises(ParameterError, match="initial_state"):
+        simulate_jsqd(s, g, -np.ones(50, np.int64), [0.0, 1.0], 0)
+    lonely = from_adjacency([[1, 0], [0, 0]], [0, 1], [0, 0])
+    two = LocalitySystem(1.0, 1.0, (1.0,), (0.5, 0.5), (1.0, 1.0), ((1.0, 1.0),), 2)
+    with pytest.raises(ParameterError, match="dispatcher 1"):
+        simulate_jsqd(two, lonely, np.zeros(2, np.int64), [0.0, 1.0], 0)

@@ -21,3 +21,4 @@ from .simulation import *  # noqa: F401,F403
 from .suboptimal import *  # noqa: F401,F403
 from .examples import *  # noqa: F401,F403
 from .experiments import *  # noqa: F401,F403
+from .exact import *  # noqa: F401,F403

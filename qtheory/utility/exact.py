@@ -1,0 +1,161 @@
+"""Exact stationary quantities of small systems, an independent check of the simulators.
+
+The continuous-time Markov chain of Sec. 3.3 (occupancies of every pool, and SLTA's
+index ``r_n``) is enumerated from the empty state, with arrivals blocked once the
+system holds `max_tasks` tasks, and its stationary law is solved directly. The
+dispatching rules are written here again from the paper's description (Sec. 3.1,
+3.2), in plain Python and independently of the numba kernel.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+from scipy.sparse import coo_matrix, csr_matrix
+from scipy.sparse.linalg import spsolve
+
+from ..errors import ParameterError
+from ..validation import check_integer
+from .model import TIE_DECIMALS, PoolSystem, enumeration, tabulate
+from .simulation import POLICIES, default_beta
+
+__all__ = ["ExactStationary", "exact_stationary"]
+
+
+class ExactStationary:
+    """Stationary law of the truncated chain: ``mean_utility``, ``mean_tasks``,
+    ``r_distribution`` (dict r -> probability) and the number of ``states``."""
+
+    def __init__(self, mean_utility, mean_tasks, r_distribution, states):
+        self.mean_utility = mean_utility
+        self.mean_tasks = mean_tasks
+        self.r_distribution = r_distribution
+        self.states = states
+
+
+def _dispatch(policy, occ, cls, r, key, thresholds, ecls, elev, green_min, target):
+    """List of (pool, probability) for an arrival in state `occ` (and the r update)."""
+    n = len(occ)
+    m = int(cls.max()) + 1
+    pools = [[p for p in range(n) if cls[p] == i] for i in range(m)]
+    if policy == "random":
+        return [(p, 1.0 / n) for p in range(n)], r
+    if policy == "jsq":
+        low = min(occ)
+        chosen = [p for p in range(n) if occ[p] == low]
+        return [(p, 1.0 / len(chosen)) for p in chosen], r
+    if policy == "conservative":
+        low = min(occ[p] for p in pools[target])
+        chosen = [p for p in pools[target] if occ[p] == low]
+        return [(p, 1.0 / len(chosen)) for p in chosen], r
+    if policy == "jlmu":
+        # the best-ranked coordinate among occupied levels: largest marginal utility of a
+        # least-occupied pool of each class, ties to the smaller class
+        best = None
+        for i in range(m):
+            low = min(occ[p] for p in pools[i])
+            if best is None or key[i, low] > key[best[0], best[1]]:
+                best = (i, low)
+        chosen = [p for p in pools[best[0]] if occ[p] == best[1]]
+        return [(p, 1.0 / len(chosen)) for p in chosen], r
+    # SLTA (Sec. 3.2)
+    thr = thresholds(r)
+    ir, jr = int(ecls[r - 1]), int(elev[r - 1])
+    prev = int(ecls[r - 2]) if r >= 2 else -1
+    green = [p for p in range(n) if occ[p] < thr[cls[p]]]
+    yellow = [p for p in range(n) if cls[p] == ir and occ[p] <= jr - 1]
+    dec = prev >= 0 and len(green) >= green_min and any(cls[p] == prev for p in green)
+    inc = len(green) == 0 and len(yellow) <= 1
+    other = [p for p in green if cls[p] != prev]
+    if other:
+        chosen = other
+    elif green:
+        chosen = green
+    elif yellow:
+        chosen = yellow
+    else:
+        chosen = list(range(n))
+    new_r = r - 1 if dec else (r + 1 if inc else r)
+    return [(p, 1.0 / len(chosen)) for p in chosen], new_r
+
+
+def exact_stationary(system: PoolSystem, n: int, policy: str, *, max_tasks: int, beta: float | None = None,
+                     target_class: int | None = None) -> ExactStationary:
+    """Stationary mean utility (per pool), mean ``s_n`` and law of ``r_n`` of the chain with
+    ``n`` pools, arrivals blocked at `max_tasks` tasks (exact up to that truncation)."""
+    if policy not in POLICIES:
+        raise ParameterError(f"`policy` must be one of {', '.join(POLICIES)} (got {policy!r})")
+    n = check_integer("n", n, low=1)
+    max_tasks = check_integer("max_tasks", max_tasks, low=1)
+    counts = system.pool_counts(n)
+    cls = np.repeat(np.arange(system.m), counts)
+    values = tabulate(system.utilities, max_tasks + 1)
+    key = np.round(np.diff(values, axis=1), TIE_DECIMALS)
+    en = enumeration(system, max_tasks + 2)
+    ecls, elev = en.cls, en.level
+    beta = default_beta(n) if beta is None else beta
+    green_min = n * beta
+    target = system.m - 1 if target_class is None else target_class
+
+    def thresholds(r):
+        thr = np.zeros(system.m, dtype=int)
+        for k in range(r - 1):
+            thr[ecls[k]] += 1
+        return thr
+
+    def canon(occ, r):
+        # pools of a class are exchangeable: sort occupancies within each class
+        out = []
+        start = 0
+        for c in counts:
+            out.extend(sorted(occ[start:start + c]))
+            start += c
+        return tuple(out), (r if policy == "slta" else 1)
+
+    lam, mu = system.lam, system.mu
+    start = canon([0] * n, 1)
+    index = {start: 0}
+    queue = deque([start])
+    rows, cols, rates = [], [], []
+    while queue:
+        state = queue.popleft()
+        occ, r = state
+        k = index[state]
+        targets = []
+        if sum(occ) < max_tasks:
+            probs, new_r = _dispatch(policy, occ, cls, r, key, thresholds, ecls, elev, green_min, target)
+            if new_r > en.valid:
+                raise ParameterError("SLTA index beyond the enumeration; raise `max_tasks`")
+            for p, pr in probs:
+                nxt = list(occ)
+                nxt[p] += 1
+                targets.append((canon(nxt, new_r), n * lam * pr))
+        for p in range(n):
+            if occ[p] > 0:
+                nxt = list(occ)
+                nxt[p] -= 1
+                targets.append((canon(nxt, r), mu * occ[p]))
+        for dest, rate in targets:
+            if dest not in index:
+                index[dest] = len(index)
+                queue.append(dest)
+            rows.append(k)
+            cols.append(index[dest])
+            rates.append(rate)
+    size = len(index)
+    Q = coo_matrix((rates, (rows, cols)), shape=(size, size)).tocsr()
+    out_rate = np.asarray(Q.sum(axis=1)).ravel()
+    A = (Q - csr_matrix((out_rate, (np.arange(size), np.arange(size))), shape=(size, size))).T.tolil()
+    A[0, :] = np.ones(size)
+    b = np.zeros(size)
+    b[0] = 1.0
+    pi = spsolve(A.tocsr(), b)
+    util = np.zeros(size)
+    tasks = np.zeros(size)
+    r_dist: dict[int, float] = {}
+    for (occ, r), k in index.items():
+        util[k] = sum(values[cls[p], occ[p]] for p in range(n)) / n
+        tasks[k] = sum(occ) / n
+        r_dist[r] = r_dist.get(r, 0.0) + pi[k]
+    return ExactStationary(float(pi @ util), float(pi @ tasks), r_dist, size)

@@ -124,13 +124,15 @@ def _kernel_simulate(policy, seed, n, lam, mu, t_end, t_warm, pool_class, offset
             inc = False
             if policy == 0:
                 best = -1
+                full = False
                 for i in range(m):
                     x = minocc[i]
                     if x >= J:
-                        continue
+                        full = True  # the marginal utility of this class is not tabulated
+                        break
                     if best < 0 or key[i, x] > key[best, minocc[best]]:
                         best = i
-                if best < 0:
+                if full:
                     status = 1
                     break
                 x = minocc[best]

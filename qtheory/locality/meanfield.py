@@ -226,7 +226,15 @@ def refined_tail(system: LocalitySystem, fp: FixedPoint, *, max_levels: int = 64
     Returns
     -------
     (M, L') array of tails (zeros after underflow).
+
+    Raises
+    ------
+    ParameterError
+        For d = 1, whose tails are geometric (``rho_m^l``, known in closed form) and
+        not dominated by the level below.
     """
+    if system.d < 2:
+        raise ParameterError("`refined_tail` needs d >= 2 (random routing has geometric tails rho_m^l)")
     q = np.zeros((system.n_types, max_levels))
     L0 = min(fp.q.shape[1], max_levels)
     q[:, :L0] = fp.q[:, :L0]

@@ -11,7 +11,7 @@ from qtheory.locality.simulation import (exact_initial_state, iid_initial_state,
                                          simulate_jsqd)
 from qtheory.locality.stability import exact_load
 
-from .exact_ctmc import gwsq_candidates, local_candidates, stationary, type_occupancy
+from qtheory.locality.exact import gwsq_candidates, local_candidates, stationary, type_occupancy
 
 # a tiny two-type system: 3 dispatchers, 4 servers (types 0, 0, 1, 1)
 ADJ = np.array([[1, 1, 1, 0], [0, 1, 1, 1], [1, 0, 0, 1]])

@@ -1,9 +1,10 @@
-"""Exact stationary law of tiny systems by solving the Markov chain (test helper).
+"""Exact stationary law of tiny systems from their Markov chain (Lemma 1 setting).
 
-Written independently of the numba kernels: the routing of each policy is given as a
-list of (ordered candidate tuple, probability); the task joins the first shortest
-candidate. Queues are truncated at `buffer` (arrivals beyond are dropped); with light
-enough loads the truncated mass is negligible and checked by the caller.
+Written independently of the numba simulators, as a check on them: the routing of a
+policy is a list, per dispatcher, of (ordered candidate tuple, probability); a task
+joins the first shortest candidate (so a uniformly ordered sample breaks ties fairly).
+Queues are truncated at `buffer` (arrivals beyond it are dropped); the caller checks
+that the truncated mass is negligible.
 """
 
 from __future__ import annotations
@@ -15,7 +16,12 @@ import numpy as np
 from scipy.sparse import csr_matrix
 
 
+__all__ = ["local_candidates", "gwsq_candidates", "stationary", "type_occupancy"]
+
+
 def local_candidates(neighbourhood, d):
+    """Local JSQ(d): all ordered d-tuples of distinct neighbours, equally likely
+    (a uniform neighbour when the neighbourhood has fewer than d servers)."""
     nb = list(neighbourhood)
     if len(nb) < d:
         return [((j,), 1.0 / len(nb)) for j in nb]
@@ -24,6 +30,8 @@ def local_candidates(neighbourhood, d):
 
 
 def gwsq_candidates(server_type, share_k, d):
+    """GWSQ(d) for one cluster: d independent candidates, type m with probability
+    ``share_k[m]`` and then a uniform server of that type."""
     server_type = np.asarray(server_type)
     sizes = np.bincount(server_type)
     weight = [share_k[server_type[j]] / sizes[server_type[j]] for j in range(server_type.size)]
@@ -36,7 +44,16 @@ def gwsq_candidates(server_type, share_k, d):
 
 
 def stationary(candidates_per_dispatcher, arrival_rate, server_rates, buffer):
-    """Stationary distribution over states in {0..buffer}^N; returns (states, pi)."""
+    """Stationary distribution over states in {0..buffer}^N; returns (states, pi).
+
+    Parameters
+    ----------
+    candidates_per_dispatcher : list of lists of (tuple, probability)
+    arrival_rate : float
+        Poisson rate at every dispatcher.
+    server_rates : (N,) array
+    buffer : int
+    """
     n = len(server_rates)
     states = np.array(list(itertools.product(range(buffer + 1), repeat=n)), dtype=np.int64)
     base = (buffer + 1) ** np.arange(n - 1, -1, -1)
@@ -78,6 +95,7 @@ def stationary(candidates_per_dispatcher, arrival_rate, server_rates, buffer):
 
 
 def type_occupancy(states, pi, server_type, levels):
+    """Stationary ``q_{m,l}`` (l = 1..levels) per server type from (states, pi)."""
     server_type = np.asarray(server_type)
     M = server_type.max() + 1
     out = np.zeros((M, levels))

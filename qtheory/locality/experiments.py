@@ -1,0 +1,126 @@
+"""Replicated experiments behind the L notebooks (module-level, picklable, seeded).
+
+Each ``*_replication`` function takes a :class:`numpy.random.SeedSequence` first (as
+:func:`qtheory.runtime.replicate` passes it), builds its own graph and initial state
+from it, runs one simulation and returns plain arrays. The summaries turn a list of
+replications into estimates with confidence intervals.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ParameterError
+from ..runtime import kernel_seed
+from ..stats import mean_ci
+from .graphs import complete_bipartite, irg, window_graph
+from .model import LocalitySystem
+from .simulation import exact_initial_state, iid_initial_state, simulate_gwsq, simulate_jsqd
+
+__all__ = ["build_graph", "trajectory_replication", "stationary_replication", "sup_l1_error",
+           "pair_correlation", "loglog_slope"]
+
+
+def build_graph(system: LocalitySystem, n_servers: int, kind: str, seed: int):
+    """``kind`` = "irg" (Definition 3), "complete" (p = 1) or "window" (see graphs)."""
+    if kind == "irg":
+        return irg(system, n_servers, seed)
+    if kind == "complete":
+        return complete_bipartite(system, n_servers)
+    if kind == "window":
+        return window_graph(system, n_servers)
+    raise ParameterError(f"`kind` must be 'irg', 'complete' or 'window' (got {kind!r})")
+
+
+def _seeds(seed_sequence: np.random.SeedSequence):
+    graph_ss, state_ss, sim_ss = seed_sequence.spawn(3)
+    return kernel_seed(graph_ss), np.random.default_rng(state_ss), sim_ss
+
+
+def trajectory_replication(seed_sequence, system: LocalitySystem, n_servers: int, graph_kind: str, q0,
+                           t_grid, *, levels: int = 10, policy: str = "jsqd", start: str = "iid") -> dict:
+    """One simulated path of the occupancy on `t_grid`.
+
+    Parameters
+    ----------
+    start : "iid" or "sorted"
+        Independent initial lengths with tails `q0` (Theorems 1-2), or the deterministic
+        state of :func:`~qtheory.locality.simulation.exact_initial_state` sorted by
+        server index (Theorem 3).
+    policy : "jsqd" or "gwsq"
+    """
+    graph_seed, rng, sim_ss = _seeds(seed_sequence)
+    graph = build_graph(system, n_servers, graph_kind, graph_seed)
+    if start == "iid":
+        x0 = iid_initial_state(graph, q0, rng)
+    elif start == "sorted":
+        x0 = exact_initial_state(graph, q0)
+    else:
+        raise ParameterError(f"`start` must be 'iid' or 'sorted' (got {start!r})")
+    sim = {"jsqd": simulate_jsqd, "gwsq": simulate_gwsq}.get(policy)
+    if sim is None:
+        raise ParameterError(f"`policy` must be 'jsqd' or 'gwsq' (got {policy!r})")
+    res = sim(system, graph, x0, t_grid, sim_ss, levels=levels)
+    return {"occupancy": res.occupancy, "mean_queue_length": res.mean_queue_length,
+            "mean_square": res.mean_square, "events": res.events, "seconds": res.seconds,
+            "servers_per_type": np.bincount(graph.server_type, minlength=system.n_types)}
+
+
+def stationary_replication(seed_sequence, system: LocalitySystem, n_servers: int, graph_kind: str,
+                           burn_in: float, horizon: float, *, n_samples: int = 2000, levels: int = 6) -> dict:
+    """Time-averaged occupancy over ``[burn_in, horizon]`` from an empty start (Theorem 6).
+
+    The average is over `n_samples` equally spaced times; the mean over independent
+    replications estimates the stationary ``E q^N(infinity)``.
+    """
+    graph_seed, _rng, sim_ss = _seeds(seed_sequence)
+    graph = build_graph(system, n_servers, graph_kind, graph_seed)
+    grid = np.concatenate([[0.0], np.linspace(burn_in, horizon, n_samples)])
+    res = simulate_jsqd(system, graph, np.zeros(graph.n_servers, np.int64), grid, sim_ss, levels=levels)
+    return {"occupancy": res.occupancy[1:].mean(axis=0), "events": res.events}
+
+
+def sup_l1_error(occupancy, reference) -> np.ndarray:
+    """``sup_t sum_{m,l} |q^N_{m,l}(t) - q_{m,l}(t)|`` for each path (arrays (..., T, M, L))."""
+    occupancy = np.asarray(occupancy)
+    reference = np.asarray(reference)
+    L = min(occupancy.shape[-1], reference.shape[-1])
+    diff = np.abs(occupancy[..., :L] - reference[..., :L]).sum(axis=(-1, -2))
+    return diff.max(axis=-1)
+
+
+def pair_correlation(mean, mean_square, n_servers: int, *, n_boot: int = 1000, seed: int = 0):
+    """Correlation of two distinct tagged servers of one type, from whole-type sums.
+
+    Servers of a type are exchangeable (random graph, i.i.d. start), so with
+    ``S = sum_j X_j`` over the type's n servers, ``Var S = n Var X (1 + (n - 1) corr)``.
+    `mean` and `mean_square` are, per replication, the type averages of X and X^2 at
+    one time. Returns the estimate and a bootstrap 95% interval (resampling replications).
+    """
+    mean = np.asarray(mean, dtype=float)
+    mean_square = np.asarray(mean_square, dtype=float)
+    n = int(n_servers)
+
+    def estimate(idx):
+        s = n * mean[idx]
+        var_x = mean_square[idx].mean() - mean[idx].mean() ** 2
+        return (s.var(ddof=1) / n - var_x) / ((n - 1) * var_x)
+
+    rng = np.random.default_rng(seed)
+    full = estimate(np.arange(mean.size))
+    boots = np.array([estimate(rng.integers(0, mean.size, mean.size)) for _ in range(n_boot)])
+    low, high = np.percentile(boots, [2.5, 97.5])
+    return float(full), float(low), float(high)
+
+
+def loglog_slope(x, y) -> float:
+    """Least-squares slope of log y against log x."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    return float(np.polyfit(np.log(x), np.log(y), 1)[0])
+
+
+def band(samples, axis: int = 0):
+    """Mean and 95% t-interval of replications (thin wrapper of :func:`qtheory.stats.mean_ci`)."""
+    ci = mean_ci(np.asarray(samples), axis=axis)
+    return ci.mean, ci.low, ci.high, ci.se

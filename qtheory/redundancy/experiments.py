@@ -1,0 +1,129 @@
+"""The experiments of Sec. 3.3 and Appendix E: Table 1's settings, their simulation and exact values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..runtime import replicate
+from ..validation import check_integer
+from .model import RedundancySystem, circular_d, power_of_d
+from .productform import MAX_DP_SERVERS, empty_probability, total_jobs_moments, total_jobs_pmf
+from .simulation import SimulationResult, simulate_replication
+
+__all__ = ["Setting", "table1_settings", "TABLE1_PAPER", "simulate_setting", "exact_setting",
+           "summarise_runs"]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One column of Table 1.
+
+    Attributes
+    ----------
+    number : int
+        1..12 as in Appendix E.1.
+    name : str
+    system : RedundancySystem
+    symmetric : bool
+        Whether all types are exchangeable (power-of-d, circular-d with equal
+        probabilities), so that :math:`E[Q_S/Q\\,1\\{Q>0\\}] = P(Q>0)/K` for every S.
+    """
+
+    number: int
+    name: str
+    system: RedundancySystem
+    symmetric: bool
+
+
+def table1_settings() -> list[Setting]:
+    """The 12 settings of Appendix E.1 (identical servers of speed 1)."""
+    single_full = RedundancySystem(np.ones(4), [(0,), (1,), (2,), (3,), (0, 1, 2, 3)],
+                                   [0.175, 0.175, 0.175, 0.175, 0.3], ("1", "2", "3", "4", "full"))
+    specs = [
+        ("N=4, pod d=2", power_of_d(4, 2), True),
+        ("N=4, circular d=2", circular_d(4, 2), True),
+        ("N=4, circular d=2, p=(.4,.1,.4,.1)", circular_d(4, 2, [0.4, 0.1, 0.4, 0.1]), False),
+        ("N=4, singles + full", single_full, False),
+        ("N=10, pod d=2", power_of_d(10, 2), True),
+        ("N=10, circular d=2", circular_d(10, 2), True),
+        ("N=10, pod d=8", power_of_d(10, 8), True),
+        ("N=10, circular d=8", circular_d(10, 8), True),
+        ("N=20, pod d=2", power_of_d(20, 2), True),
+        ("N=20, circular d=2", circular_d(20, 2), True),
+        ("N=20, pod d=18", power_of_d(20, 18), True),
+        ("N=20, circular d=18", circular_d(20, 18), True),
+    ]
+    return [Setting(i + 1, name, sy, sym) for i, (name, sy, sym) in enumerate(specs)]
+
+
+#: Table 1 of the paper: setting -> {quantity: (mean, sd over 10 runs)}; the share
+#: columns are E[Q_1/Q 1{Q>0}] and E[Q_M/Q 1{Q>0}] (first and last type)
+TABLE1_PAPER = {
+    1: dict(mean=(12.945, 0.314), var=(100.797, 12.607), share_first=(0.166, 0.001), share_last=(0.167, 0.001)),
+    2: dict(mean=(13.182, 0.320), var=(102.386, 12.387), share_first=(0.249, 0.001), share_last=(0.246, 0.014)),
+    3: dict(mean=(14.114, 0.294), var=(107.290, 11.596), share_first=(0.408, 0.002), share_last=(0.091, 0.001)),
+    4: dict(mean=(15.976, 0.329), var=(110.839, 12.386), share_first=(0.203, 0.010), share_last=(0.195, 0.001)),
+    5: dict(mean=(23.079, 0.370), var=(134.485, 12.474), share_first=(2.217e-2, 0.0308e-2), share_last=(2.226e-2, 0.0218e-2)),
+    6: dict(mean=(26.836, 0.436), var=(160.234, 12.616), share_first=(9.697e-2, 0.0932e-2), share_last=(10.052e-2, 0.1314e-2)),
+    7: dict(mean=(16.043, 0.331), var=(102.051, 13.263), share_first=(2.218e-2, 0.0287e-2), share_last=(2.223e-2, 0.0219e-2)),
+    8: dict(mean=(15.995, 0.333), var=(100.277, 12.901), share_first=(9.963e-2, 0.0987e-2), share_last=(10.022e-2, 0.0552e-2)),
+    9: dict(mean=(41.060, 0.462), var=(194.779, 13.684), share_first=(0.531e-2, 0.0167e-2), share_last=(0.522e-2, 0.0187e-2)),
+    10: dict(mean=(52.330, 0.724), var=(293.639, 21.352), share_first=(5.053e-2, 0.0901e-2), share_last=(5.026e-2, 0.126e-2)),
+    11: dict(mean=(23.759, 0.294), var=(99.234, 11.747), share_first=(0.529e-2, 0.0196e-2), share_last=(0.518e-2, 0.0151e-2)),
+    12: dict(mean=(23.759, 0.295), var=(99.245, 11.765), share_first=(5.002e-2, 0.0519e-2), share_last=(5.000e-2, 0.0430e-2)),
+}
+
+
+def simulate_setting(system: RedundancySystem, lam: float, n_runs: int, n_events: int, seed: int, *,
+                     mechanism: str = "cos", initial_scale: float | None = None, warmup: int = 0,
+                     hist_max: int = 400, desc: str | None = None) -> list[SimulationResult]:
+    """`n_runs` independent runs as in Appendix E.1 (default start: :math:`(1-\\lambda/\\mu)^{-1}` Exp(1) jobs)."""
+    n_runs = check_integer("n_runs", n_runs, low=1)
+    if initial_scale is None:
+        initial_scale = 1.0 / (1.0 - lam / system.mean_speed)
+    return replicate(simulate_replication, n_runs, seed, args=(system, lam, n_events),
+                     kwargs=dict(mechanism=mechanism, warmup=warmup, initial_scale=initial_scale,
+                                 hist_max=hist_max), desc=desc)
+
+
+def summarise_runs(runs: list[SimulationResult], average: str = "time") -> dict[str, tuple[float, float]]:
+    """Mean and sd over runs of E[Q], Var(Q) and the two type shares, as in Table 1.
+
+    `average` is ``"time"``, ``"event"`` or ``"arrival"`` (Q seen just after arrivals;
+    no shares).
+    """
+    pre = {"time": "", "event": "event_", "arrival": "arrival_"}[average]
+    out = {}
+    keys = (("mean", "mean_q"), ("var", "var_q"))
+    if average != "arrival":
+        keys += (("share_first", "ratio_first"), ("share_last", "ratio_last"))
+    for key, attr in keys:
+        x = np.array([getattr(r, pre + attr) for r in runs])
+        out[key] = (float(x.mean()), float(x.std(ddof=1)) if x.size > 1 else float("nan"))
+    return out
+
+
+def exact_setting(setting: Setting, lam: float, mechanism: str = "cos") -> dict[str, float]:
+    """Exact E[Q], Var(Q) (and the shares for symmetric settings) by the product-form DP.
+
+    NaN where the DP does not give the quantity (the shares of asymmetric settings need
+    the types of the jobs in service, which (6) does not record).
+    """
+    nan = float("nan")
+    sy = setting.system
+    if sy.n_servers > MAX_DP_SERVERS:
+        return dict(mean=nan, var=nan, share_first=nan, share_last=nan)
+    mo = total_jobs_moments(sy, lam, mechanism)
+    share = nan
+    if setting.symmetric:
+        share = (1.0 - empty_probability(sy, lam, mechanism)) / sy.n_types
+    return dict(mean=mo.mean, var=mo.variance, share_first=share, share_last=share)
+
+
+def exact_cdf(system: RedundancySystem, lam: float, max_jobs: int, mechanism: str = "cos") -> np.ndarray | None:
+    """P(Q <= q), q = 0..max_jobs, or None when the pmf table is too large."""
+    if (1 << system.n_servers) * (max_jobs + 1) > 60_000_000:
+        return None
+    return np.cumsum(total_jobs_pmf(system, lam, max_jobs, mechanism))

@@ -12,7 +12,7 @@ from .model import RedundancySystem, circular_d, power_of_d
 from .productform import MAX_DP_SERVERS, empty_probability, total_jobs_moments, total_jobs_pmf
 from .simulation import SimulationResult, simulate_replication
 
-__all__ = ["Setting", "table1_settings", "TABLE1_PAPER", "simulate_setting", "exact_setting",
+__all__ = ["Setting", "table1_settings", "TABLE1_PAPER", "simulate_setting", "exact_setting", "random_system", "exact_cdf",
            "summarise_runs"]
 
 
@@ -127,3 +127,20 @@ def exact_cdf(system: RedundancySystem, lam: float, max_jobs: int, mechanism: st
     if (1 << system.n_servers) * (max_jobs + 1) > 60_000_000:
         return None
     return np.cumsum(total_jobs_pmf(system, lam, max_jobs, mechanism))
+
+
+def random_system(rng: np.random.Generator, max_servers: int = 5, max_types: int = 6,
+                  heterogeneous: bool = True) -> RedundancySystem:
+    """A random small system (every server covered) for the numerical checks of R-V."""
+    while True:
+        n = int(rng.integers(2, max_servers + 1))
+        k = int(min(rng.integers(1, max_types + 1), 2 ** n - 1))
+        types: set[tuple[int, ...]] = set()
+        while len(types) < k:
+            size = int(rng.integers(1, n + 1))
+            types.add(tuple(sorted(rng.choice(n, size, replace=False).tolist())))
+        ordered = sorted(types)
+        if len(set().union(*ordered)) < n:
+            continue
+        speeds = rng.uniform(0.5, 2.0, n) if heterogeneous else np.ones(n)
+        return RedundancySystem(speeds, ordered, rng.dirichlet(np.ones(k)))

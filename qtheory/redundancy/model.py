@@ -134,7 +134,7 @@ class RedundancySystem:
 
     @property
     def n_types(self) -> int:
-        """K = |S|."""
+        """K, the number of types."""
         return len(self.types)
 
     @property

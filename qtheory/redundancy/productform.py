@@ -422,7 +422,7 @@ def total_jobs_pmf(system: RedundancySystem, lam: float, max_jobs: int, mechanis
     """P(Q = m) for m = 0..max_jobs (Q the total, or :math:`Q_S` / waiting :math:`\\tilde Q_S` for `type_index`).
 
     Memory :math:`2^N (max\\_jobs + 1)` floats; the mass beyond `max_jobs` is
-    ``1 - pmf.sum()``. For c.o.s. the total counts the N - |I| jobs in service.
+    ``1 - pmf.sum()``. For c.o.s. the total includes the jobs in service (one per busy server).
     """
     _check_mechanism(mechanism)
     lam = check_load(lam)

@@ -376,7 +376,7 @@ def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: 
         Arrival rate per server (total rate :math:`N\\lambda`); must satisfy (1).
     mechanism : {"coc", "cos"}
     seed : int or SeedSequence
-        Seed of numba's generator (a SeedSequence goes through :func:`runtime.kernel_seed`).
+        Seed of numba's generator (a SeedSequence goes through :func:`qtheory.runtime.kernel_seed`).
     warmup : int
         Events simulated before recording starts.
     initial_scale : float

@@ -471,7 +471,7 @@ def is_stable(system: RedundancySystem, lam: float) -> bool:
 
 
 def require_stable(system: RedundancySystem, lam: float) -> CriticalSubset:
-    """Raise :class:`InstabilityError` unless :math:`\\lambda < \\lambda^*`; return the critical subset."""
+    """Raise :class:`~qtheory.errors.InstabilityError` unless :math:`\\lambda < \\lambda^*`; return the critical subset."""
     lam = check_load(lam)
     crit = critical_subset(system)
     if not lam < crit.critical_load:

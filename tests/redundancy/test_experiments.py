@@ -1,0 +1,60 @@
+"""R-T1, R-F4, R-F3cd, R-X-tail: the experiment set-ups and the numbers the notebooks compare."""
+
+import math
+
+import numpy as np
+import pytest
+
+from qtheory.redundancy import experiments as E
+from qtheory.redundancy import model as M
+from qtheory.redundancy import productform as PF
+
+
+def test_table1_settings_are_those_of_appendix_e1():
+    settings = E.table1_settings()
+    assert [s.number for s in settings] == list(range(1, 13))
+    expected_types = [6, 4, 4, 5, 45, 10, 45, 10, 190, 20, 190, 20]
+    assert [s.system.n_types for s in settings] == expected_types
+    assert [s.system.n_servers for s in settings] == [4] * 4 + [10] * 4 + [20] * 4
+    np.testing.assert_allclose(settings[2].system.probabilities, [0.4, 0.1, 0.4, 0.1])
+    np.testing.assert_allclose(settings[3].system.probabilities, [0.175] * 4 + [0.3])
+    assert set(E.TABLE1_PAPER) == set(range(1, 13))
+
+
+def test_exact_share_of_symmetric_settings_is_busy_probability_over_k():
+    # for an exchangeable system the shares of all types sum to P(Q > 0)
+    s = E.table1_settings()[1]
+    ex = E.exact_setting(s, 0.9)
+    p_empty = PF.empty_probability(s.system, 0.9, "cos")
+    assert ex["share_first"] * s.system.n_types == pytest.approx(1 - p_empty)
+    assert math.isnan(E.exact_setting(E.table1_settings()[2], 0.9)["share_first"])
+
+
+def test_exact_cdf_is_the_cumulated_pmf_and_none_when_too_large():
+    sy = M.power_of_d(4, 2)
+    cdf = E.exact_cdf(sy, 0.9, 300)
+    assert cdf[-1] == pytest.approx(1.0, abs=1e-12)
+    assert np.all(np.diff(cdf) >= 0)
+    assert E.exact_cdf(M.circular_d(20, 2), 0.9, 400) is None
+
+
+def test_m_model_tail_at_load_06_by_the_closed_form_13():
+    # an independent route to R-X-tail: sum the closed form (13) over q + q' <= 15
+    joint = PF.m_model_joint_pmf(0.6, 7 / 12, 15)
+    q = np.add.outer(np.arange(16), np.arange(16))
+    tail = 1 - joint[q <= 15].sum()
+    pmf = PF.total_jobs_pmf(M.m_model(7 / 12), 0.6, 15)
+    assert tail == pytest.approx(1 - pmf.sum(), rel=1e-9)
+    assert tail == pytest.approx(6.577e-4, rel=1e-3)
+    assert abs(tail - 4.7e-4) > 1e-4          # the printed value is not the M-model's tail ...
+    assert 0.6 ** 15 == pytest.approx(4.7e-4, rel=1e-3)  # ... it is the M/M/1 tail
+
+
+def test_cdf_of_the_total_approaches_the_exponential_approximation_14():
+    sy = M.m_model(7 / 12)
+    gaps = []
+    for lam in (0.99, 0.999):
+        pmf = PF.total_jobs_pmf(sy, lam, int(40 / (1 - lam)))
+        q = np.arange(pmf.size)
+        gaps.append(np.abs(np.cumsum(pmf) - (1 - np.exp(-(1 - lam) * (q + 1)))).max())
+    assert gaps[1] < gaps[0] < 0.05

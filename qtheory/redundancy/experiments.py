@@ -91,14 +91,12 @@ def simulate_setting(system: RedundancySystem, lam: float, n_runs: int, n_events
 def summarise_runs(runs: list[SimulationResult], average: str = "time") -> dict[str, tuple[float, float]]:
     """Mean and sd over runs of E[Q], Var(Q) and the two type shares, as in Table 1.
 
-    `average` is ``"time"``, ``"event"`` or ``"arrival"`` (Q seen just after arrivals;
-    no shares).
+    `average` is ``"time"``, ``"event"`` or ``"arrival"`` (the state just after arrivals,
+    the arriving job included).
     """
     pre = {"time": "", "event": "event_", "arrival": "arrival_"}[average]
     out = {}
-    keys = (("mean", "mean_q"), ("var", "var_q"))
-    if average != "arrival":
-        keys += (("share_first", "ratio_first"), ("share_last", "ratio_last"))
+    keys = (("mean", "mean_q"), ("var", "var_q"), ("share_first", "ratio_first"), ("share_last", "ratio_last"))
     for key, attr in keys:
         x = np.array([getattr(r, pre + attr) for r in runs])
         out[key] = (float(x.mean()), float(x.std(ddof=1)) if x.size > 1 else float("nan"))

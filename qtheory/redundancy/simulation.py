@@ -141,7 +141,7 @@ def _kernel_simulate(mechanism, type_servers, type_deg, prob, alias, speeds, lam
     acc_e = np.zeros(k)
     last_t = np.zeros(k)
     last_e = np.zeros(k)
-    stats = np.zeros(15)
+    stats = np.zeros(17)
     clock_t = 0.0  # accumulated expected holding time (recorded part)
     clock_e = 0.0  # recorded events
     recording = False
@@ -236,6 +236,8 @@ def _kernel_simulate(mechanism, type_servers, type_deg, prob, alias, speeds, lam
                 stats[12] += 1.0
                 stats[13] += total
                 stats[14] += total * total
+                stats[15] += counts[track_a] / total
+                stats[16] += counts[track_b] / total
         else:
             s = _pick_busy(u * rate - lam_total, busy_list, n_busy, speeds, homogeneous)
             if mechanism == 1:
@@ -341,9 +343,9 @@ class SimulationResult:
         Time-weighted distribution of Q on 0..hist_max (last bin: >= hist_max).
     event_mean_q, event_var_q, event_ratio_first, event_ratio_last, event_type_means, event_hist
         The same averaged over events instead of time.
-    arrival_mean_q, arrival_var_q : float
-        Mean and variance of Q just after each arrival, the arriving job included
-        (by PASTA, the time-stationary law shifted by one).
+    arrival_mean_q, arrival_var_q, arrival_ratio_first, arrival_ratio_last : float
+        Mean and variance of Q and the two shares just after each arrival, the arriving
+        job included (by PASTA, Q is then the time-stationary count plus one).
     n_events : int
         Recorded events.
     """
@@ -362,6 +364,8 @@ class SimulationResult:
     event_hist: np.ndarray
     arrival_mean_q: float
     arrival_var_q: float
+    arrival_ratio_first: float
+    arrival_ratio_last: float
     n_events: int
 
 
@@ -432,7 +436,9 @@ def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: 
         event_ratio_first=float(stats[7] / ne), event_ratio_last=float(stats[8] / ne),
         event_type_means=acc_e / ne, event_hist=hist_e / ne,
         arrival_mean_q=float(stats[13] / stats[12]),
-        arrival_var_q=float(stats[14] / stats[12] - (stats[13] / stats[12]) ** 2), n_events=int(ne))
+        arrival_var_q=float(stats[14] / stats[12] - (stats[13] / stats[12]) ** 2),
+        arrival_ratio_first=float(stats[15] / stats[12]), arrival_ratio_last=float(stats[16] / stats[12]),
+        n_events=int(ne))
 
 
 def simulate_replication(seed_sequence: np.random.SeedSequence, system: RedundancySystem, lam: float,

@@ -89,7 +89,9 @@ class RedundancySystem:
     labels : sequence of str, optional
         Names of the types for tables; default the paper's 1-based notation, e.g. ``"{1,2}"``.
 
-    Every server must belong to at least one type: a server that no job can use is
+    Notes
+    -----
+    Every server must belong to at least one type. A server that no job can use is
     idle forever and makes the c.o.s. product form (6) undefined.
     """
 
@@ -144,7 +146,7 @@ class RedundancySystem:
 
     @property
     def compatibility(self) -> np.ndarray:
-        """Boolean (K, N) matrix: entry (k, n) is True when type k is replicated to server n."""
+        """The K x N boolean compatibility matrix, True where type k is replicated to server n."""
         out = np.zeros((self.n_types, self.n_servers), dtype=bool)
         for k, t in enumerate(self.types):
             out[k, list(t)] = True

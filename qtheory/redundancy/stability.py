@@ -45,6 +45,7 @@ from .model import RedundancySystem
 
 __all__ = [
     "CriticalSubset",
+    "ConditionCheck",
     "subset_sums",
     "capacity_ratio",
     "critical_subset",

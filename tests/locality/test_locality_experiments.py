@@ -1,0 +1,81 @@
+"""Theorems 1, 2, 3 and 6 by simulation, and the estimators behind the L-V-limits page."""
+
+import numpy as np
+import pytest
+
+from qtheory.locality.experiments import (loglog_slope, pair_correlation, stationary_replication,
+                                          sup_l1_error, trajectory_replication)
+from qtheory.locality.meanfield import fixed_point, solve_meanfield
+from qtheory.locality.model import paper_initial_occupancy, paper_system
+from qtheory.locality.stability import design_compatibility
+from qtheory.runtime import replicate
+
+T_GRID = np.linspace(0.0, 2.5, 26)
+
+
+def runs(n_runs, seed, *args, **kwargs):
+    return replicate(trajectory_replication, n_runs, seed, args=args, kwargs=kwargs, workers=1, progress=False)
+
+
+def test_pair_correlation_recovers_a_known_equicorrelation():
+    rng = np.random.default_rng(0)
+    n, reps, rho = 50, 400, 0.05
+    common = rng.standard_normal((reps, 1))
+    x = np.sqrt(rho) * common + np.sqrt(1 - rho) * rng.standard_normal((reps, n)) + 3.0
+    est, low, high = pair_correlation(x.mean(axis=1), (x ** 2).mean(axis=1), n, n_boot=400)
+    assert low <= rho <= high
+    assert high - low < 0.05
+
+
+def test_loglog_slope_of_a_power_law():
+    assert loglog_slope([10, 100, 1000], [3.0, 0.3, 0.03]) == pytest.approx(-1.0)
+
+
+def test_theorem1_correlation_of_tagged_queues_vanishes():
+    s = paper_system()
+    q0 = paper_initial_occupancy("Q")
+    corr = {}
+    for n in (20, 400):
+        rs = runs(150, 7, s, n, "irg", q0, T_GRID)
+        sizes = rs[0]["servers_per_type"]
+        corr[n] = pair_correlation([r["mean_queue_length"][-1, 1] for r in rs],
+                                   [r["mean_square"][-1, 1] for r in rs], sizes[1], n_boot=400)
+    assert corr[400][2] < corr[20][1]          # the 95% intervals are disjoint
+    assert abs(corr[400][0]) < 0.02
+
+
+def test_theorem2_error_to_the_ode_shrinks_with_n():
+    s = paper_system()
+    q0 = paper_initial_occupancy("Q")
+    ode = solve_meanfield(s, q0, T_GRID).q
+    err = {n: sup_l1_error(np.array([r["occupancy"] for r in runs(8, 3, s, n, "irg", q0, T_GRID)]), ode[None])
+           for n in (100, 1600)}
+    # fluctuations scale like N^(-1/2): a factor 4 here; demand at least 2.5 with 8 runs
+    assert err[1600].mean() * 2.5 < err[100].mean()
+
+
+def test_theorem3_sorted_start_converges_on_irg_but_not_on_window_graph():
+    base = paper_system()
+    s = base.with_compatibility(0.2 * design_compatibility(base))
+    q0 = np.full((3, 6), 0.5)
+    ode = solve_meanfield(s, q0, T_GRID).q
+    err = {}
+    for kind in ("irg", "window"):
+        rs = runs(4, 11, s, 3000, kind, q0, T_GRID, start="sorted")
+        err[kind] = sup_l1_error(np.array([r["occupancy"] for r in rs]), ode[None]).mean()
+    iid = runs(4, 11, s, 3000, "window", q0, T_GRID, start="iid")
+    err["window iid"] = sup_l1_error(np.array([r["occupancy"] for r in iid]), ode[None]).mean()
+    assert err["window"] > 2 * err["irg"]
+    assert err["window"] > 2 * err["window iid"]
+
+
+def test_theorem6_stationary_occupancy_is_near_the_fixed_point():
+    s = paper_system()
+    fp = fixed_point(s)
+    rs = replicate(stationary_replication, 4, 5, args=(s, 1000, "irg", 20.0, 120.0), kwargs={"levels": 3},
+                   workers=1, progress=False)
+    occ = np.array([r["occupancy"] for r in rs])
+    mean = occ.mean(axis=0)
+    se = occ.std(axis=0, ddof=1) / np.sqrt(len(occ))
+    # finite-N bias is O(1/N); allow 0.01 on top of 5 standard errors
+    assert np.all(np.abs(mean - fp.q[:, :3]) <= 5 * se + 0.01)

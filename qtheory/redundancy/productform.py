@@ -418,8 +418,12 @@ def pgf_prop31(system: RedundancySystem, lam: float, z) -> float:
 
 
 def total_jobs_pmf(system: RedundancySystem, lam: float, max_jobs: int, mechanism: str = "coc",
-                   type_index: int | None = None) -> np.ndarray:
-    """P(Q = m) for m = 0..max_jobs (Q the total, or :math:`Q_S` / waiting :math:`\\tilde Q_S` for `type_index`).
+                   type_index: int | None = None, server_index: int | None = None) -> np.ndarray:
+    """P(X = m) for m = 0..max_jobs: X the total number of jobs Q by default.
+
+    With `type_index`, X is :math:`Q_S` (c.o.c.) or the waiting :math:`\\tilde Q_S` (c.o.s.);
+    with `server_index`, X is the number of replicas :math:`R_n` at that server (28):
+    the jobs compatible with it (c.o.c.), or the waiting ones plus one if it is busy (c.o.s.).
 
     Memory :math:`2^N (max\\_jobs + 1)` floats; the mass beyond `max_jobs` is
     ``1 - pmf.sum()``. For c.o.s. the total includes the jobs in service (one per busy server).
@@ -431,7 +435,12 @@ def total_jobs_pmf(system: RedundancySystem, lam: float, max_jobs: int, mechanis
         raise ParameterError(f"pmf table 2^N x (max_jobs + 1) = {(1 << system.n_servers) * (max_jobs + 1)} "
                              f"exceeds 6e7 entries")
     st = _setup(system, lam)
-    if type_index is None:
+    if type_index is not None and server_index is not None:
+        raise ParameterError("give at most one of `type_index` and `server_index`")
+    if server_index is not None:
+        server_index = check_integer("server_index", server_index, low=0, high=system.n_servers - 1)
+        marks = system.compatibility[:, server_index].astype(np.int64)
+    elif type_index is None:
         marks = np.ones(system.n_types, dtype=np.int64)
     else:
         marks = np.zeros(system.n_types, dtype=np.int64)
@@ -447,7 +456,12 @@ def total_jobs_pmf(system: RedundancySystem, lam: float, max_jobs: int, mechanis
         view[:, 1] += view[:, 0]
     b = _idle_weights(system, lam)
     out = np.zeros(max_jobs + 1)
-    busy = n - _popcount(n) if type_index is None else np.zeros(1 << n, dtype=np.int64)
+    if server_index is not None:
+        busy = ((np.arange(1 << n) >> server_index) & 1) ^ 1
+    elif type_index is None:
+        busy = n - _popcount(n)
+    else:
+        busy = np.zeros(1 << n, dtype=np.int64)
     for i in range(1 << n):
         if b[i] == 0.0:
             continue

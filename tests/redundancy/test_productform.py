@@ -150,3 +150,14 @@ def test_circular_20_is_exact_fast_and_unstable_loads_raise():
     assert 45 < mo.mean < 60 and mo.variance > 0
     with pytest.raises(InstabilityError):
         PF.total_jobs_moments(M.m_model(0.25), 0.9)
+
+
+def test_replica_pmf_per_server_matches_its_moments():
+    for mech in ("coc", "cos"):
+        moments = PF.server_replica_moments(SMALL, 0.6, mech)
+        for s in range(SMALL.n_servers):
+            pmf = PF.total_jobs_pmf(SMALL, 0.6, 800, mech, server_index=s)
+            m = np.arange(pmf.size)
+            assert pmf.sum() == pytest.approx(1.0, abs=1e-12)
+            assert (m * pmf).sum() == pytest.approx(moments[s].mean, rel=1e-10)
+            assert (m ** 2 * pmf).sum() == pytest.approx(moments[s].second_moment, rel=1e-10)

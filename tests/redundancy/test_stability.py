@@ -102,3 +102,12 @@ def test_eps_example_is_locally_stable_only_for_positive_eps():
 def test_unstable_load_raises_instability_error_naming_the_condition():
     with pytest.raises(InstabilityError, match=r"condition \(1\).*lambda\*"):
         St.require_stable(M.m_model(0.25), 0.95)
+
+
+def test_flow_search_scales_beyond_the_server_set_transform():
+    rng = np.random.default_rng(11)
+    sy = M.circular_d(22, 3, rng.dirichlet(np.ones(22)), speeds=rng.uniform(0.5, 2, 22))
+    a, b = St.critical_subset(sy, "servers"), St.critical_subset(sy, "flow")
+    assert a.ratio == pytest.approx(b.ratio, rel=1e-12) and a.types == b.types and a.unique == b.unique
+    big = M.circular_d(40, 2)  # 2^40 server sets: only the flow search applies
+    assert St.critical_subset(big).critical_load == pytest.approx(1.0)

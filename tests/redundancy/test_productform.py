@@ -161,3 +161,15 @@ def test_replica_pmf_per_server_matches_its_moments():
             assert pmf.sum() == pytest.approx(1.0, abs=1e-12)
             assert (m * pmf).sum() == pytest.approx(moments[s].mean, rel=1e-10)
             assert (m ** 2 * pmf).sum() == pytest.approx(moments[s].second_moment, rel=1e-10)
+
+
+def test_dp_inputs_are_validated():
+    from qtheory.errors import ParameterError
+    with pytest.raises(ParameterError, match="N <= 22"):
+        PF.total_jobs_moments(M.circular_d(23, 2), 0.5)
+    with pytest.raises(ParameterError, match="mechanism"):
+        PF.total_jobs_moments(SMALL, 0.5, "fcfs")
+    with pytest.raises(ParameterError, match="z"):
+        PF.pgf(SMALL, 0.5, [0.5, 0.5])
+    with pytest.raises(ParameterError, match="at most one"):
+        PF.total_jobs_pmf(SMALL, 0.5, 10, type_index=0, server_index=0)

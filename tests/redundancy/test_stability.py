@@ -111,3 +111,12 @@ def test_flow_search_scales_beyond_the_server_set_transform():
     assert a.ratio == pytest.approx(b.ratio, rel=1e-12) and a.types == b.types and a.unique == b.unique
     big = M.circular_d(40, 2)  # 2^40 server sets: only the flow search applies
     assert St.critical_subset(big).critical_load == pytest.approx(1.0)
+
+
+def test_capacity_ratio_of_the_critical_subset_is_the_maximum():
+    for sy in SYSTEMS[:40]:
+        crit = St.critical_subset(sy)
+        assert St.capacity_ratio(sy, crit.types) == pytest.approx(crit.ratio, rel=1e-12)
+        assert St.capacity_ratio(sy, range(sy.n_types)) <= crit.ratio * (1 + 1e-12)
+        for k in range(sy.n_types):
+            assert St.capacity_ratio(sy, [k]) <= crit.ratio * (1 + 1e-12)

@@ -48,6 +48,9 @@ def _claims_pages(app, config) -> None:
 
 
 def setup(app):
+    # MathJax on every page: titles with math appear in the navigation of pages that
+    # have no math of their own, and would otherwise show raw TeX there
+    app.set_html_assets_policy("always")
     app.connect("config-inited", _prepare)
     app.connect("config-inited", _claims_pages)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

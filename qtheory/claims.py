@@ -147,6 +147,11 @@ def _size(c: Claim) -> str:
     return "—"
 
 
+def _cell(text: str) -> str:
+    """Text safe inside a Markdown table cell (a bare ``|`` would split the cell)."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
 def _link(item_id: str) -> str:
     from . import manifest
 
@@ -171,7 +176,7 @@ def render_claims(claims: list[Claim]) -> str:
         paper = _num(c.paper) + (f" ± {_num(c.paper_se)}" if c.paper_se is not None else "")
         ours = _num(c.ours) + (f" ± {_num(c.ours_se)}" if c.ours_se is not None else "")
         verdict = c.judge()
-        lines.append(f"| {_link(c.item)} | {c.text} | {paper} | {ours} | {_size(c)} | "
+        lines.append(f"| {_link(c.item)} | {_cell(c.text)} | {paper} | {ours} | {_size(c)} | "
                      f"{'**differs**' if verdict == 'differs' else verdict} |")
     return "\n".join(lines) + "\n"
 
@@ -191,7 +196,8 @@ def render_errata(claims: list[Claim], intro: str = "") -> str:
         lines += [f"## {title}", "", "| item | what | evidence | value | verdict |", "|---|---|---|---|---|"]
         for c in group:
             value = _num(c.ours) if c.ours is not None else "—"
-            lines.append(f"| {_link(c.item)} | {c.text} | {c.evidence or '—'} | {value} | {c.judge()} |")
+            lines.append(f"| {_link(c.item)} | {_cell(c.text)} | {_cell(c.evidence) or '—'} | {value} | "
+                         f"{_cell(c.judge())} |")
         lines.append("")
     return "\n".join(lines) + "\n"
 

@@ -48,11 +48,19 @@ def notebook_path(name: str) -> Path:
     return notebooks_dir() / f"{name}.ipynb"
 
 
-def executed_path(name: str) -> Path:
-    """Where the executed copy of notebook `name` goes for the book."""
+def executed_path(name: str, results: Path | None = None) -> Path:
+    """Where the executed copy of notebook `name` goes.
+
+    For the project's own results folder that is the book (``book/<part>/``); for any
+    other results folder (``--results-dir``) it is ``<results>/_executed/<part>/``, so
+    that a side run never replaces what the book shows.
+    """
     items = manifest.notebooks().get(name)
     if not items:
         raise ParameterError(f"notebook {name!r} produces no manifest item")
+    default = project_root() / "results"
+    if results is not None and Path(results).resolve() != default.resolve():
+        return Path(results) / "_executed" / items[0].part / f"{name}.ipynb"
     return project_root() / "book" / items[0].part / f"{name}.ipynb"
 
 
@@ -167,10 +175,16 @@ def input_hash(run: Run, source: Path | None = None) -> str:
 def up_to_date(run: Run, results: Path, *, executed: Path | None = None, source: Path | None = None,
                items: Sequence[str] | None = None) -> bool:
     """Whether every result of `run` and its executed notebook exist with the run's input hash."""
-    executed = executed or executed_path(run.notebook)
+    executed = executed or executed_path(run.notebook, results)
     if not executed.exists():
         return False
     want = input_hash(run, source)
+    try:
+        shown = json.loads(executed.read_text(encoding="utf-8")).get("metadata", {}).get("qtheory", {})
+    except json.JSONDecodeError:
+        return False
+    if shown.get("input_hash") != want:
+        return False
     for item in (items if items is not None else run.items):
         meta = results / item / f"{item}.json"
         if not meta.exists():
@@ -249,7 +263,7 @@ def execute(run: Run, *, results: Path, workers: int = 1, progress_bar: bool = F
     import papermill as pm
 
     source = source or notebook_path(run.notebook)
-    executed = executed or executed_path(run.notebook)
+    executed = executed or executed_path(run.notebook, results)
     items = list(items if items is not None else run.items)
     results.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".run-{run.notebook}-", dir=results))
@@ -343,6 +357,9 @@ def _append_run_record(output: Path, source: Path, staging: Path, items: Sequenc
                                                     notebook_link=_relative(source, executed.parent)))
     cell["id"] = "qtheory-run-record"
     nb.cells.append(cell)
+    # the executed copy says which inputs produced it (see up_to_date)
+    nb.metadata["qtheory"] = {"items": list(items), "input_hash": metas[0].get("input_hash"),
+                              "preset": metas[0].get("preset")}
     nbformat.write(nb, output)
 
 

@@ -42,6 +42,15 @@ def test_a_result_is_up_to_date_only_for_the_same_notebook_parameters_and_packag
     assert not reproduce.up_to_date(other, tmp_path / "results", **kw)
     meta = results.load_meta("L-X-homog", root=tmp_path / "results")
     assert meta["input_hash"] == reproduce.input_hash(run, FIXTURE)
+    # a side run that replaced the executed notebook makes the results out of date
+    reproduce.execute(other, results=tmp_path / "other", **kw)
+    assert not reproduce.up_to_date(run, tmp_path / "results", **kw)
+
+
+def test_side_runs_in_another_results_folder_do_not_touch_the_book(tmp_path):
+    side = reproduce.executed_path("L-F1", tmp_path / "mine")
+    assert side == tmp_path / "mine" / "_executed" / "locality" / "L-F1.ipynb"
+    assert reproduce.executed_path("L-F1").parent == reproduce.project_root() / "book" / "locality"
 
 
 def test_results_do_not_depend_on_the_worker_count(tmp_path):

@@ -357,6 +357,11 @@ def _append_run_record(output: Path, source: Path, staging: Path, items: Sequenc
                                                     notebook_link=_relative(source, executed.parent)))
     cell["id"] = "qtheory-run-record"
     nb.cells.append(cell)
+    # readers see parameters, text and figures first; the code is one click away
+    for code in nb.cells:
+        tags = code.get("metadata", {}).get("tags", [])
+        if code.cell_type == "code" and not {"parameters", "injected-parameters", "remove-input"} & set(tags):
+            code.setdefault("metadata", {})["tags"] = [*tags, "hide-input"]
     # the executed copy says which inputs produced it (see up_to_date)
     nb.metadata["qtheory"] = {"items": list(items), "input_hash": metas[0].get("input_hash"),
                               "preset": metas[0].get("preset")}

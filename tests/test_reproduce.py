@@ -27,8 +27,12 @@ def test_overridden_parameters_reach_the_data_file(tmp_path):
     assert abs(table["mean"].mean() - 0.25) < 5 * 0.25 / (1000 * 3) ** 0.5
     import nbformat
 
-    record = nbformat.read(report.executed, as_version=4).cells[-1].source
+    executed = nbformat.read(report.executed, as_version=4)
+    record = executed.cells[-1].source
     assert "Run record" in record and "L-X-homog.csv" in record and "`rate = 4.0`" in record
+    tags = [c.metadata.get("tags", []) for c in executed.cells if c.cell_type == "code"]
+    assert tags[0] == ["parameters"] and tags[1] == ["injected-parameters"]
+    assert all("hide-input" in t for t in tags[2:])
     assert not list((tmp_path / "results").glob(".run-*")), "the work folder was left behind"
 
 

@@ -185,13 +185,14 @@ class ResultWriter:
             raise ParameterError(f"`name` must be a plain file stem (got {name!r})")
         return self._staging / f"{stem}{suffix}"
 
-    def _register(self, path: Path) -> Path:
+    def _register(self, path: Path) -> None:
         if path.name not in self._files:
             self._files.append(path.name)
-        return self.final_dir / path.name
 
-    def write_table(self, rows: Iterable[Mapping[str, Any]], name: str | None = None) -> Path:
-        """Write tidy `rows` (one mapping per row) as CSV; returns the final path.
+    # The writer's methods return None: in a notebook a returned path would be displayed,
+    # and before finish() it points into the staging folder.
+    def write_table(self, rows: Iterable[Mapping[str, Any]], name: str | None = None) -> None:
+        """Write tidy `rows` (one mapping per row) as CSV (``<ID>[_<name>].csv``).
 
         Columns are the union of the rows' keys in order of first appearance;
         floats are written with full precision.
@@ -211,23 +212,22 @@ class ResultWriter:
             writer.writerow([_format_cell(row.get(c)) for c in columns])
         path = self._path(name, ".csv")
         _atomic_write_text(path, buf.getvalue())
-        return self._register(path)
+        self._register(path)
 
-    def write_json(self, data: Any, name: str) -> Path:
+    def write_json(self, data: Any, name: str) -> None:
         """Write `data` (arrays allowed) as ``<ID>_<name>.json``."""
         path = self._path(name, ".json")
         _atomic_write_text(path, json.dumps(_jsonable(data), indent=1))
-        return self._register(path)
+        self._register(path)
 
-    def save_figure(self, fig, name: str | None = None, *, dpi: int = 150) -> Path:
-        """Save a matplotlib figure as PNG and SVG; returns the final PNG path."""
+    def save_figure(self, fig, name: str | None = None, *, dpi: int = 150) -> None:
+        """Save a matplotlib figure as PNG and SVG (``<ID>[_<name>].png`` / ``.svg``)."""
         png = self._path(name, ".png")
         fig.savefig(png, dpi=dpi, bbox_inches="tight")
         self._register(png)
         svg = self._path(name, ".svg")
         fig.savefig(svg, bbox_inches="tight")
         self._register(svg)
-        return self.final_dir / png.name
 
     def claim(self, text: str, *, paper: float | None = None, ours: float | None = None,
               paper_se: float | None = None, ours_se: float | None = None,
@@ -273,8 +273,8 @@ class ResultWriter:
             **extra,
         })
 
-    def finish(self, **extra: Any) -> Path:
-        """Write the JSON sidecar and publish the folder; returns the sidecar's path.
+    def finish(self, **extra: Any) -> None:
+        """Write the JSON sidecar and publish the folder ``<root>/<ID>/`` (:attr:`final_dir`).
 
         Keyword arguments are added to the sidecar (e.g. summary numbers, checks).
         """
@@ -284,7 +284,6 @@ class ResultWriter:
         _atomic_write_text(self._staging / f"{self.item.id}.json", json.dumps(meta, indent=1))
         replace_dir(self._staging, self.final_dir)
         self._finished = True
-        return self.final_dir / f"{self.item.id}.json"
 
     def discard(self) -> None:
         """Drop everything written so far (the published result, if any, stays)."""

@@ -1,0 +1,1 @@
+"""Speed measurements of qtheory (scripts, not tests); see README.md."""

@@ -1,0 +1,37 @@
+"""The same models as qtheory's numba simulators, written as peers for the benchmarks.
+
+Every peer returns a :class:`PeerRun` with the number of events (arrivals plus
+departures), the wall time of the event loop and the statistic compared with the
+numba simulator (``statistic``), so that throughputs are compared like for like and the
+statistics can be checked to agree within standard errors.
+
+- ``plain``: event loops in pure Python (``random`` module), one event at a time;
+- ``simpy_models``: the idiomatic SimPy process model (a process per job, resources);
+- ``ciw_models``: Ciw networks with custom routing objects, where Ciw can express the model;
+- ``csupermarket``: compiles and runs ``supermarket.c`` (gcc -O2), the speed limit.
+"""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PeerRun:
+    """One run of a peer implementation.
+
+    Attributes
+    ----------
+    events : int
+        Arrivals plus departures simulated.
+    seconds : float
+        Wall time of the simulation itself (model construction excluded where possible).
+    statistic : float
+        The compared statistic (see each model's docstring).
+    """
+
+    events: int
+    seconds: float
+    statistic: float
+
+    @property
+    def events_per_second(self) -> float:
+        return self.events / self.seconds if self.seconds > 0 else float("inf")

@@ -1,0 +1,183 @@
+"""The simulated models written in SimPy's process style (a process per job or server)."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import simpy
+
+from . import PeerRun
+
+
+def locality(offset, degree, neighbors, server_type, dispatcher_cluster, service_rates, arrival_rate, d,
+             t_grid, warmup, seed, policy="jsqd", type_cdf=None, type_members=None):
+    """Local JSQ(d) / GWSQ(d) with a ``simpy.Resource`` per server; statistic as in ``plain.locality``."""
+    rng = random.Random(seed)
+    env = simpy.Environment()
+    n = len(server_type)
+    servers = [simpy.Resource(env, capacity=1) for _ in range(n)]
+    n_disp = len(offset)
+    lam_total = arrival_rate * n_disp
+    n_types = len(service_rates)
+    counters = {"events": 0, "total": 0}
+    samples = []
+
+    def length(j):
+        res = servers[j]
+        return res.count + len(res.queue)
+
+    def job(j):
+        with servers[j].request() as req:
+            yield req
+            yield env.timeout(rng.expovariate(service_rates[server_type[j]]))
+        counters["total"] -= 1
+        counters["events"] += 1
+
+    def arrivals():
+        while True:
+            yield env.timeout(rng.expovariate(lam_total))
+            i = rng.randrange(n_disp)
+            if policy == "jsqd":
+                nbrs = neighbors[offset[i]:offset[i] + degree[i]]
+                target = rng.choice(nbrs) if degree[i] < d else min(rng.sample(nbrs, d), key=length)
+            else:
+                k = dispatcher_cluster[i]
+                target, best = -1, None
+                for _ in range(d):
+                    u = rng.random()
+                    m = 0
+                    while m < n_types - 1 and u >= type_cdf[k][m]:
+                        m += 1
+                    j = rng.choice(type_members[m])
+                    if best is None or length(j) < best:
+                        best, target = length(j), j
+            counters["total"] += 1
+            counters["events"] += 1
+            env.process(job(target))
+
+    def sampler():
+        for t in t_grid:
+            yield env.timeout(t - env.now)
+            samples.append(counters["total"] / n)
+
+    env.process(arrivals())
+    env.process(sampler())
+    start = time.perf_counter()
+    env.run(until=t_grid[-1] * (1 + 1e-12) + 1e-12)
+    seconds = time.perf_counter() - start
+    vals = [v for t, v in zip(t_grid, samples) if t >= warmup]
+    return PeerRun(counters["events"], seconds, sum(vals) / len(vals))
+
+
+def redundancy_cos(types, probabilities, speeds, lam, t_end, warmup, seed):
+    """c.o.s.-ALIS (R, Sec. 2.3): a process per server taking the oldest waiting compatible job.
+
+    Statistic: time average of the total number of jobs over [warmup, t_end].
+    """
+    rng = random.Random(seed)
+    env = simpy.Environment()
+    n_servers = len(speeds)
+    lam_total = lam * n_servers
+    compat = [set(t) for t in types]
+    waiting = []                      # (type, id) in arrival order
+    wake = [env.event() for _ in range(n_servers)]
+    idle_since = [0.0] * n_servers
+    idle = [True] * n_servers
+    st = {"jobs": 0, "last": 0.0, "area": 0.0, "events": 0}
+
+    def change(delta):
+        now = env.now
+        a = max(st["last"], warmup)
+        if now > a:
+            st["area"] += (now - a) * st["jobs"]
+        st["last"] = now
+        st["jobs"] += delta
+        st["events"] += 1
+
+    def server(s):
+        while True:
+            yield wake[s]
+            while True:
+                yield env.timeout(rng.expovariate(speeds[s]))
+                change(-1)
+                nxt = next((job for job in waiting if s in compat[job[0]]), None)
+                if nxt is None:
+                    break
+                waiting.remove(nxt)
+            idle[s] = True
+            idle_since[s] = env.now
+            wake[s] = env.event()
+
+    def arrivals():
+        k_id = 0
+        while True:
+            yield env.timeout(rng.expovariate(lam_total))
+            k = rng.choices(range(len(probabilities)), weights=probabilities)[0]
+            k_id += 1
+            change(+1)
+            free = [s for s in types[k] if idle[s]]
+            if free:
+                s = min(free, key=idle_since.__getitem__)
+                idle[s] = False
+                wake[s].succeed()
+            else:
+                waiting.append((k, k_id))
+
+    for s in range(n_servers):
+        env.process(server(s))
+    env.process(arrivals())
+    start = time.perf_counter()
+    env.run(until=t_end)
+    change(0)
+    seconds = time.perf_counter() - start
+    return PeerRun(st["events"] - 1, seconds, st["area"] / (t_end - warmup))
+
+
+def utility_jlmu(delta, pool_class, lam, mu, t_end, warmup, seed):
+    """JLMU (U, eq. (8)) with a process per task (infinite-server pools need no resource).
+
+    Statistic: time average of the utility per pool over [warmup, t_end].
+    """
+    rng = random.Random(seed)
+    env = simpy.Environment()
+    n = len(pool_class)
+    m = len(delta)
+    occ = [0] * n
+    members = [[p for p in range(n) if pool_class[p] == i] for i in range(m)]
+    st = {"u": 0.0, "last": 0.0, "area": 0.0, "events": 0}
+
+    def change(du):
+        now = env.now
+        a = max(st["last"], warmup)
+        if now > a:
+            st["area"] += (now - a) * st["u"]
+        st["last"] = now
+        st["u"] += du
+        st["events"] += 1
+
+    def task(p):
+        yield env.timeout(rng.expovariate(mu))
+        i = pool_class[p]
+        occ[p] -= 1
+        change(-delta[i][occ[p]])
+
+    def arrivals():
+        while True:
+            yield env.timeout(rng.expovariate(n * lam))
+            least = [min(occ[p] for p in members[i]) for i in range(m)]
+            best = 0
+            for i in range(1, m):
+                if delta[i][least[i]] > delta[best][least[best]]:
+                    best = i
+            p = rng.choice([q for q in members[best] if occ[q] == least[best]])
+            change(delta[best][occ[p]])
+            occ[p] += 1
+            env.process(task(p))
+
+    env.process(arrivals())
+    start = time.perf_counter()
+    env.run(until=t_end)
+    change(0.0)
+    seconds = time.perf_counter() - start
+    return PeerRun(st["events"] - 1, seconds, st["area"] / (n * (t_end - warmup)))

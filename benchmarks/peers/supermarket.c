@@ -1,0 +1,143 @@
+/* JSQ(2) supermarket model in C: the speed limit for the numba simulators.
+ *
+ * N single-server queues with unit service rate, Poisson arrivals of total rate
+ * lambda * N; an arrival samples two distinct queues uniformly and joins the shorter
+ * (ties to the first sampled; the pair is uniformly ordered, so ties are fair).
+ * Same event loop as qtheory.locality.simulation._kernel_simulate on the complete
+ * bipartite graph with one server type: one exponential holding time per event, the
+ * occupancy q_l (l = 1..L), the mean and the mean square queue length recorded on a
+ * regular time grid, a busy list for departures.
+ *
+ * Output (one line): events seconds mean_queue_length_time_average
+ * where the average is over the grid points at times >= warmup.
+ *
+ * Build: gcc -O2 -o supermarket supermarket.c -lm
+ * Usage: supermarket N lambda horizon warmup n_grid levels seed
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static uint64_t s[4];
+
+static inline uint64_t rotl(const uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+/* xoshiro256+ (Blackman and Vigna), top 53 bits as a double in [0, 1) */
+static inline double uniform(void) {
+    const uint64_t result = s[0] + s[3];
+    const uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return (result >> 11) * 0x1.0p-53;
+}
+
+static uint64_t splitmix64(uint64_t *x) {
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 8) {
+        fprintf(stderr, "usage: %s N lambda horizon warmup n_grid levels seed\n", argv[0]);
+        return 2;
+    }
+    const long n = atol(argv[1]);
+    const double lam = atof(argv[2]);
+    const double horizon = atof(argv[3]);
+    const double warmup = atof(argv[4]);
+    const long n_grid = atol(argv[5]);
+    const long levels = atol(argv[6]);
+    uint64_t seed = strtoull(argv[7], NULL, 10);
+    if (n < 2 || lam <= 0.0 || horizon <= 0.0 || n_grid < 2 || levels < 1) {
+        fprintf(stderr, "bad arguments\n");
+        return 2;
+    }
+    for (int i = 0; i < 4; i++) s[i] = splitmix64(&seed);
+
+    long *state = calloc(n, sizeof(long));
+    long *busy = malloc(n * sizeof(long));
+    long *pos = malloc(n * sizeof(long));
+    long *count = calloc(levels + 1, sizeof(long));
+    double *occupancy = calloc(n_grid * levels, sizeof(double));
+    double *mean_len = calloc(n_grid, sizeof(double));
+    double *mean_sq = calloc(n_grid, sizeof(double));
+    double *t_grid = malloc(n_grid * sizeof(double));
+    for (long g = 0; g < n_grid; g++) t_grid[g] = horizon * g / (n_grid - 1);
+    for (long j = 0; j < n; j++) pos[j] = -1;
+
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    long n_busy = 0, total = 0, total_sq = 0, events = 0, g = 0;
+    const double lam_total = lam * n, inv = 1.0 / n;
+    double t = 0.0;
+    for (;;) {
+        const double rate = lam_total + (double)n_busy;
+        t += -log(1.0 - uniform()) / rate;
+        while (g < n_grid && t_grid[g] < t) {
+            for (long l = 0; l < levels; l++) occupancy[g * levels + l] = count[l + 1] * inv;
+            mean_len[g] = total * inv;
+            mean_sq[g] = total_sq * inv;
+            g++;
+        }
+        if (g == n_grid) break;
+        events++;
+        double r = uniform() * rate;
+        if (r < lam_total) {
+            double u = uniform() * n;
+            long c1 = (long)u;
+            if (c1 >= n) c1 = n - 1;
+            long c2 = (long)((u - c1) * (n - 1));
+            if (c2 >= n - 1) c2 = n - 2;
+            if (c2 >= c1) c2++;
+            const long target = state[c1] <= state[c2] ? c1 : c2;
+            const long x = state[target];
+            state[target] = x + 1;
+            total += 1;
+            total_sq += 2 * x + 1;
+            if (x + 1 <= levels) count[x + 1]++;
+            if (x == 0) {
+                busy[n_busy] = target;
+                pos[target] = n_busy;
+                n_busy++;
+            }
+        } else {
+            r -= lam_total;
+            long idx = (long)r;
+            if (idx >= n_busy) idx = n_busy - 1;
+            const long j = busy[idx];
+            const long x = state[j];
+            state[j] = x - 1;
+            total -= 1;
+            total_sq -= 2 * x - 1;
+            if (x <= levels) count[x]--;
+            if (x == 1) {
+                const long last = busy[n_busy - 1];
+                busy[pos[j]] = last;
+                pos[last] = pos[j];
+                pos[j] = -1;
+                n_busy--;
+            }
+        }
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    const double seconds = (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
+    double acc = 0.0;
+    long k = 0;
+    for (long h = 0; h < n_grid; h++) {
+        if (t_grid[h] >= warmup) {
+            acc += mean_len[h];
+            k++;
+        }
+    }
+    printf("%ld %.9f %.12f\n", events, seconds, k ? acc / k : NAN);
+    free(state); free(busy); free(pos); free(count); free(occupancy); free(mean_len); free(mean_sq); free(t_grid);
+    return 0;
+}

@@ -1,0 +1,398 @@
+"""Benchmark suite of qtheory: peers, scaling, book run times, Dask replications.
+
+Run from the project root:
+
+    .venv/bin/python benchmarks/run.py            # full suite (about 10 minutes on 2 shared cores)
+    .venv/bin/python benchmarks/run.py --quick    # smaller runs (about 2 minutes)
+    .venv/bin/python benchmarks/run.py --only peers scaling
+
+It prints the ratio table and writes ``benchmarks/results/<section>.json`` and the
+plots ``benchmarks/results/*.png`` shown on the book's performance page. Throughputs
+of different implementations are measured in the same run, interleaved, best of
+``--repeats`` runs (the machine is shared, so the best run is the least disturbed one);
+the statistics are averaged over the same runs and compared in standard errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from benchmarks.peers import models  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results"
+SECTIONS = ("peers", "scaling", "book", "dask")
+
+#: per-implementation run sizes (events scale with the horizon); Ciw is ~1000x slower
+SCALES = {
+    "full": {"numba": {"horizon": 2000.0, "r_events": 2_000_000, "u_t_end": 2000.0},
+             "c": {"horizon": 2000.0},
+             "plain": {"horizon": 400.0, "r_events": 200_000, "u_t_end": 200.0},
+             "simpy": {"horizon": 200.0, "r_events": 100_000, "u_t_end": 100.0},
+             "ciw": {"horizon": 80.0}},
+    "quick": {"numba": {"horizon": 500.0, "r_events": 500_000, "u_t_end": 500.0},
+              "c": {"horizon": 500.0},
+              "plain": {"horizon": 130.0, "r_events": 50_000, "u_t_end": 50.0},
+              "simpy": {"horizon": 80.0, "r_events": 25_000, "u_t_end": 25.0},
+              "ciw": {"horizon": 40.0}},
+}
+
+
+def _environment() -> dict:
+    import numba
+
+    return {"python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
+            "machine": platform.machine(), "cpus": os.cpu_count(),
+            "load_average_at_start": os.getloadavg()[0], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+
+
+def _save(name: str, data: dict) -> None:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / f"{name}.json").write_text(json.dumps(data, indent=1, default=float) + "\n")
+
+
+# -- peers --------------------------------------------------------------------------------
+def _summary(runs):
+    rates = [r.events_per_second for r in runs]
+    stats = np.array([r.statistic for r in runs])
+    se = float(stats.std(ddof=1) / np.sqrt(stats.size)) if stats.size > 1 else float("nan")
+    return {"best_events_per_second": max(rates), "median_events_per_second": float(np.median(rates)),
+            "events_per_run": int(np.mean([r.events for r in runs])), "statistic": float(stats.mean()),
+            "statistic_se": se, "runs": len(runs)}
+
+
+def bench_peers(preset: str, repeats: int, skip: set) -> dict:
+    scales = SCALES[preset]
+    out = {"preset": preset, "repeats": repeats, "cases": {}, "environment": _environment()}
+    for key, case in models.CASES.items():
+        impls = [i for i in case.implementations if i not in skip]
+        models.run(key, "numba", 0, {**scales["plain"], "horizon": 5.0, "r_events": 1000, "u_t_end": 2.0})
+        runs = {impl: [] for impl in impls}
+        for rep in range(repeats):           # interleaved, so load changes hit every implementation
+            for impl in impls:
+                runs[impl].append(models.run(key, impl, 1000 + rep, scales[impl]))
+        res = {impl: _summary(r) for impl, r in runs.items()}
+        ref = res["numba"]
+        for impl, s in res.items():
+            s["ratio_numba_over"] = ref["best_events_per_second"] / s["best_events_per_second"]
+            comb = np.hypot(ref["statistic_se"], s["statistic_se"])
+            s["z_vs_numba"] = (s["statistic"] - ref["statistic"]) / comb if comb > 0 else 0.0
+        out["cases"][key] = {"name": case.name, "paper": case.paper, "statistic": case.statistic, "results": res}
+        _print_case(key, out["cases"][key])
+    # the speed limit at the issue's size: N = 1000 supermarket, numba against C
+    big = {"numba": [], "c": []}
+    for rep in range(max(repeats, 5)):
+        for impl in big:
+            big[impl].append(models.run("supermarket", impl, 2000 + rep, {**scales[impl], "n_factor": 10}))
+    res = {impl: _summary(r) for impl, r in big.items()}
+    res["c"]["ratio_numba_over"] = res["numba"]["best_events_per_second"] / res["c"]["best_events_per_second"]
+    comb = np.hypot(res["numba"]["statistic_se"], res["c"]["statistic_se"])
+    res["c"]["z_vs_numba"] = (res["c"]["statistic"] - res["numba"]["statistic"]) / comb
+    res["numba"]["ratio_numba_over"], res["numba"]["z_vs_numba"] = 1.0, 0.0
+    out["cases"]["supermarket_1000"] = {"name": "JSQ(2) supermarket, N = 1000 (speed limit)", "paper": "L",
+                                        "statistic": "mean queue length", "results": res}
+    _print_case("supermarket_1000", out["cases"]["supermarket_1000"])
+    _save("peers", out)
+    _plot_peers(out)
+    return out
+
+
+def _print_case(key, case):
+    print(f"\n{case['name']}  [{case['statistic']}]")
+    print(f"  {'impl':6s} {'best M ev/s':>12s} {'numba / impl':>13s} {'statistic':>10s} {'se':>8s} {'z':>6s}")
+    for impl, s in case["results"].items():
+        print(f"  {impl:6s} {s['best_events_per_second'] / 1e6:12.3f} {s['ratio_numba_over']:13.1f} "
+              f"{s['statistic']:10.4f} {s['statistic_se']:8.4f} {s['z_vs_numba']:6.2f}", flush=True)
+
+
+def _plot_peers(data):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    keys = list(data["cases"])
+    impls = ["numba", "c", "plain", "simpy", "ciw"]
+    fig, ax = plt.subplots(figsize=(9, 4))
+    width = 0.16
+    for k, impl in enumerate(impls):
+        xs, ys = [], []
+        for c, key in enumerate(keys):
+            r = data["cases"][key]["results"].get(impl)
+            if r:
+                xs.append(c + (k - 2) * width)
+                ys.append(r["best_events_per_second"])
+        ax.bar(xs, ys, width, label=impl)
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(keys)), keys, rotation=20)
+    ax.set_ylabel("events per second (best run, one core)")
+    ax.set_title("event throughput: qtheory (numba) and peers, same run")
+    ax.legend(fontsize=8, ncol=5)
+    fig.tight_layout()
+    fig.savefig(RESULTS / "peers.png", dpi=110)
+    plt.close(fig)
+
+
+# -- scaling ------------------------------------------------------------------------------
+_WORKER = r"""
+import os, sys, json, resource, time
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+import numpy as np
+from qtheory.locality.graphs import irg
+from qtheory.locality.model import paper_system
+from qtheory.locality.simulation import simulate_jsqd, simulate_gwsq
+n, events_target, policy = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+system = paper_system("design", d=2)
+scale = min(1.0, 1000.0 / n)         # above N = 1000 the densities shrink: mean degree stays ~ 1000 delta_k
+graph = irg(system, n, seed=1, compatibility=system.p * scale)
+sim = simulate_gwsq if policy == "gwsq" else simulate_jsqd
+x0 = np.zeros(n, np.int64)
+sim(system, graph, x0, [0.0, 0.5], 0)
+horizon = events_target / (2 * system.arrival_rate * graph.n_dispatchers)
+best = 0.0
+for rep in range(3):
+    res = sim(system, graph, x0, np.linspace(0.0, horizon, 201), rep)
+    best = max(best, res.events / res.seconds)
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"n": n, "policy": policy, "events_per_second": best, "events": res.events,
+                  "edges": graph.n_edges, "graph_bytes": graph.neighbors.nbytes + graph.offset.nbytes + graph.degree.nbytes,
+                  "peak_rss_bytes": rss}))
+"""
+
+
+def _baseline_rss() -> int:
+    code = ("import resource, numpy, numba, qtheory.locality.simulation;"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)")
+    return int(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout)
+
+
+def bench_scaling(preset: str) -> dict:
+    out = {"environment": _environment()}
+    target = 3e6 if preset == "full" else 1e6
+    ns = [100, 1000, 10_000, 100_000]
+    rows = []
+    out["baseline_rss_bytes"] = _baseline_rss()
+    for policy in ("jsqd", "gwsq"):
+        for n in ns:
+            line = subprocess.run([sys.executable, "-c", _WORKER, str(n), str(target), policy], check=True,
+                                  capture_output=True, text=True, cwd=ROOT).stdout.strip().splitlines()[-1]
+            rows.append(json.loads(line))
+            r = rows[-1]
+            print(f"L {policy:5s} N = {n:>6d}: {r['events_per_second'] / 1e6:6.2f} M events/s, "
+                  f"{r['edges']:>9d} edges, peak RSS {r['peak_rss_bytes'] / 2**20:7.1f} MiB", flush=True)
+    out["locality"] = rows
+
+    from qtheory.locality.meanfield import fixed_point
+    from qtheory.locality.model import paper_system
+
+    system = paper_system("design", d=2)
+    fixed_point(system, levels=10)
+    fp_rows = []
+    for levels in (10, 20, 40, 80, 160):
+        best = min(_timed(lambda: fixed_point(system, levels=levels)) for _ in range(3))
+        fp_rows.append({"levels": levels, "seconds": best})
+        print(f"L fixed point of (3.7), L = {levels:>3d}: {best * 1e3:8.1f} ms", flush=True)
+    out["fixed_point"] = fp_rows
+
+    from qtheory.redundancy import model as M
+    from qtheory.redundancy import productform as PF
+
+    PF.total_jobs_moments(M.circular_d(6, 2), 0.9, "coc")
+    dp_rows = []
+    for n in (8, 10, 12, 14, 16, 18, 20):
+        for mech in ("coc", "cos"):
+            t0 = time.perf_counter()
+            mo = PF.total_jobs_moments(M.circular_d(n, 2), 0.9, mech)
+            dp_rows.append({"n": n, "mechanism": mech, "seconds": time.perf_counter() - t0, "mean": mo.mean})
+        print(f"R exact DP circular-2, N = {n:>2d}: c.o.c. {dp_rows[-2]['seconds']:7.3f} s, "
+              f"c.o.s. {dp_rows[-1]['seconds']:7.3f} s", flush=True)
+    out["exact_dp"] = dp_rows
+
+    from qtheory.utility import table1_system
+    from qtheory.utility.fluid import solve_fluid
+
+    fl_rows = []
+    for rho in (2.0, 5.0, 10.0, 20.0, 40.0):
+        system_u = table1_system(rho)
+        empty = np.zeros((2, 3))
+        empty[:, 0] = 0.5
+        t0 = time.perf_counter()
+        sol = solve_fluid(system_u, empty, np.linspace(0.0, 15.0, 151))
+        fl_rows.append({"rho": rho, "seconds": time.perf_counter() - t0, "coordinates": int(sol.x.shape[1])
+                        if hasattr(sol, "x") else None})
+        print(f"U fluid model (12), rho = {rho:>4g}, t in [0, 15]: {fl_rows[-1]['seconds']:7.3f} s", flush=True)
+    out["fluid"] = fl_rows
+    _save("scaling", out)
+    _plot_scaling(out)
+    return out
+
+
+def _timed(func) -> float:
+    t0 = time.perf_counter()
+    func()
+    return time.perf_counter() - t0
+
+
+def _plot_scaling(data):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 4, figsize=(15, 3.6))
+    ax = axes[0]
+    for policy, label in (("jsqd", "local JSQ(2)"), ("gwsq", "GWSQ(2)")):
+        rows = [r for r in data["locality"] if r["policy"] == policy]
+        ax.plot([r["n"] for r in rows], [r["events_per_second"] for r in rows], marker="o", label=label)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("servers N")
+    ax.set_ylabel("events per second")
+    ax.set_title("L simulators")
+    ax.legend(fontsize=8)
+    ax = axes[1]
+    base = data["baseline_rss_bytes"]
+    for policy, label in (("jsqd", "local JSQ(2)"), ("gwsq", "GWSQ(2)")):
+        rows = [r for r in data["locality"] if r["policy"] == policy]
+        ax.plot([r["n"] for r in rows], [(r["peak_rss_bytes"] - base) / 2**20 for r in rows], marker="o",
+                label=f"{label}: peak RSS - imports")
+    rows = [r for r in data["locality"] if r["policy"] == "jsqd"]
+    ax.plot([r["n"] for r in rows], [r["graph_bytes"] / 2**20 for r in rows], ls=":", color="grey",
+            label="graph arrays")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("servers N")
+    ax.set_ylabel("MiB")
+    ax.set_title("L memory")
+    ax.legend(fontsize=7)
+    ax = axes[2]
+    fp = data["fixed_point"]
+    ax.plot([r["levels"] for r in fp], [r["seconds"] for r in fp], marker="o", label="L fixed point (3.7)")
+    fl = data["fluid"]
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("truncation length L")
+    ax.set_ylabel("seconds")
+    ax.set_title("ODE fixed point")
+    ax = axes[3]
+    for mech in ("coc", "cos"):
+        rows = [r for r in data["exact_dp"] if r["mechanism"] == mech]
+        ax.plot([r["n"] for r in rows], [r["seconds"] for r in rows], marker="o", label=f"R exact DP, {mech}")
+    ax.plot([r["rho"] for r in fl], [r["seconds"] for r in fl], marker="s", label="U fluid model, x = rho")
+    ax.set_yscale("log")
+    ax.set_xlabel("servers N (R) / load rho (U)")
+    ax.set_ylabel("seconds")
+    ax.set_title("exact and fluid solvers")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(RESULTS / "scaling.png", dpi=110)
+    plt.close(fig)
+
+
+# -- book ---------------------------------------------------------------------------------
+_LINE = re.compile(r"\[(\d+)/(\d+)\] ([\w-]+): .*done in ([\d.]+) s")
+
+
+def bench_book(log: Path) -> dict:
+    """Per-notebook paper-preset run times, read from the log of a ``make book`` run."""
+    if not log.exists():
+        print(f"book: no log at {log}; skipped")
+        return {}
+    rows = [{"notebook": m.group(3), "seconds": float(m.group(4))} for m in map(_LINE.search, log.read_text().splitlines())
+            if m]
+    total_expected = max((int(m.group(2)) for m in map(_LINE.search, log.read_text().splitlines()) if m), default=0)
+    out = {"log": str(log), "notebooks": rows, "finished": len(rows) == total_expected and total_expected > 0,
+           "expected": total_expected, "total_seconds": sum(r["seconds"] for r in rows)}
+    print(f"book (paper preset, from {log}): {len(rows)}/{total_expected} notebooks, "
+          f"{out['total_seconds'] / 60:.1f} min of notebook time")
+    for r in sorted(rows, key=lambda r: -r["seconds"]):
+        print(f"  {r['notebook']:18s} {r['seconds']:8.1f} s")
+    _save("book", out)
+    if rows:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(8, 3.8))
+        order = sorted(rows, key=lambda r: -r["seconds"])
+        ax.barh([r["notebook"] for r in order][::-1], [r["seconds"] / 60 for r in order][::-1])
+        ax.set_xlabel("minutes (paper preset)")
+        ax.set_title(f"notebook run times, total {out['total_seconds'] / 60:.1f} min")
+        fig.tight_layout()
+        fig.savefig(RESULTS / "book.png", dpi=110)
+        plt.close(fig)
+    return out
+
+
+# -- dask ---------------------------------------------------------------------------------
+def bench_dask(preset: str) -> dict:
+    from dask.distributed import Client, LocalCluster
+
+    from qtheory.redundancy import model as M
+    from qtheory.redundancy.simulation import simulate_replication
+    from qtheory.runtime import replicate
+
+    system = M.circular_d(20, 2)
+    n_events = 1_000_000 if preset == "full" else 200_000
+    args = (system, 0.9, n_events, "cos", n_events // 10)
+    n_rep = 8
+    t0 = time.perf_counter()
+    local = replicate(simulate_replication, n_rep, 2026, args=args, workers=1, progress=False)
+    t_local = time.perf_counter() - t0
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        replicate(simulate_replication, 2, 1, args=(system, 0.9, 1000, "cos", 0),
+                  executor=client.get_executor(), progress=False)     # compile in the workers
+        t0 = time.perf_counter()
+        remote = replicate(simulate_replication, n_rep, 2026, args=args, executor=client.get_executor(),
+                           progress=False)
+        t_dask = time.perf_counter() - t0
+    same = all(a.mean_q == b.mean_q and a.var_q == b.var_q and np.array_equal(a.hist, b.hist)
+               for a, b in zip(local, remote))
+    out = {"replications": n_rep, "events_per_replication": n_events + n_events // 10, "identical": bool(same),
+           "local_one_process_seconds": t_local, "dask_two_workers_seconds": t_dask,
+           "mean_q_local": [a.mean_q for a in local], "mean_q_dask": [b.mean_q for b in remote]}
+    print(f"dask: {n_rep} replications of c.o.s. setting 10, identical to the local run: {same}; "
+          f"local (1 process) {t_local:.1f} s, LocalCluster (2 workers) {t_dask:.1f} s")
+    _save("dask", out)
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="smaller runs")
+    ap.add_argument("--repeats", type=int, default=3, help="runs per implementation (best is reported)")
+    ap.add_argument("--only", nargs="+", choices=SECTIONS, default=list(SECTIONS))
+    ap.add_argument("--skip", nargs="*", default=[], help="implementations to skip, e.g. ciw")
+    ap.add_argument("--book-log", type=Path, default=Path("/tmp/paper_book.log"),
+                    help="log of a paper-preset `make book` run")
+    args = ap.parse_args(argv)
+    preset = "quick" if args.quick else "full"
+    if "peers" in args.only:
+        bench_peers(preset, args.repeats, set(args.skip))
+    if "scaling" in args.only:
+        bench_scaling(preset)
+    if "book" in args.only:
+        bench_book(args.book_log)
+    if "dask" in args.only:
+        bench_dask(preset)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,113 @@
+"""The benchmarks' peer implementations simulate the same models as qtheory's simulators.
+
+Throughput ratios in ``benchmarks/run.py`` are only meaningful if every peer computes
+the same statistic of the same model. Each test runs independent seeded replications
+of two implementations (or one against an exact value) and requires agreement within
+5 combined standard errors, the standard error estimated from the replications.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.peers import models, plain, simpy_models  # noqa: E402
+from benchmarks.peers import csupermarket  # noqa: E402
+
+Z = 5.0
+
+
+def _mean_se(values):
+    v = np.asarray(values, dtype=float)
+    return v.mean(), v.std(ddof=1) / np.sqrt(v.size)
+
+
+def _agree(a, b):
+    (ma, sa), (mb, sb) = _mean_se(a), _mean_se(b)
+    assert abs(ma - mb) <= Z * np.hypot(sa, sb), (ma, sa, mb, sb)
+
+
+def _small(key, impl, seeds, **scale):
+    return [models.run(key, impl, s, scale).statistic for s in seeds]
+
+
+SEEDS = range(8)
+
+
+def test_supermarket_peers_agree_with_numba():
+    scale = {"horizon": 60.0}
+    numba = _small("supermarket", "numba", SEEDS, **scale)
+    _agree(numba, _small("supermarket", "plain", SEEDS, **scale))
+    _agree(numba, _small("supermarket", "simpy", SEEDS, **scale))
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_c_supermarket_agrees_with_numba_and_with_the_mean_field_limit():
+    scale = {"horizon": 300.0, "n_factor": 10}      # N = 1000: close to the N -> infinity limit
+    numba = _small("supermarket", "numba", SEEDS, **scale)
+    c = _small("supermarket", "c", SEEDS, **scale)
+    _agree(numba, c)
+    # JSQ(2) mean-field fixed point: P(Q >= k) = lam^(2^k - 1); its mean is the sum of the tails.
+    # At N = 1000 the finite-N bias (order 1/N) is far below the tolerance used here.
+    lam = models.CASES["supermarket"].params["lam"]
+    limit = sum(lam ** (2 ** k - 1) for k in range(1, 12))
+    mc, sc = _mean_se(c)
+    assert abs(mc - limit) <= Z * sc + 0.01, (mc, sc, limit)
+
+
+def test_ciw_supermarket_counts_events_and_agrees_roughly():
+    pytest.importorskip("ciw")
+    runs = [models.run("supermarket", "ciw", s, {"horizon": 4.0}) for s in range(2)]
+    for r in runs:
+        # arrivals + departures in [0, 4] at total arrival rate 90: about 2 * 4 * 90 minus the backlog
+        assert 400 < r.events < 900
+        assert 0.5 < r.statistic < 4.0
+
+
+@pytest.mark.parametrize("key", ["local_jsqd", "gwsq"])
+def test_locality_peers_agree_with_numba(key):
+    scale = {"horizon": 40.0}
+    numba = _small(key, "numba", SEEDS, **scale)
+    _agree(numba, _small(key, "plain", SEEDS, **scale))
+    _agree(numba, _small(key, "simpy", SEEDS[:4], **scale))
+
+
+@pytest.mark.parametrize("mechanism", ["coc", "cos"])
+def test_redundancy_plain_peer_matches_the_product_form(mechanism):
+    from qtheory.redundancy import model as M
+    from qtheory.redundancy import productform as PF
+
+    system = M.circular_d(6, 2)
+    lam = 0.7
+    exact = PF.total_jobs_moments(system, lam, mechanism).mean
+    types = [list(t) for t in system.types]
+    stats = [plain.redundancy(types, list(system.probabilities), list(system.speeds), lam, 20_000, 2_000, s,
+                              mechanism=mechanism).statistic for s in SEEDS]
+    m, se = _mean_se(stats)
+    assert abs(m - exact) <= Z * se, (m, se, exact)
+    if mechanism == "cos":
+        stats = [simpy_models.redundancy_cos(types, list(system.probabilities), list(system.speeds), lam, 2000.0,
+                                             200.0, s).statistic for s in SEEDS]
+        m, se = _mean_se(stats)
+        assert abs(m - exact) <= Z * se, (m, se, exact)
+
+
+def test_jlmu_peers_agree_with_numba():
+    scale = {"u_t_end": 20.0}
+    numba = _small("jlmu", "numba", SEEDS, **scale)
+    _agree(numba, _small("jlmu", "plain", SEEDS, **scale))
+    _agree(numba, _small("jlmu", "simpy", SEEDS[:4], **scale))
+
+
+def test_c_binary_rejects_bad_arguments():
+    import subprocess
+
+    binary = csupermarket.build()
+    out = subprocess.run([str(binary), "1", "0.9", "10", "1", "11", "10", "0"], capture_output=True, text=True)
+    assert out.returncode == 2

@@ -3,6 +3,16 @@
 Before the sources are read, ``book/claims.md`` and ``book/errata.md`` are written
 from the claims recorded in the results folder (:mod:`qtheory.claims`).
 
+The directive ``checks`` (used on the theorem pages) lists, at build time, the
+numbers that the results of this build record for a manifest item: each claim with
+the paper's value, ours and the verdict, or, when the item records no claim, a line
+saying where its evidence is. Written in MyST as
+
+.. code-block:: markdown
+
+   ```{checks} L-V-thm4
+   ```
+
 The book must render its mathematics offline (and in CI, which has no internet), so
 the MathJax 3 files shipped by the ``django-static-mathjax`` wheel are copied into the
 HTML output (only the combined TeX/CHTML script and its web fonts, a few MB).
@@ -14,7 +24,17 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from docutils import nodes
+from docutils.parsers.rst import Directive
+
 SCRIPT = "tex-chtml-full.js"
+CSS = "qtheory.css"
+# long test names (tests/<part>/test_x.py::test_...) wrap instead of overflowing the
+# column; the recorded checks under a theorem sit closer to it than ordinary text
+_CSS_TEXT = """\
+.bd-article p > code.literal, .bd-article p > code.literal span.pre { white-space: normal; overflow-wrap: anywhere; }
+.qtheory-checks { font-size: 0.92em; border-left: 3px solid var(--pst-color-border); padding-left: 0.8em; }
+"""
 FONTS = Path("output") / "chtml" / "fonts" / "woff-v2"
 
 
@@ -35,6 +55,9 @@ def _prepare(app, config) -> None:
         (dest / FONTS).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src / SCRIPT, dest / SCRIPT)
         shutil.copytree(src / FONTS, dest / FONTS, dirs_exist_ok=True)
+    css = static / CSS
+    if not css.exists() or css.read_text(encoding="utf-8") != _CSS_TEXT:
+        css.write_text(_CSS_TEXT, encoding="utf-8")
     config.html_static_path = list(config.html_static_path) + [str(static)]
     config.mathjax_path = f"mathjax/{SCRIPT}"
 
@@ -47,7 +70,52 @@ def _claims_pages(app, config) -> None:
     write_pages(results_root(), Path(app.srcdir) / "book")
 
 
+class ChecksDirective(Directive):
+    """The recorded claims of one manifest item, as a bullet list (see the module doc)."""
+
+    required_arguments = 1
+    has_content = False
+
+    def run(self):
+        from . import manifest
+        from .claims import collect, describe
+        from .errors import ParameterError
+        from .results import results_root
+
+        item_id = self.arguments[0]
+        try:
+            manifest.get(item_id)
+        except ParameterError as err:
+            return [self.state.document.reporter.warning(str(err), line=self.lineno)]
+        env = self.state.document.settings.env
+        root = results_root()
+        # every page that lists checks is rebuilt when the results change
+        for meta in sorted(Path(root).glob(f"{item_id}/{item_id}.json")):
+            env.note_dependency(str(meta.resolve()))
+        records = [c for c in collect(root) if c.item == item_id]
+        container = nodes.container(classes=["qtheory-checks"])
+        if not records:
+            para = nodes.paragraph()
+            para += nodes.emphasis(text=f"{item_id} records no single number in this build; "
+                                        "its evidence is the table and figure of its page.")
+            container += para
+            return [container]
+        lead = nodes.paragraph()
+        lead += nodes.strong(text="Recorded in this build:")
+        container += lead
+        items = nodes.bullet_list()
+        for c in records:
+            para = nodes.paragraph()
+            para += nodes.Text(describe(c) + " ")
+            para += nodes.strong(text=c.judge())
+            items += nodes.list_item("", para)
+        container += items
+        return [container]
+
+
 def setup(app):
+    app.add_directive("checks", ChecksDirective)
+    app.add_css_file(CSS)
     # MathJax on every page: titles with math appear in the navigation of pages that
     # have no math of their own, and would otherwise show raw TeX there
     app.set_html_assets_policy("always")

@@ -29,7 +29,7 @@ from typing import Any
 
 from .errors import ParameterError
 
-__all__ = ["Claim", "CATEGORIES", "collect", "render_claims", "render_errata", "write_pages"]
+__all__ = ["Claim", "CATEGORIES", "collect", "describe", "render_claims", "render_errata", "write_pages"]
 
 #: kinds of records: a number stated by a paper; an equation we had to reconstruct;
 #: a suspected erratum of a paper
@@ -145,6 +145,23 @@ def _size(c: Claim) -> str:
     if c.difference is not None:
         return f"{_num(abs(c.difference))} (tol. {_num(c.tolerance)})"
     return "—"
+
+
+def describe(c: Claim) -> str:
+    """One line for a claim: its text, the paper's value, ours and the size of the difference.
+
+    The verdict (:meth:`Claim.judge`) is left to the caller, which may typeset it.
+    """
+    parts = [c.text]
+    if c.paper is not None:
+        parts.append("paper " + _num(c.paper) + (f" ± {_num(c.paper_se)}" if c.paper_se is not None else ""))
+    if c.ours is not None:
+        parts.append("companion " + _num(c.ours) + (f" ± {_num(c.ours_se)}" if c.ours_se is not None else ""))
+    if c.category == "claim":
+        parts.append("difference " + _size(c))
+    elif c.evidence:
+        parts.append(c.evidence)
+    return "; ".join(parts) + ":"
 
 
 def _cell(text: str) -> str:

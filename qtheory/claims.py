@@ -29,7 +29,8 @@ from typing import Any
 
 from .errors import ParameterError
 
-__all__ = ["Claim", "CATEGORIES", "collect", "describe", "render_claims", "render_errata", "write_pages"]
+__all__ = ["Claim", "CATEGORIES", "Noted", "NOTED", "collect", "describe", "noted_evidence",
+           "render_claims", "render_errata", "write_pages"]
 
 #: kinds of records: a number stated by a paper; an equation we had to reconstruct;
 #: a suspected erratum of a paper
@@ -131,6 +132,101 @@ def collect(root: str | os.PathLike) -> list[Claim]:
     return out
 
 
+@dataclass(frozen=True)
+class Noted:
+    """A reconstruction or erratum of the text that no notebook records as a claim of its own.
+
+    Its evidence is read at build time from the results of related items: ``evidence``
+    lists ``(item, key)`` pairs, where ``key`` is a summary entry of the item's JSON
+    sidecar or ``"claim:<words>"`` for the recorded claim of that item whose text
+    contains the words.
+    """
+
+    item: str
+    category: str
+    text: str
+    evidence: tuple[tuple[str, str], ...]
+    verdict: str
+
+    def __post_init__(self):
+        if self.category not in CATEGORIES[1:]:
+            raise ParameterError(f"`category` must be 'reconstruction' or 'erratum' (got {self.category!r})")
+        if not self.evidence:
+            raise ParameterError("`evidence` must name at least one recorded value")
+
+
+#: reconstructions and errata found while reading the papers (and in the reading notes)
+#: that are checked by results recorded under other headings
+NOTED: tuple[Noted, ...] = (
+    Noted("L-V-lemma10", "reconstruction",
+          "(5.2), the asymptotic load: the supremum over alpha in [0,1]^M of lambda zeta sum_k w_k "
+          "(sum_m alpha_m r_(k,m))^d / sum_m alpha_m v_m u_m, attained at a set of server types",
+          (("L-V-lemma10", "claim:unstable"), ("L-V-lemma10", "claim:fluid rate"), ("L-V-lemma10", "rho_design")),
+          "consistent: predicts the instability of the complete graph and its growth rate"),
+    Noted("L-V-thm4", "reconstruction",
+          "(5.1), the fixed-point equations: the right side of (3.7) set to zero",
+          (("L-V-thm4", "root_residual"), ("L-V-thm4", "max_final_distance")),
+          "consistent: the root of (5.1) is the limit of every integration of (3.7)"),
+    Noted("L-V-thm8", "reconstruction",
+          "Condition 1: deg_w(i, m) = number of type-m neighbours of dispatcher i, deg_v(k, j) = number "
+          "of cluster-k neighbours of server j (definitions lost)",
+          (("L-V-thm8", "at_largest_N"),),
+          "consistent: irg(p) meets the condition and proportional sparsity, the window graph does not"),
+    Noted("L-F1", "reconstruction",
+          "Fig. 1 plots the mean queue length of each type, sum over l >= 1 of q_(m,l)(t), on t in "
+          "[0, 2.5] (the horizon is not stated)",
+          (("L-F1", "claim:95% CIs"), ("L-F1", "type1_growth_second_half_S1")),
+          "consistent with the figure's description"),
+    Noted("L-F1", "erratum",
+          "Sec. 6 notation: mu = (1, 5, 10) stands for the rates u of Secs. 2-5, and Sec. 6.1 writes "
+          "p_(m,k) for p_(k,m)",
+          (("L-F1", "claim:capacity sufficiency"),),
+          "notation only: with u = mu the example has the capacity the text states"),
+    Noted("R-V-local", "erratum",
+          "Appendix E.1 calls the local stability conditions (1) and (2); they are (7) and (8)",
+          (("R-V-local", "claim:local stability"), ("R-V-local", "all_equivalent")),
+          "confirmed: (7) and (8) are equivalent to maximal stability in every system checked; the twelve "
+          "settings meet them (test_table1_settings_are_maximally_stable_at_load_09)"),
+    Noted("U-T1", "reconstruction",
+          "Table 1's numbers are lost from the text: the experiment is rerun for n from 50 to 1000 "
+          "and compared with the statements that survived",
+          (("U-T1", "claim:exceeds the empirical bound"), ("U-T1", "every_run_below_empirical_bound")),
+          "the surviving statements are reproduced"),
+)
+
+
+def _compact(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (int, float)):
+        return _num(float(value))
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_compact(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_compact(v) for v in value) + "]"
+    return str(value)
+
+
+def noted_evidence(root: str | os.PathLike, noted: Noted) -> list[str]:
+    """The recorded values behind a :class:`Noted` entry, one line each, from the results `root`."""
+    out = []
+    for item_id, key in noted.evidence:
+        meta_path = Path(root) / item_id / f"{item_id}.json"
+        if not meta_path.exists():
+            out.append(f"{item_id}: not recorded in this build")
+            continue
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        if key.startswith("claim:"):
+            words = key[len("claim:"):]
+            found = [Claim(**r) for r in meta.get("claims", []) if words in r.get("text", "")]
+            out += [f"{describe(c)} {c.judge()}" for c in found] or [f"{item_id}: no claim about {words!r}"]
+        elif key in meta:
+            out.append(f"{item_id} {key} = {_compact(meta[key])}")
+        else:
+            out.append(f"{item_id}: {key} not recorded")
+    return out
+
+
 def _num(x: float | None) -> str:
     if x is None:
         return "—"
@@ -177,53 +273,82 @@ def _link(item_id: str) -> str:
 
 
 def render_claims(claims: list[Claim]) -> str:
+    from . import manifest
+
     rows = [c for c in claims if c.category == "claim"]
     lines = ["# Claims of the papers, checked", "",
              "Every number below is collected from the result files of this build: the paper's "
              "value, the companion's, the size of the difference (in combined standard errors "
              "for statistical values, otherwise against the stated tolerance) and the verdict "
-             "(agrees within 4 standard errors or the tolerance). Nothing here is typed by hand.", ""]
+             "(agrees within 4 standard errors or the tolerance). Nothing here is typed by hand; "
+             "each item links to the page that computed it, where the differences are discussed.", ""]
     if not rows:
         lines.append("No claims have been recorded yet: run `python -m qtheory reproduce`.")
         return "\n".join(lines) + "\n"
     n_ok = sum(c.judge() == "agrees" for c in rows)
     lines += [f"{n_ok} of {len(rows)} claims agree.", "",
-              "| item | claim | paper | companion | difference | verdict |", "|---|---|---|---|---|---|"]
-    for c in rows:
-        paper = _num(c.paper) + (f" ± {_num(c.paper_se)}" if c.paper_se is not None else "")
-        ours = _num(c.ours) + (f" ± {_num(c.ours_se)}" if c.ours_se is not None else "")
-        verdict = c.judge()
-        lines.append(f"| {_link(c.item)} | {_cell(c.text)} | {paper} | {ours} | {_size(c)} | "
-                     f"{'**differs**' if verdict == 'differs' else verdict} |")
+              "| paper | claims | agree | differ |", "|---|---|---|---|"]
+    by_paper = {p: [c for c in rows if c.item.split("-", 1)[0] == p] for p in manifest.PAPERS}
+    for paper, group in by_paper.items():
+        if group:
+            ok = sum(c.judge() == "agrees" for c in group)
+            lines.append(f"| [{paper}](#claims-{paper.lower()}) | {len(group)} | {ok} | {len(group) - ok} |")
+    lines.append("")
+    for paper, group in by_paper.items():
+        if not group:
+            continue
+        lines += [f"(claims-{paper.lower()})=", f"## {paper}: {manifest.PAPERS[paper]}", "",
+                  "| item | claim | paper | companion | difference | verdict |", "|---|---|---|---|---|---|"]
+        for c in group:
+            paper_value = _num(c.paper) + (f" ± {_num(c.paper_se)}" if c.paper_se is not None else "")
+            ours = _num(c.ours) + (f" ± {_num(c.ours_se)}" if c.ours_se is not None else "")
+            verdict = c.judge()
+            lines.append(f"| {_link(c.item)} | {_cell(c.text)} | {paper_value} | {ours} | {_size(c)} | "
+                         f"{'**differs**' if verdict == 'differs' else verdict} |")
+        lines.append("")
     return "\n".join(lines) + "\n"
 
 
-def render_errata(claims: list[Claim], intro: str = "") -> str:
-    rows = [c for c in claims if c.category != "claim"]
+def render_errata(claims: list[Claim], intro: str = "",
+                  noted: list[tuple[Noted, list[str]]] | None = None) -> str:
+    rows = sorted((c for c in claims if c.category != "claim"), key=lambda c: c.item[0])
     lines = ["# Reconstructions and errata", "", intro or (
         "Equations lost in the papers' text, as we reconstructed them, and suspected errata, "
         "each with the numerical evidence computed in this build."), ""]
     if not rows:
         lines.append("No reconstructions or errata have been recorded yet: run `python -m qtheory reproduce`.")
         return "\n".join(lines) + "\n"
+    noted = sorted(noted or [], key=lambda pair: pair[0].item[0])
     for category, title in (("reconstruction", "Reconstructions"), ("erratum", "Suspected errata")):
         group = [c for c in rows if c.category == category]
-        if not group:
-            continue
-        lines += [f"## {title}", "", "| item | what | evidence | value | verdict |", "|---|---|---|---|---|"]
-        for c in group:
-            value = _num(c.ours) if c.ours is not None else "—"
-            lines.append(f"| {_link(c.item)} | {_cell(c.text)} | {_cell(c.evidence) or '—'} | {value} | "
-                         f"{_cell(c.judge())} |")
-        lines.append("")
+        if group:
+            lines += [f"## {title}", "", "Checked by a notebook of their own:", "",
+                      "| item | what | evidence | value | verdict |", "|---|---|---|---|---|"]
+            for c in group:
+                value = _num(c.ours) if c.ours is not None else "—"
+                lines.append(f"| {_link(c.item)} | {_cell(c.text)} | {_cell(c.evidence) or '—'} | {value} | "
+                             f"{_cell(c.judge())} |")
+            lines.append("")
+        others = [(n, ev) for n, ev in noted if n.category == category]
+        if others:
+            if not group:
+                lines += [f"## {title}", ""]
+            lines += ["Found while reading the text, with the values recorded by related checks:", "",
+                      "| item | what | values recorded in this build | verdict |", "|---|---|---|---|"]
+            for n, ev in others:
+                lines.append(f"| {_link(n.item)} | {_cell(n.text)} | {'<br>'.join(_cell(e) for e in ev)} | "
+                             f"{_cell(n.verdict)} |")
+            lines.append("")
     return "\n".join(lines) + "\n"
 
 
 def write_pages(results: str | os.PathLike, book: str | os.PathLike, errata_intro: str = "") -> None:
     """Write ``claims.md`` and ``errata.md`` into the folder `book` from `results`."""
     claims = collect(results)
+    noted = [(n, noted_evidence(results, n)) for n in NOTED]
     book = Path(book)
-    for name, text in (("claims.md", render_claims(claims)), ("errata.md", render_errata(claims, errata_intro))):
+    for name, text in (("claims.md", render_claims(claims)),
+                       ("errata.md", render_errata(claims, errata_intro, noted))):
         path = book / name
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")

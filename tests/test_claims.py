@@ -52,3 +52,44 @@ def test_bars_in_claim_text_do_not_split_table_cells():
     row = [line for line in claims.render_claims([c]).splitlines() if "largest" in line][0]
     # six cells need seven unescaped bars; the bars of |z| must not add cells
     assert len(re.findall(r"(?<!\\)\|", row)) == 7
+
+
+def test_noted_errata_take_their_values_from_the_recorded_results(results_dir):
+    with results.ResultWriter("L-V-thm4", parameters={}, seed=None) as rec:
+        rec.write_table([{"a": 1}])
+        rec.claim("Theorem 4: every start converges", paper=0.0, ours=2e-11, tolerance=1e-6)
+        rec.finish(root_residual=1.5e-15)
+    noted = claims.Noted("L-V-thm4", "reconstruction", "(5.1) is (3.7) set to zero",
+                         (("L-V-thm4", "root_residual"), ("L-V-thm4", "claim:every start"),
+                          ("L-V-thm4", "not_there"), ("L-F1", "anything")), "consistent")
+    lines = claims.noted_evidence(results_dir, noted)
+    assert lines[0] == "L-V-thm4 root_residual = 1.500e-15"
+    assert "companion 2.000e-11" in lines[1] and lines[1].endswith("agrees")
+    assert lines[2] == "L-V-thm4: not_there not recorded"
+    assert lines[3] == "L-F1: not recorded in this build"
+    page = claims.render_errata(claims.collect(results_dir) + [claims.Claim(
+        "R-X-tail", "a recorded erratum", category="erratum", verdict="likely")], noted=[(noted, lines)])
+    assert "(5.1) is (3.7) set to zero" in page and "L-V-thm4 root_residual = 1.500e-15<br>" in page
+
+
+def test_every_noted_entry_names_manifest_items():
+    from qtheory import manifest
+
+    for n in claims.NOTED:
+        manifest.get(n.item)
+        for item_id, _ in n.evidence:
+            manifest.get(item_id)
+    with pytest.raises(ParameterError, match="category"):
+        claims.Noted("L-F1", "claim", "x", (("L-F1", "k"),), "v")
+    with pytest.raises(ParameterError, match="evidence"):
+        claims.Noted("L-F1", "erratum", "x", (), "v")
+
+
+def test_claims_page_counts_agreement_per_paper():
+    rows = [claims.Claim("L-F1", "a", paper=1.0, ours=1.0, tolerance=0.1),
+            claims.Claim("R-T1", "b", paper=1.0, ours=2.0, tolerance=0.1),
+            claims.Claim("R-T1", "c", paper=1.0, ours=1.05, tolerance=0.1)]
+    text = claims.render_claims(rows)
+    assert "2 of 3 claims agree" in text
+    assert "| [L](#claims-l) | 1 | 1 | 0 |" in text and "| [R](#claims-r) | 2 | 1 | 1 |" in text
+    assert "(claims-u)=" not in text  # no section for a paper without claims

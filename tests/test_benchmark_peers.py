@@ -53,6 +53,7 @@ def test_c_supermarket_agrees_with_numba_and_with_the_mean_field_limit():
     numba = _small("supermarket", "numba", SEEDS, **scale)
     c = _small("supermarket", "c", SEEDS, **scale)
     _agree(numba, c)
+    _agree(numba, _small("supermarket", "c_mt", SEEDS, **scale))
     # JSQ(2) mean-field fixed point: P(Q >= k) = lam^(2^k - 1); its mean is the sum of the tails.
     # At N = 1000 the finite-N bias (order 1/N) is far below the tolerance used here.
     lam = models.CASES["supermarket"].params["lam"]
@@ -91,11 +92,11 @@ def test_redundancy_plain_peer_matches_the_product_form(mechanism):
                               mechanism=mechanism).statistic for s in SEEDS]
     m, se = _mean_se(stats)
     assert abs(m - exact) <= Z * se, (m, se, exact)
-    if mechanism == "cos":
-        stats = [simpy_models.redundancy_cos(types, list(system.probabilities), list(system.speeds), lam, 2000.0,
-                                             200.0, s).statistic for s in SEEDS]
-        m, se = _mean_se(stats)
-        assert abs(m - exact) <= Z * se, (m, se, exact)
+    func = simpy_models.redundancy_cos if mechanism == "cos" else simpy_models.redundancy_coc
+    stats = [func(types, list(system.probabilities), list(system.speeds), lam, 2000.0, 200.0, s).statistic
+             for s in SEEDS]
+    m, se = _mean_se(stats)
+    assert abs(m - exact) <= Z * se, (m, se, exact)
 
 
 def test_jlmu_peers_agree_with_numba():
@@ -103,6 +104,32 @@ def test_jlmu_peers_agree_with_numba():
     numba = _small("jlmu", "numba", SEEDS, **scale)
     _agree(numba, _small("jlmu", "plain", SEEDS, **scale))
     _agree(numba, _small("jlmu", "simpy", SEEDS[:4], **scale))
+
+
+def test_slta_plain_peer_agrees_with_numba():
+    scale = {"u_t_end": 25.0}
+    _agree(_small("slta", "numba", SEEDS, **scale), _small("slta", "plain", SEEDS[:6], **scale))
+
+
+def test_c_mersenne_twister_is_numpys():
+    """The C build with -DUSE_MT19937 draws NumPy's legacy doubles (numba's generator)."""
+    import re
+    import subprocess
+    import tempfile
+
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("needs gcc")
+    src = csupermarket.SOURCE.read_text()
+    block = re.search(r"#ifdef USE_MT19937\n(.*?)\n#else", src, re.S).group(1)
+    with tempfile.TemporaryDirectory() as tmp:
+        prog = Path(tmp) / "mt.c"
+        prog.write_text("#include <stdint.h>\n#include <stdio.h>\n" + block +
+                        '\nint main(void){mt_seed(12345u);for(int i=0;i<5;i++)printf("%.17g\\n",uniform());}\n')
+        subprocess.run([gcc, "-O2", "-o", str(Path(tmp) / "mt"), str(prog)], check=True)
+        out = subprocess.run([str(Path(tmp) / "mt")], capture_output=True, text=True, check=True).stdout.split()
+    expected = np.random.RandomState(12345).random_sample(5)
+    assert np.array_equal(np.array(out, dtype=float), expected)
 
 
 def test_c_binary_rejects_bad_arguments():

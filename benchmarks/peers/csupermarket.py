@@ -10,26 +10,31 @@ from pathlib import Path
 from . import PeerRun
 
 SOURCE = Path(__file__).with_name("supermarket.c")
-_BINARY: Path | None = None
+_BINARIES: dict = {}
 
 
-def build() -> Path:
-    """Compile ``supermarket.c`` once per process into a temporary folder; return the binary."""
-    global _BINARY
-    if _BINARY is not None and _BINARY.exists():
-        return _BINARY
+def build(generator: str = "xoshiro") -> Path:
+    """Compile ``supermarket.c`` (gcc -O2) once per process into a temporary folder.
+
+    `generator` is ``"xoshiro"`` (xoshiro256+, the default) or ``"mt19937"`` (the
+    Mersenne Twister that numba uses).
+    """
+    if generator in _BINARIES and _BINARIES[generator].exists():
+        return _BINARIES[generator]
     gcc = shutil.which("gcc")
     if gcc is None:
         raise RuntimeError("gcc is needed for the C reference implementation")
-    out = Path(tempfile.mkdtemp(prefix="qtheory-bench-")) / "supermarket"
-    subprocess.run([gcc, "-O2", "-o", str(out), str(SOURCE), "-lm"], check=True)
-    _BINARY = out
+    out = Path(tempfile.mkdtemp(prefix="qtheory-bench-")) / f"supermarket-{generator}"
+    flags = ["-DUSE_MT19937"] if generator == "mt19937" else []
+    subprocess.run([gcc, "-O2", *flags, "-o", str(out), str(SOURCE), "-lm"], check=True)
+    _BINARIES[generator] = out
     return out
 
 
-def run(n: int, lam: float, horizon: float, warmup: float, n_grid: int, seed: int, levels: int = 10) -> PeerRun:
+def run(n: int, lam: float, horizon: float, warmup: float, n_grid: int, seed: int, levels: int = 10,
+        generator: str = "xoshiro") -> PeerRun:
     """Run the C model; the statistic is the grid-averaged mean queue length on [warmup, horizon]."""
-    binary = build()
+    binary = build(generator)
     out = subprocess.run([str(binary), str(n), repr(lam), repr(horizon), repr(warmup), str(n_grid), str(levels),
                           str(seed)], check=True, capture_output=True, text=True).stdout.split()
     return PeerRun(int(out[0]), float(out[1]), float(out[2]))

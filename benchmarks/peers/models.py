@@ -37,12 +37,17 @@ CASES = {
     "gwsq": Case("GWSQ(2), Sec. 6 system", "L", "mean queue length",
                  ("numba", "plain", "simpy", "ciw"), {"n": 100, "policy": "gwsq"}),
     "coc": Case("c.o.c., circular-2, N = 20, lambda = 0.9 (Table 1, setting 10)", "R", "mean jobs",
-                ("numba", "plain"), {"mechanism": "coc"}),
+                ("numba", "plain", "simpy"), {"mechanism": "coc"}),
     "cos": Case("c.o.s.-ALIS, circular-2, N = 20, lambda = 0.9 (Table 1, setting 10)", "R", "mean jobs",
                 ("numba", "plain", "simpy"), {"mechanism": "cos"}),
     "jlmu": Case("JLMU, Table 1 system, n = 100, rho = 10", "U", "utility per pool",
-                 ("numba", "plain", "simpy"), {"n": 100}),
+                 ("numba", "plain", "simpy"), {"n": 100, "policy": "jlmu"}),
+    "slta": Case("SLTA, Table 1 system, n = 100, rho = 10", "U", "utility per pool",
+                 ("numba", "plain"), {"n": 100, "policy": "slta"}),
 }
+
+#: largest pool occupancy of the U cases (numba's default for n = 100, rho = 10 is 75)
+U_DEPTH = 75
 
 
 #: warm-up (time) of the L cases, shared by all implementations
@@ -82,8 +87,9 @@ def _locality(key, impl, seed, scale):
     horizon = scale["horizon"]
     warmup = min(L_WARMUP, horizon / 2)
     t_grid = np.linspace(0.0, horizon, 1001)
-    if impl == "c":
-        return csupermarket.run(n, case.params["lam"], horizon, warmup, t_grid.size, seed)
+    if impl in ("c", "c_mt"):
+        return csupermarket.run(n, case.params["lam"], horizon, warmup, t_grid.size, seed,
+                                generator="mt19937" if impl == "c_mt" else "xoshiro")
     system, graph = _locality_setup(key, n)
     policy = case.params.get("policy", "jsqd")
     if impl == "numba":
@@ -122,29 +128,39 @@ def _redundancy(key, impl, seed, scale):
         return plain.redundancy(types, probs, speeds, lam, n_events, warmup, seed, mechanism=mech)
     # SimPy is driven by time: the same expected number of events (rate about 2 N lambda)
     t_end = (n_events + warmup) / (2 * 20 * lam)
-    return simpy_models.redundancy_cos(types, probs, speeds, lam, t_end, t_end * warmup / (n_events + warmup),
-                                       seed)
+    func = simpy_models.redundancy_coc if mech == "coc" else simpy_models.redundancy_cos
+    return func(types, probs, speeds, lam, t_end, t_end * warmup / (n_events + warmup), seed)
+
+
+#: warm-up (time) of the U cases (relaxation time 1 / mu = 1 for the task count)
+U_WARMUP = 10.0
 
 
 # -- U ----------------------------------------------------------------------------------
 def _utility(key, impl, seed, scale):
-    from qtheory.utility import simulate, table1_system
-    from qtheory.utility.model import tabulate
+    from qtheory.utility import default_beta, simulate, table1_system
+    from qtheory.utility.model import enumeration, tabulate
 
     system = table1_system(10.0)
     n = CASES[key].params["n"]
+    policy = CASES[key].params["policy"]
     t_end = scale["u_t_end"]
-    warmup = t_end / 10
+    warmup = min(U_WARMUP, t_end / 2)
     if impl == "numba":
-        res = simulate(system, n, "jlmu", t_end=t_end, seed=seed, warmup=warmup)
+        res = simulate(system, n, policy, t_end=t_end, seed=seed, warmup=warmup, max_occupancy=U_DEPTH)
         return PeerRun(res.events, res.wall_time, res.mean_utility)
     counts = system.pool_counts(n)
     pool_class = np.repeat(np.arange(system.m), counts).tolist()
-    values = tabulate(system.utilities, 200)
+    values = tabulate(system.utilities, U_DEPTH)
     delta = np.diff(values, axis=1).tolist()
     base = float(values[pool_class, 0].sum()) / n
-    func = plain.utility_jlmu if impl == "plain" else simpy_models.utility_jlmu
-    out = func(delta, pool_class, system.lam, system.mu, t_end, warmup, seed)
+    if policy == "slta":
+        en = enumeration(system, U_DEPTH)
+        out = plain.utility_slta(delta, pool_class, system.lam, system.mu, t_end, warmup, seed,
+                                 en.cls.tolist(), en.level.tolist(), n * default_beta(n))
+    else:
+        func = plain.utility_jlmu if impl == "plain" else simpy_models.utility_jlmu
+        out = func(delta, pool_class, system.lam, system.mu, t_end, warmup, seed)
     return PeerRun(out.events, out.seconds, out.statistic + base)
 
 
@@ -152,7 +168,7 @@ def run(key: str, impl: str, seed: int, scale: dict) -> PeerRun:
     """Run implementation `impl` of case `key` at `scale` (horizon, r_events, u_t_end)."""
     if key not in CASES:
         raise KeyError(f"unknown case {key!r}")
-    if impl not in CASES[key].implementations:
+    if impl not in CASES[key].implementations and not (key == "supermarket" and impl == "c_mt"):
         raise KeyError(f"case {key!r} has no {impl!r} implementation")
     paper = CASES[key].paper
     if paper == "L":

@@ -281,3 +281,124 @@ def utility_jlmu(delta, pool_class, lam, mu, t_end, warmup, seed):
             util -= delta[i][x - 1]
     seconds = time.perf_counter() - start
     return PeerRun(events, seconds, area / (n * (t_end - warmup)))
+
+
+def utility_slta(delta, pool_class, lam, mu, t_end, warmup, seed, ranked_class, ranked_level, green_min, r0=1):
+    """SLTA (Sec. 3.2 of U): green and yellow tokens, thresholds learnt from r_n.
+
+    ``ranked_class[k - 1], ranked_level[k - 1]`` is the k-th ranked coordinate (i_k, j_k);
+    the threshold of class i is l_i(r) = #{k < r : i_k = i}. A pool of class i is green
+    when it holds fewer than l_i(r) tasks; the yellow pools are those of class i_r with
+    fewer than j_r tasks. An arrival joins a uniform green pool of a class other than
+    i_{r-1} if any, else a green pool of class i_{r-1}, else a yellow pool, else a uniform
+    pool; r decreases when at least `green_min` (= n beta_n) green pools exist and class
+    i_{r-1} has one, and increases when no green pool and at most one yellow pool exist
+    (both decided on the state seen by the arrival).
+
+    Statistic: time average of the utility per pool over [warmup, t_end].
+    """
+    rng = random.Random(seed)
+    rand = rng.random
+    n = len(pool_class)
+    m = len(delta)
+    occ = [0] * n
+    members = [[p for p in range(n) if pool_class[p] == i] for i in range(m)]
+    levels = [[list(members[i])] for i in range(m)]     # levels[i][x]: class-i pools with x tasks
+    where = [0] * n
+    for i in range(m):
+        for k, p in enumerate(levels[i][0]):
+            where[p] = k
+    thr = [0] * m
+    r = r0
+    for k in range(r0 - 1):
+        thr[ranked_class[k]] += 1
+    tasks = []
+    util = 0.0
+    t = 0.0
+    area = 0.0
+    events = 0
+    arrival_rate = n * lam
+
+    def below(i, x):
+        return sum(len(levels[i][y]) for y in range(min(x, len(levels[i]))))
+
+    def pick_below(i, x, v):
+        for y in range(x):
+            if v < len(levels[i][y]):
+                return levels[i][y][v]
+            v -= len(levels[i][y])
+        raise AssertionError
+
+    def move(p, x_from, x_to):
+        i = pool_class[p]
+        lst = levels[i][x_from]
+        last = lst.pop()
+        if last != p:
+            lst[where[p]] = last
+            where[last] = where[p]
+        if x_to == len(levels[i]):
+            levels[i].append([])
+        dst = levels[i][x_to]
+        where[p] = len(dst)
+        dst.append(p)
+
+    start = time.perf_counter()
+    while True:
+        rate = arrival_rate + mu * len(tasks)
+        t_next = t - math.log(1.0 - rand()) / rate
+        a = max(t, warmup)
+        b = min(t_next, t_end)
+        if b > a:
+            area += (b - a) * util
+        if t_next >= t_end:
+            break
+        t = t_next
+        events += 1
+        if rand() * rate < arrival_rate:
+            ir, jr = ranked_class[r - 1], ranked_level[r - 1]
+            prev = ranked_class[r - 2] if r >= 2 else -1
+            green = [below(i, thr[i]) for i in range(m)]
+            g_total = sum(green)
+            g_other = g_total - (green[prev] if prev >= 0 else 0)
+            yellow = below(ir, jr)
+            dec = prev >= 0 and g_total >= green_min and green[prev] >= 1
+            inc = g_total == 0 and yellow <= 1
+            if g_other > 0:
+                v = rng.randrange(g_other)
+                for i in range(m):
+                    if i == prev:
+                        continue
+                    if v < green[i]:
+                        p = pick_below(i, thr[i], v)
+                        break
+                    v -= green[i]
+            elif g_total > 0:
+                p = pick_below(prev, thr[prev], rng.randrange(green[prev]))
+            elif yellow > 0:
+                p = pick_below(ir, jr, rng.randrange(yellow))
+            else:
+                p = rng.randrange(n)
+            i = pool_class[p]
+            x = occ[p]
+            move(p, x, x + 1)
+            occ[p] = x + 1
+            util += delta[i][x]
+            tasks.append(p)
+            if dec:
+                r -= 1
+                thr[ranked_class[r - 1]] -= 1
+            elif inc:
+                thr[ranked_class[r - 1]] += 1
+                r += 1
+        else:
+            k = rng.randrange(len(tasks))
+            p = tasks[k]
+            tasks[k] = tasks[-1]
+            tasks.pop()
+            i = pool_class[p]
+            x = occ[p]
+            move(p, x, x - 1)
+            occ[p] = x - 1
+            util -= delta[i][x - 1]
+    seconds = time.perf_counter() - start
+    return PeerRun(events, seconds, area / (n * (t_end - warmup)))

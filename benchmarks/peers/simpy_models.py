@@ -181,3 +181,81 @@ def utility_jlmu(delta, pool_class, lam, mu, t_end, warmup, seed):
     change(0.0)
     seconds = time.perf_counter() - start
     return PeerRun(st["events"] - 1, seconds, st["area"] / (n * (t_end - warmup)))
+
+
+def redundancy_coc(types, probabilities, speeds, lam, t_end, warmup, seed):
+    """c.o.c. (R, Sec. 2.1): a process per server serving the oldest compatible job.
+
+    When a job completes on one server, the servers working on its other replicas are
+    interrupted and move on to their oldest compatible job (replica sizes are
+    exponential, so a restarted replica is as good as a continued one).
+
+    Statistic: time average of the total number of jobs over [warmup, t_end].
+    """
+    rng = random.Random(seed)
+    env = simpy.Environment()
+    n_servers = len(speeds)
+    lam_total = lam * n_servers
+    compat = [set(t) for t in types]
+    jobs = []                        # (type, id) in arrival order
+    current = [None] * n_servers     # job a server works on
+    procs = []
+    wake = [env.event() for _ in range(n_servers)]
+    st = {"jobs": 0, "last": 0.0, "area": 0.0, "events": 0}
+
+    def change(delta):
+        now = env.now
+        a = max(st["last"], warmup)
+        if now > a:
+            st["area"] += (now - a) * st["jobs"]
+        st["last"] = now
+        st["jobs"] += delta
+        st["events"] += 1
+
+    def oldest(s):
+        return next((job for job in jobs if s in compat[job[0]]), None)
+
+    def server(s):
+        while True:
+            job = oldest(s)
+            if job is None:
+                current[s] = None
+                wake[s] = env.event()
+                try:
+                    yield wake[s]
+                except simpy.Interrupt:
+                    pass
+                continue
+            current[s] = job
+            try:
+                yield env.timeout(rng.expovariate(speeds[s]))
+            except simpy.Interrupt:
+                continue
+            jobs.remove(job)
+            change(-1)
+            for other in types[job[0]]:
+                if other != s and current[other] == job:
+                    current[other] = None
+                    procs[other].interrupt()
+
+    def arrivals():
+        k_id = 0
+        while True:
+            yield env.timeout(rng.expovariate(lam_total))
+            k = rng.choices(range(len(probabilities)), weights=probabilities)[0]
+            k_id += 1
+            job = (k, k_id)
+            jobs.append(job)
+            change(+1)
+            for s in types[k]:
+                if current[s] is None and not wake[s].triggered:
+                    current[s] = job
+                    wake[s].succeed()
+
+    procs.extend(env.process(server(s)) for s in range(n_servers))
+    env.process(arrivals())
+    start = time.perf_counter()
+    env.run(until=t_end)
+    change(0)
+    seconds = time.perf_counter() - start
+    return PeerRun(st["events"] - 1, seconds, st["area"] / (t_end - warmup))

@@ -11,7 +11,11 @@
  * Output (one line): events seconds mean_queue_length_time_average
  * where the average is over the grid points at times >= warmup.
  *
- * Build: gcc -O2 -o supermarket supermarket.c -lm
+ * The generator is xoshiro256+ by default; built with -DUSE_MT19937 it is the Mersenne
+ * Twister with NumPy's 53-bit doubles, the generator numba uses, so that the cost of the
+ * generator can be told apart from the cost of the loop.
+ *
+ * Build: gcc -O2 [-DUSE_MT19937] -o supermarket supermarket.c -lm
  * Usage: supermarket N lambda horizon warmup n_grid levels seed
  */
 #include <math.h>
@@ -20,6 +24,44 @@
 #include <stdlib.h>
 #include <time.h>
 
+#ifdef USE_MT19937
+static uint32_t mt[624];
+static int mti = 625;
+
+static void mt_seed(uint32_t seed) {
+    mt[0] = seed;
+    for (mti = 1; mti < 624; mti++) mt[mti] = 1812433253U * (mt[mti - 1] ^ (mt[mti - 1] >> 30)) + mti;
+}
+
+static inline uint32_t mt_next(void) {
+    uint32_t y;
+    if (mti >= 624) {
+        int k;
+        for (k = 0; k < 624 - 397; k++) {
+            y = (mt[k] & 0x80000000U) | (mt[k + 1] & 0x7fffffffU);
+            mt[k] = mt[k + 397] ^ (y >> 1) ^ (-(y & 1U) & 0x9908b0dfU);
+        }
+        for (; k < 623; k++) {
+            y = (mt[k] & 0x80000000U) | (mt[k + 1] & 0x7fffffffU);
+            mt[k] = mt[k + (397 - 624)] ^ (y >> 1) ^ (-(y & 1U) & 0x9908b0dfU);
+        }
+        y = (mt[623] & 0x80000000U) | (mt[0] & 0x7fffffffU);
+        mt[623] = mt[396] ^ (y >> 1) ^ (-(y & 1U) & 0x9908b0dfU);
+        mti = 0;
+    }
+    y = mt[mti++];
+    y ^= (y >> 11);
+    y ^= (y << 7) & 0x9d2c5680U;
+    y ^= (y << 15) & 0xefc60000U;
+    y ^= (y >> 18);
+    return y;
+}
+
+static inline double uniform(void) {
+    const uint32_t a = mt_next() >> 5, b = mt_next() >> 6;
+    return (a * 67108864.0 + b) / 9007199254740992.0;
+}
+#else
 static uint64_t s[4];
 
 static inline uint64_t rotl(const uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
@@ -36,6 +78,7 @@ static inline double uniform(void) {
     s[3] = rotl(s[3], 45);
     return (result >> 11) * 0x1.0p-53;
 }
+#endif
 
 static uint64_t splitmix64(uint64_t *x) {
     uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
@@ -60,7 +103,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bad arguments\n");
         return 2;
     }
+#ifdef USE_MT19937
+    mt_seed((uint32_t)splitmix64(&seed));
+#else
     for (int i = 0; i < 4; i++) s[i] = splitmix64(&seed);
+#endif
 
     long *state = calloc(n, sizeof(long));
     long *busy = malloc(n * sizeof(long));

@@ -2,7 +2,12 @@
 
 Runs after the book build (``.ci/run`` does it):
 ``pytest tests/book --book-html _build/html``. Pages are served from a loopback
-HTTP server, as a reader's browser would get them.
+HTTP server, as a reader's browser would get them. Checked: every page of the table
+of contents was built and loads without failed requests; every image loads; math is
+typeset without MathJax errors; no internal link or anchor is broken; every result
+page ends with its run record (seed, run time, parameters, links to the data and to
+the source notebook); figures have an opaque background and a readable size, so they
+stay legible in the dark theme; the theorem environments render.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ from urllib.parse import unquote, urldefrag, urljoin, urlparse
 
 import pytest
 import yaml
+
+from qtheory import manifest
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -49,7 +56,7 @@ def toc_documents() -> list[str]:
 class _Links(HTMLParser):
     def __init__(self):
         super().__init__()
-        self.hrefs, self.ids = [], set()
+        self.hrefs, self.ids, self.chunks = [], set(), []
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
@@ -57,6 +64,13 @@ class _Links(HTMLParser):
             self.ids.add(attrs["id"])
         if tag == "a" and attrs.get("href"):
             self.hrefs.append(attrs["href"])
+
+    def handle_data(self, data):
+        self.chunks.append(data)
+
+    @property
+    def text(self) -> str:
+        return re.sub(r"\s+", " ", " ".join(self.chunks))
 
 
 @functools.lru_cache(maxsize=None)
@@ -141,3 +155,69 @@ def test_page_loads_with_figures_and_math(doc, book_html, server, browser):
     assert not empty, f"{doc}: images that did not load: {empty}"
     assert not failed, f"{doc}: failed requests {failed}"
     page.close()
+
+
+def result_pages() -> list[tuple[str, list[str]]]:
+    """(docname, manifest IDs) of every notebook page."""
+    return [(f"book/{items[0].part}/{name}", [i.id for i in items])
+            for name, items in sorted(manifest.notebooks().items())]
+
+
+@pytest.mark.parametrize("doc, items", result_pages(), ids=[d for d, _ in result_pages()])
+def test_result_page_has_its_run_record(doc, items, book_html):
+    page = book_html / f"{doc}.html"
+    assert page.exists(), f"{doc} was not built"
+    parsed = parse(page)
+    text = parsed.text
+    assert "Run record" in text, f"{doc}: no run record"
+    for word in ("seed", "run time", "Parameters:", "Source notebook"):
+        assert word in text, f"{doc}: the run record does not show {word!r}"
+    notebook = Path(doc).name
+    assert any(h.endswith(f"/{notebook}.ipynb") and "_downloads" in h for h in parsed.hrefs), \
+        f"{doc}: no download link to the source notebook"
+    for item in items:
+        assert any(h.endswith(f"/{item}.csv") for h in parsed.hrefs), f"{doc}: no link to the data of {item}"
+
+
+@pytest.fixture(scope="module")
+def dark_context(browser):
+    ctx = browser.new_context(color_scheme="dark")
+    yield ctx
+    ctx.close()
+
+
+_FIGURE_PIXELS = """() => Array.from(document.querySelectorAll('.cell_output img, figure img')).map(img => {
+    const c = document.createElement('canvas');
+    c.width = img.naturalWidth; c.height = img.naturalHeight;
+    const g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    const w = c.width, h = c.height;
+    const alpha = [[1, 1], [w - 2, 1], [1, h - 2], [w - 2, h - 2], [w >> 1, 1]].map(
+        ([x, y]) => g.getImageData(x, y, 1, 1).data[3]);
+    return {src: img.currentSrc || img.src, width: w, height: h, shown: img.clientWidth, alpha: alpha};
+})"""
+
+
+@pytest.mark.parametrize("doc", [d for d, _ in result_pages()])
+def test_figures_are_opaque_and_legible_in_the_dark_theme(doc, book_html, server, dark_context):
+    page = dark_context.new_page()
+    page.goto(urljoin(server, f"{doc}.html"), wait_until="load")
+    assert page.evaluate("() => document.documentElement.dataset.theme") == "dark", \
+        f"{doc}: the page did not follow the reader's dark colour scheme"
+    figures = page.evaluate(_FIGURE_PIXELS)
+    page.close()
+    # every manifest item of the page draws one figure from its table
+    assert len(figures) >= len(dict(result_pages())[doc]), f"{doc}: {len(figures)} figure(s) shown"
+    for fig in figures:
+        assert fig["width"] > 0, f"{doc}: {fig['src']} did not load"
+        # a transparent figure would put dark axis labels on the dark page background
+        assert min(fig["alpha"]) == 255, f"{doc}: {fig['src']} has a transparent background"
+        assert fig["width"] >= 400 and fig["shown"] >= 300, f"{doc}: {fig['src']} is too small to read"
+
+
+def test_theorem_environments_render(book_html):
+    for paper, part in manifest.PARTS.items():
+        parsed = parse(book_html / "book" / part / f"{paper}-theorems.html")
+        wanted = {i.id for i in manifest.ITEMS.values() if i.paper == paper and i.kind in ("V", "X")}
+        assert wanted <= parsed.ids, f"{paper}: theorem anchors missing {sorted(wanted - parsed.ids)}"
+        assert "Recorded in this build" in parsed.text or "records no single number" in parsed.text

@@ -313,8 +313,12 @@ def render_errata(claims: list[Claim], intro: str = "",
                   noted: list[tuple[Noted, list[str]]] | None = None) -> str:
     rows = sorted((c for c in claims if c.category != "claim"), key=lambda c: c.item[0])
     lines = ["# Reconstructions and errata", "", intro or (
-        "Equations lost in the papers' text, as we reconstructed them, and suspected errata, "
-        "each with the numerical evidence computed in this build."), ""]
+        "The extracted texts of the papers lost several displayed equations, and a few of their "
+        "statements do not survive a numerical check. Each row says what we reconstructed, or what "
+        "we believe is wrong, how it was checked and the value this build computed; the verdict is "
+        "the outcome of that check. In each section the first table lists items that a notebook "
+        "checks directly, the second those found while reading, whose values come from related "
+        "checks. The part overviews discuss each one in context."), ""]
     if not rows:
         lines.append("No reconstructions or errata have been recorded yet: run `python -m qtheory reproduce`.")
         return "\n".join(lines) + "\n"

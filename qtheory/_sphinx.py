@@ -90,10 +90,17 @@ class ChecksDirective(Directive):
         env = self.state.document.settings.env
         root = results_root()
         # every page that lists checks is rebuilt when the results change
-        for meta in sorted(Path(root).glob(f"{item_id}/{item_id}.json")):
+        metas = sorted(Path(root).glob(f"{item_id}/{item_id}.json"))
+        for meta in metas:
             env.note_dependency(str(meta.resolve()))
         records = [c for c in collect(root) if c.item == item_id]
         container = nodes.container(classes=["qtheory-checks"])
+        if not metas:
+            para = nodes.paragraph()
+            para += nodes.emphasis(text=f"{item_id} was not computed for this build "
+                                        "(python -m qtheory reproduce computes it).")
+            container += para
+            return [container]
         if not records:
             para = nodes.paragraph()
             para += nodes.emphasis(text=f"{item_id} records no single number in this build; "

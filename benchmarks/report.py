@@ -1,4 +1,4 @@
-"""Write the book's performance page (book/performance.md) from benchmarks/results/*.json.
+"""Write the book's performance page (book/performance.md) from benchmarks/latest/*.json.
 
 Run by ``benchmarks/run.py`` after its sections, or alone:
 ``.venv/bin/python benchmarks/report.py``. The page shows the plots the run saved and
@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results"
+RESULTS = ROOT / "benchmarks" / "latest"
 PAGE = ROOT / "book" / "performance.md"
 IMPL_LABEL = {"numba": "qtheory (numba)", "c": "C, gcc -O2", "c_mt": "C, gcc -O2, Mersenne Twister", "plain": "plain Python", "simpy": "SimPy",
               "ciw": "Ciw"}
@@ -20,7 +20,7 @@ INTRO = """# Performance
 
 How fast the companion's computations are, measured side by side in one run of
 `python benchmarks/run.py` (see `benchmarks/README.md`). Every number and plot on this
-page is read from `benchmarks/results/*.json`, written by the last run; the machine has 2
+page is read from `benchmarks/latest/*.json`, written by the last run; the machine has 2
 cores shared with other work, so each throughput is the best of several interleaved runs
 (the median is in the JSON files) and ratios are taken within the same run.
 """
@@ -51,7 +51,7 @@ def _fmt_rate(x):
 
 
 def peers_section(data) -> str:
-    out = [PEERS_TEXT, "![event throughput of every implementation](../benchmarks/results/peers.png)\n"]
+    out = [PEERS_TEXT, "![event throughput of every implementation](../benchmarks/latest/peers.png)\n"]
     env = data.get("environment", {})
     out.append(f"Measured {env.get('date', '?')}, {data['repeats']} runs per implementation "
                f"(load average at start {env.get('load_average_at_start', float('nan')):.1f} on "
@@ -69,6 +69,10 @@ def peers_section(data) -> str:
                        f"{_fmt_rate(r['best_events_per_second'])} | {_fmt_rate(r['median_events_per_second'])} | "
                        f"{r['events_per_run']:,} | {ratio_s} | {r['statistic']:.4g} | {r['statistic_se']:.2g} | "
                        f"{r['z_vs_numba']:.1f} |")
+        if "exact" in case:
+            zs = ", ".join(f"{IMPL_LABEL[i]} {r['z_vs_exact']:.1f}" for i, r in case["results"].items())
+            out.append(f"| {case['name']} ({case['statistic']}) | exact (product form, DP) | | | | | "
+                       f"{case['exact']:.4g} | | z vs exact: {zs} |")
     out.append("")
     return "\n".join(out)
 
@@ -93,21 +97,21 @@ def limit_section(data) -> str:
 
 def scaling_section(data) -> str:
     out = ["## Scaling\n",
-           "![scaling of the simulators and solvers](../benchmarks/results/scaling.png)\n",
+           "![scaling of the simulators and solvers](../benchmarks/latest/scaling.png)\n",
            "L simulators on the system of Sec. 6 of paper L (irg with the design p^1 at N = 100; above "
            "N = 300 the densities are scaled by 300/N, so that the mean degree stays about 300 delta_k and "
            "the graph of N = 10^5 fits in memory), each N in its own process: events per second (best of 3 runs of about "
-           "3 million events) and the peak resident memory of that process minus that of a process "
-           "that only imports the package.\n",
-           "| policy | N | edges | events/s | graph arrays | peak RSS - imports |", "|---|---|---|---|---|---|"]
-    base = data["baseline_rss_bytes"]
+           "3 million events) and the resident memory the process gained from building the graph and running "
+           "the simulations (measured after the kernels were compiled; GWSQ uses the graph only for the types "
+           "and clusters, but the same graph is built).\n",
+           "| policy | N | edges | events/s | graph arrays | resident memory added |", "|---|---|---|---|---|---|"]
     for r in data["locality"]:
         out.append(f"| {'local JSQ(2)' if r['policy'] == 'jsqd' else 'GWSQ(2)'} | {r['n']:,} | {r['edges']:,} | "
                    f"{_fmt_rate(r['events_per_second'])} | {r['graph_bytes'] / 2**20:.1f} MiB | "
-                   f"{max(r['peak_rss_bytes'] - base, 0) / 2**20:.1f} MiB |")
+                   f"{r['resident_increase_bytes'] / 2**20:.1f} MiB |")
     out += ["", "| L fixed point of (3.7): truncation L | seconds |", "|---|---|"]
     out += [f"| {r['levels']} | {r['seconds']:.3g} |" for r in data["fixed_point"]]
-    out += ["", "| R exact DP, circular-2, lambda = 0.9: N | c.o.c. seconds | c.o.s. seconds | E[Q] c.o.c. | "
+    out += ["", "Solver times are the best of 3 runs (2 for the fluid model).\n", "| R exact DP, circular-2, lambda = 0.9: N | c.o.c. seconds | c.o.s. seconds | E[Q] c.o.c. | "
             "E[Q] c.o.s. |", "|---|---|---|---|---|"]
     ns = sorted({r["n"] for r in data["exact_dp"]})
     for n in ns:
@@ -132,7 +136,7 @@ def book_section(data) -> str:
     out.append(f"Per-notebook run times of a paper-preset `make book` run on 2 cores{setup} "
                f"(from its log; {status}). Sum of notebook times: **{data['total_seconds'] / 60:.1f} minutes**"
                + (f"; whole command: **{wall / 60:.1f} minutes** of wall time." if wall else ".") + "\n")
-    out.append("![notebook run times at paper scale](../benchmarks/results/book.png)\n")
+    out.append("![notebook run times at paper scale](../benchmarks/latest/book.png)\n")
     out += ["| notebook | seconds |", "|---|---|"]
     out += [f"| {r['notebook']} | {r['seconds']:.1f} |" for r in sorted(data["notebooks"], key=lambda r: -r["seconds"])]
     out.append("")

@@ -2,12 +2,12 @@
 
 Run from the project root:
 
-    .venv/bin/python benchmarks/run.py            # full suite (about 10 minutes on 2 shared cores)
-    .venv/bin/python benchmarks/run.py --quick    # smaller runs (about 2 minutes)
+    .venv/bin/python benchmarks/run.py            # full suite (about 15 minutes on 2 shared cores)
+    .venv/bin/python benchmarks/run.py --quick    # smaller runs (about 5 minutes)
     .venv/bin/python benchmarks/run.py --only peers scaling
 
-It prints the ratio table and writes ``benchmarks/results/<section>.json`` and the
-plots ``benchmarks/results/*.png`` shown on the book's performance page. Throughputs
+It prints the ratio table and writes ``benchmarks/latest/<section>.json`` and the
+plots ``benchmarks/latest/*.png`` shown on the book's performance page. Throughputs
 of different implementations are measured in the same run, interleaved, best of
 ``--repeats`` runs (the machine is shared, so the best run is the least disturbed one);
 the statistics are averaged over the same runs and compared in standard errors.
@@ -34,7 +34,7 @@ import numpy as np  # noqa: E402
 
 from benchmarks.peers import models  # noqa: E402
 
-RESULTS = ROOT / "benchmarks" / "results"
+RESULTS = ROOT / "benchmarks" / "latest"
 SECTIONS = ("peers", "limit", "scaling", "book", "dask")
 
 #: per-implementation run sizes (events scale with the horizon); Ciw is ~1000x slower
@@ -92,6 +92,14 @@ def bench_peers(preset: str, repeats: int, skip: set) -> dict:
             comb = np.hypot(ref["statistic_se"], s["statistic_se"])
             s["z_vs_numba"] = (s["statistic"] - ref["statistic"]) / comb if comb > 0 else 0.0
         out["cases"][key] = {"name": case.name, "paper": case.paper, "statistic": case.statistic, "results": res}
+        if case.paper == "R":
+            from qtheory.redundancy import model as M
+            from qtheory.redundancy import productform as PF
+
+            exact = PF.total_jobs_moments(M.circular_d(20, 2), 0.9, case.params["mechanism"]).mean
+            out["cases"][key]["exact"] = exact
+            for s in res.values():
+                s["z_vs_exact"] = (s["statistic"] - exact) / s["statistic_se"]
         _print_case(key, out["cases"][key])
     _save("peers", out)
     _plot_peers(out)
@@ -100,6 +108,8 @@ def bench_peers(preset: str, repeats: int, skip: set) -> dict:
 
 def _print_case(key, case):
     print(f"\n{case['name']}  [{case['statistic']}]")
+    if "exact" in case:
+        print(f"  exact value (product form): {case['exact']:.4f}")
     print(f"  {'impl':6s} {'best M ev/s':>12s} {'numba / impl':>13s} {'statistic':>10s} {'se':>8s} {'z':>6s}")
     for impl, s in case["results"].items():
         print(f"  {impl:6s} {s['best_events_per_second'] / 1e6:12.3f} {s['ratio_numba_over']:13.1f} "
@@ -161,35 +171,36 @@ def bench_limit(preset: str, repeats: int) -> dict:
 
 # -- scaling ------------------------------------------------------------------------------
 _WORKER = r"""
-import os, sys, json, resource, time
+import os, sys, json, time
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 import numpy as np
 from qtheory.locality.graphs import irg
 from qtheory.locality.model import paper_system
 from qtheory.locality.simulation import simulate_jsqd, simulate_gwsq
+
+def resident():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
 n, events_target, policy = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
 system = paper_system("design", d=2)
+sim = simulate_gwsq if policy == "gwsq" else simulate_jsqd
+small = irg(system, 100, seed=1)
+sim(system, small, np.zeros(100, np.int64), [0.0, 0.5], 0)        # compile / load the cache first
+before = resident()
 scale = min(1.0, 300.0 / n)          # above N = 300 the densities shrink: mean degree stays ~ 300 delta_k
 graph = irg(system, n, seed=1, compatibility=system.p * scale)
-sim = simulate_gwsq if policy == "gwsq" else simulate_jsqd
 x0 = np.zeros(n, np.int64)
-sim(system, graph, x0, [0.0, 0.5], 0)
 horizon = events_target / (2 * system.arrival_rate * graph.n_dispatchers)
 best = 0.0
 for rep in range(3):
     res = sim(system, graph, x0, np.linspace(0.0, horizon, 201), rep)
     best = max(best, res.events / res.seconds)
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+after = resident()
 print(json.dumps({"n": n, "policy": policy, "events_per_second": best, "events": res.events,
                   "edges": graph.n_edges, "graph_bytes": graph.neighbors.nbytes + graph.offset.nbytes + graph.degree.nbytes,
-                  "peak_rss_bytes": rss}))
+                  "resident_increase_bytes": after - before}))
 """
-
-
-def _baseline_rss() -> int:
-    code = ("import resource, numpy, numba, qtheory.locality.simulation;"
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)")
-    return int(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout)
 
 
 def bench_scaling(preset: str) -> dict:
@@ -197,7 +208,6 @@ def bench_scaling(preset: str) -> dict:
     target = 3e6 if preset == "full" else 1e6
     ns = [100, 1000, 10_000, 100_000]
     rows = []
-    out["baseline_rss_bytes"] = _baseline_rss()
     for policy in ("jsqd", "gwsq"):
         for n in ns:
             line = subprocess.run([sys.executable, "-c", _WORKER, str(n), str(target), policy], check=True,
@@ -205,7 +215,8 @@ def bench_scaling(preset: str) -> dict:
             rows.append(json.loads(line))
             r = rows[-1]
             print(f"L {policy:5s} N = {n:>6d}: {r['events_per_second'] / 1e6:6.2f} M events/s, "
-                  f"{r['edges']:>9d} edges, peak RSS {r['peak_rss_bytes'] / 2**20:7.1f} MiB", flush=True)
+                  f"{r['edges']:>9d} edges, resident memory +{r['resident_increase_bytes'] / 2**20:7.1f} MiB",
+                  flush=True)
     out["locality"] = rows
 
     from qtheory.locality.meanfield import fixed_point
@@ -223,13 +234,17 @@ def bench_scaling(preset: str) -> dict:
     from qtheory.redundancy import model as M
     from qtheory.redundancy import productform as PF
 
-    PF.total_jobs_moments(M.circular_d(6, 2), 0.9, "coc")
+    for mech in ("coc", "cos"):
+        PF.total_jobs_moments(M.circular_d(6, 2), 0.9, mech)      # compile / load the cache
     dp_rows = []
     for n in (8, 10, 12, 14, 16, 18, 20):
         for mech in ("coc", "cos"):
-            t0 = time.perf_counter()
-            mo = PF.total_jobs_moments(M.circular_d(n, 2), 0.9, mech)
-            dp_rows.append({"n": n, "mechanism": mech, "seconds": time.perf_counter() - t0, "mean": mo.mean})
+            times = []
+            for _ in range(3):
+                t0 = time.perf_counter()
+                mo = PF.total_jobs_moments(M.circular_d(n, 2), 0.9, mech)
+                times.append(time.perf_counter() - t0)
+            dp_rows.append({"n": n, "mechanism": mech, "seconds": min(times), "mean": mo.mean})
         print(f"R exact DP circular-2, N = {n:>2d}: c.o.c. {dp_rows[-2]['seconds']:7.3f} s, "
               f"c.o.s. {dp_rows[-1]['seconds']:7.3f} s", flush=True)
     out["exact_dp"] = dp_rows
@@ -242,10 +257,12 @@ def bench_scaling(preset: str) -> dict:
         system_u = table1_system(rho)
         empty = np.zeros((2, 3))
         empty[:, 0] = 0.5
-        t0 = time.perf_counter()
-        sol = solve_fluid(system_u, empty, np.linspace(0.0, 15.0, 151))
-        fl_rows.append({"rho": rho, "seconds": time.perf_counter() - t0, "coordinates": int(sol.x.shape[1])
-                        if hasattr(sol, "x") else None})
+        times = []
+        for _ in range(2):
+            t0 = time.perf_counter()
+            solve_fluid(system_u, empty, np.linspace(0.0, 15.0, 151))
+            times.append(time.perf_counter() - t0)
+        fl_rows.append({"rho": rho, "seconds": min(times)})
         print(f"U fluid model (12), rho = {rho:>4g}, t in [0, 15]: {fl_rows[-1]['seconds']:7.3f} s", flush=True)
     out["fluid"] = fl_rows
     _save("scaling", out)
@@ -277,11 +294,10 @@ def _plot_scaling(data):
     ax.set_title("L simulators")
     ax.legend(fontsize=8)
     ax = axes[1]
-    base = data["baseline_rss_bytes"]
     for policy, label in (("jsqd", "local JSQ(2)"), ("gwsq", "GWSQ(2)")):
         rows = [r for r in data["locality"] if r["policy"] == policy]
-        ax.plot([r["n"] for r in rows], [(r["peak_rss_bytes"] - base) / 2**20 for r in rows], marker="o",
-                label=f"{label}: peak RSS - imports")
+        ax.plot([r["n"] for r in rows], [max(r["resident_increase_bytes"], 1) / 2**20 for r in rows], marker="o",
+                label=f"{label}: resident memory added")
     rows = [r for r in data["locality"] if r["policy"] == "jsqd"]
     ax.plot([r["n"] for r in rows], [r["graph_bytes"] / 2**20 for r in rows], ls=":", color="grey",
             label="graph arrays")
@@ -364,7 +380,7 @@ def bench_dask(preset: str) -> dict:
     from qtheory.runtime import replicate
 
     system = M.circular_d(20, 2)
-    n_events = 1_000_000 if preset == "full" else 200_000
+    n_events = 4_000_000 if preset == "full" else 200_000
     args = (system, 0.9, n_events, "cos", n_events // 10)
     n_rep = 8
     t0 = time.perf_counter()

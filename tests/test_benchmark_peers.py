@@ -62,13 +62,20 @@ def test_c_supermarket_agrees_with_numba_and_with_the_mean_field_limit():
     assert abs(mc - limit) <= Z * sc + 0.01, (mc, sc, limit)
 
 
-def test_ciw_supermarket_counts_events_and_agrees_roughly():
+@pytest.mark.parametrize("key", ["supermarket", "gwsq"])
+def test_ciw_peer_agrees_with_numba(key):
+    """One Ciw run (Ciw is slow) against numba runs of the same length: the spread of numba's
+    single runs is the standard error of the single Ciw run (same model, same estimator)."""
     pytest.importorskip("ciw")
-    runs = [models.run("supermarket", "ciw", s, {"horizon": 4.0}) for s in range(2)]
-    for r in runs:
-        # arrivals + departures in [0, 4] at total arrival rate 90: about 2 * 4 * 90 minus the backlog
-        assert 400 < r.events < 900
-        assert 0.5 < r.statistic < 4.0
+    horizon = {"supermarket": 30.0, "gwsq": 16.0}[key]
+    scale = {"horizon": horizon}
+    numba = np.array(_small(key, "numba", range(12), **scale))
+    ciw_run = models.run(key, "ciw", 7, scale)
+    sd = numba.std(ddof=1)
+    assert abs(ciw_run.statistic - numba.mean()) <= Z * sd * np.sqrt(1 + 1 / numba.size), (ciw_run, numba)
+    # arrivals + departures: about twice the expected arrivals lambda W t, less the final backlog
+    expected_arrivals = {"supermarket": 0.9 * 100, "gwsq": 3.0 * 100}[key] * horizon
+    assert 1.8 * expected_arrivals < ciw_run.events < 2.1 * expected_arrivals
 
 
 @pytest.mark.parametrize("key", ["local_jsqd", "gwsq"])

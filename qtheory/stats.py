@@ -42,10 +42,14 @@ class MeanCI:
 def mean_ci(samples, axis: int = 0, level: float = 0.95) -> MeanCI:
     """Mean of independent replications along `axis` with a t-based `level` interval.
 
-    With a single replication the standard error is undefined and reported as NaN.
+    With a single replication the standard error is undefined and reported as NaN; a
+    NaN among the samples (a quantity a replication does not define) gives NaN results.
     """
     level = check_real("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
-    x = np.asarray(samples, dtype=float)
+    try:  # NaN entries are allowed (an undefined replication gives a NaN mean), strings are not
+        x = np.asarray(samples, dtype=float)
+    except (TypeError, ValueError):
+        raise ParameterError(f"`samples` must be an array of numbers (got {samples!r})") from None
     if x.ndim == 0 or x.shape[axis] == 0:
         raise ParameterError("`samples` must contain at least one replication along `axis`")
     n = x.shape[axis]

@@ -80,10 +80,22 @@ def check_array(name: str, value, *, ndim: int | None = None, shape: tuple | Non
     In `shape`, ``None`` matches any length along that axis. The message of a
     range violation names the first offending entry, e.g. ``p[1, 0] = 1.2``.
     """
-    try:
-        arr = np.array(value, dtype=dtype)
+    try:  # NumPy would turn "1" into 1.0
+        kind = np.asarray(value).dtype.kind
     except (TypeError, ValueError):
         raise ParameterError(f"`{name}` must be an array of numbers (got {value!r})") from None
+    if kind in "US":
+        raise ParameterError(f"`{name}` must be an array of numbers (got {value!r})")
+    try:
+        arr = np.array(value, dtype=dtype)
+        if arr.dtype.kind in "iu":  # a cast to int would truncate 0.5 to 0 silently
+            as_float = np.array(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ParameterError(f"`{name}` must be an array of numbers (got {value!r})") from None
+    if arr.dtype.kind in "iu" and np.any(as_float != arr):
+        idx = tuple(int(i) for i in np.argwhere(as_float != arr)[0]) if arr.ndim else ()
+        where = f"[{', '.join(map(str, idx))}]" if idx else ""
+        raise ParameterError(f"`{name}{where}` = {as_float[idx].item()!r} is not a whole number")
     if ndim is not None and arr.ndim != ndim:
         raise ParameterError(f"`{name}` must be {ndim}-dimensional (got shape {arr.shape})")
     if shape is not None:

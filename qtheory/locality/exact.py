@@ -15,6 +15,9 @@ import math
 import numpy as np
 from scipy.sparse import csr_matrix
 
+from ..errors import ParameterError
+from ..validation import check_array, check_integer, check_positive, check_real
+
 
 __all__ = ["local_candidates", "gwsq_candidates", "stationary", "type_occupancy"]
 
@@ -22,7 +25,10 @@ __all__ = ["local_candidates", "gwsq_candidates", "stationary", "type_occupancy"
 def local_candidates(neighbourhood, d):
     """Local JSQ(d): all ordered d-tuples of distinct neighbours, equally likely
     (a uniform neighbour when the neighbourhood has fewer than d servers)."""
-    nb = list(neighbourhood)
+    nb = [int(j) for j in check_array("neighbourhood", neighbourhood, ndim=1, low=0, dtype=np.int64)]
+    if not nb:
+        raise ParameterError("`neighbourhood` must not be empty: the dispatcher needs a server")
+    d = check_integer("d", d, low=1)
     if len(nb) < d:
         return [((j,), 1.0 / len(nb)) for j in nb]
     tuples = list(itertools.permutations(nb, d))
@@ -32,7 +38,11 @@ def local_candidates(neighbourhood, d):
 def gwsq_candidates(server_type, share_k, d):
     """GWSQ(d) for one cluster: d independent candidates, type m with probability
     ``share_k[m]`` and then a uniform server of that type."""
-    server_type = np.asarray(server_type)
+    server_type = check_array("server_type", server_type, ndim=1, low=0, dtype=np.int64)
+    share_k = check_array("share_k", share_k, ndim=1, low=0.0, high=1.0)
+    if share_k.size < server_type.max(initial=-1) + 1:
+        raise ParameterError(f"`share_k` must have an entry per server type (got {share_k.size})")
+    d = check_integer("d", d, low=1)
     sizes = np.bincount(server_type)
     weight = [share_k[server_type[j]] / sizes[server_type[j]] for j in range(server_type.size)]
     out = []
@@ -54,7 +64,18 @@ def stationary(candidates_per_dispatcher, arrival_rate, server_rates, buffer):
     server_rates : (N,) array
     buffer : int
     """
-    n = len(server_rates)
+    arrival_rate = check_positive("arrival_rate", arrival_rate)
+    server_rates = check_array("server_rates", server_rates, ndim=1, low=0.0, low_open=True)
+    buffer = check_integer("buffer", buffer, low=1)
+    n = server_rates.size
+    if n == 0:
+        raise ParameterError("`server_rates` must not be empty")
+    for i, cands in enumerate(candidates_per_dispatcher):
+        for tup, prob in cands:
+            if len(tup) == 0 or min(tup) < 0 or max(tup) >= n:
+                raise ParameterError(f"`candidates_per_dispatcher[{i}]` names server(s) {tuple(tup)} outside "
+                                     f"0..{n - 1} (one entry of `server_rates` per server)")
+            check_real("candidate probability", prob, low=0.0, high=1.0)
     states = np.array(list(itertools.product(range(buffer + 1), repeat=n)), dtype=np.int64)
     base = (buffer + 1) ** np.arange(n - 1, -1, -1)
     idx = np.arange(states.shape[0])

@@ -13,6 +13,7 @@ import numpy as np
 from ..errors import ParameterError
 from ..runtime import kernel_seed
 from ..stats import mean_ci
+from ..validation import check_array, check_integer, check_seed
 from .graphs import complete_bipartite, irg, window_graph
 from .model import LocalitySystem
 from .simulation import exact_initial_state, iid_initial_state, simulate_gwsq, simulate_jsqd
@@ -100,9 +101,13 @@ def pair_correlation(mean, mean_square, n_servers: int, *, n_boot: int = 1000, s
     `mean` and `mean_square` are, per replication, the type averages of X and X^2 at
     one time. Returns the estimate and a bootstrap 95% interval (resampling replications).
     """
-    mean = np.asarray(mean, dtype=float)
-    mean_square = np.asarray(mean_square, dtype=float)
-    n = int(n_servers)
+    mean = check_array("mean", mean, ndim=1, low=0.0)
+    mean_square = check_array("mean_square", mean_square, shape=mean.shape, low=0.0)
+    if mean.size < 2:
+        raise ParameterError(f"`mean` needs at least 2 replications (got {mean.size})")
+    n = check_integer("n_servers", n_servers, low=2)
+    n_boot = check_integer("n_boot", n_boot, low=1)
+    seed = check_seed("seed", seed)
 
     def estimate(idx):
         s = n * mean[idx]
@@ -118,8 +123,10 @@ def pair_correlation(mean, mean_square, n_servers: int, *, n_boot: int = 1000, s
 
 def loglog_slope(x, y) -> float:
     """Least-squares slope of log y against log x."""
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
+    x = check_array("x", x, ndim=1, low=0.0, low_open=True)
+    y = check_array("y", y, shape=x.shape, low=0.0, low_open=True)
+    if x.size < 2 or np.unique(x).size < 2:
+        raise ParameterError("`x` needs at least two distinct values")
     return float(np.polyfit(np.log(x), np.log(y), 1)[0])
 
 

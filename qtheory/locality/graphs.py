@@ -84,8 +84,14 @@ def from_adjacency(adjacency, server_type, dispatcher_cluster, n_types: int | No
                    n_clusters: int | None = None) -> CompatibilityGraph:
     """Build a graph from a dense 0/1 matrix ``adjacency[i, j]`` (dispatcher i, server j)."""
     adj = check_array("adjacency", adjacency, ndim=2, low=0, high=1, dtype=np.int64)
-    st = check_array("server_type", server_type, shape=(adj.shape[1],), low=0, dtype=np.int64)
-    dc = check_array("dispatcher_cluster", dispatcher_cluster, shape=(adj.shape[0],), low=0, dtype=np.int64)
+    st = check_array("server_type", server_type, ndim=1, low=0, dtype=np.int64)
+    dc = check_array("dispatcher_cluster", dispatcher_cluster, ndim=1, low=0, dtype=np.int64)
+    if st.size != adj.shape[1]:
+        raise ParameterError(f"`server_type` must have one entry per column of `adjacency` "
+                             f"({adj.shape[1]} servers, got {st.size})")
+    if dc.size != adj.shape[0]:
+        raise ParameterError(f"`dispatcher_cluster` must have one entry per row of `adjacency` "
+                             f"({adj.shape[0]} dispatchers, got {dc.size})")
     degree = adj.sum(axis=1).astype(np.int64)
     offset = np.concatenate([[0], np.cumsum(degree)[:-1]]).astype(np.int64)
     neighbors = np.nonzero(adj)[1].astype(np.int32)

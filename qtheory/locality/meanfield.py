@@ -16,7 +16,7 @@ from scipy.optimize import root
 
 from ..errors import ParameterError
 from ..validation import check_array, check_integer, check_real
-from .model import LocalitySystem
+from .model import LocalitySystem, check_tails
 from .stability import require_stable, type_loads
 
 __all__ = ["drift", "MeanFieldSolution", "solve_meanfield", "FixedPoint", "fixed_point",
@@ -45,8 +45,14 @@ def drift(system: LocalitySystem, q) -> np.ndarray:
     ``dq_{m,l}/dt = -u_m (q_{m,l} - q_{m,l+1}) + lambda zeta (q_{m,l-1} - q_{m,l})
     sum_k (p[k,m] w_k / delta_k) (qt_{k,l-1}^d - qt_{k,l}^d) / (qt_{k,l-1} - qt_{k,l})``,
     with ``qt_{k,l} = sum_m r[k,m] q_{m,l}`` the cluster-k view of the occupancy.
+
+    `q` must be a state of S: one row per server type, tails in [0, 1] that do not
+    increase with the level (the solvers call an unchecked version on their iterates).
     """
-    q = np.asarray(q, dtype=float)
+    return _drift(system, _check_state(system, q, "q"))
+
+
+def _drift(system: LocalitySystem, q: np.ndarray) -> np.ndarray:
     qp = _padded(q)
     qt = system.neighbourhood_shares @ qp                      # (K, L+2)
     sel = _selection_factor(qt[:, :-2], qt[:, 1:-1], system.d)  # (K, L): levels l = 1..L
@@ -58,18 +64,11 @@ def drift(system: LocalitySystem, q) -> np.ndarray:
 
 def mean_queue_length(q) -> np.ndarray:
     """Mean queue length per type, ``sum_{l>=1} q_{m,l}``."""
-    return np.asarray(q, dtype=float).sum(axis=-1)
+    return check_array("q", q).sum(axis=-1)
 
 
-def _check_state(system: LocalitySystem, q0) -> np.ndarray:
-    q0 = check_array("q0", q0, ndim=2, low=0.0, high=1.0)
-    if q0.shape[0] != system.n_types:
-        raise ParameterError(f"`q0` must have one row per server type (M = {system.n_types}, got {q0.shape[0]})")
-    diffs = np.diff(q0, axis=1)
-    if np.any(diffs > 1e-12):
-        m, l = np.argwhere(diffs > 1e-12)[0]
-        raise ParameterError(f"`q0[{m}]` must be non-increasing in the level (q0[{m}, {l + 1}] > q0[{m}, {l}])")
-    return q0
+def _check_state(system: LocalitySystem, q0, name: str = "q0") -> np.ndarray:
+    return check_tails(name, q0, system.n_types)
 
 
 @dataclass(frozen=True)
@@ -132,7 +131,7 @@ def solve_meanfield(system: LocalitySystem, q0, t_eval, *, levels: int | None = 
                 continue
 
         def rhs(_t, y):
-            return drift(system, y.reshape(M, L)).ravel()
+            return _drift(system, y.reshape(M, L)).ravel()
 
         sol = solve_ivp(rhs, (t_eval[0], t_eval[-1]), start.ravel(), t_eval=t_eval, method="LSODA",
                         rtol=rtol, atol=atol)
@@ -185,6 +184,7 @@ def fixed_point(system: LocalitySystem, *, levels: int | None = None, tol: float
     InstabilityError
         If the asymptotic load (5.2) is >= 1 (no fixed point in S).
     """
+    tol = check_real("tol", tol, low=0.0, low_open=True, high=1.0, high_open=True)
     require_stable(system, "the fixed point of (3.7)")
     M = system.n_types
     rho_m = np.minimum(type_loads(system), 0.95)
@@ -195,7 +195,7 @@ def fixed_point(system: LocalitySystem, *, levels: int | None = None, tol: float
         start = rho_m[:, None] ** np.arange(1, L + 1)[None, :]
 
         def fun(x):
-            return drift(system, x.reshape(M, L)).ravel()
+            return _drift(system, x.reshape(M, L)).ravel()
 
         sol = root(fun, start.ravel(), method="lm", options={"xtol": 1e-15, "ftol": 1e-15, "maxiter": 20000})
         q = sol.x.reshape(M, L)
@@ -280,7 +280,9 @@ def tail_decay_ratios(q) -> np.ndarray:
     For a doubly exponential tail ``q_{m,l} ~ b a^(d^l)`` the ratio tends to d; for a
     geometric tail (random routing) it tends to 1. Entries where a tail is 0 or 1 are nan.
     """
-    q = np.asarray(q, dtype=float)
+    q = check_array("q", q)
+    if q.ndim < 1 or q.shape[-1] < 2:
+        raise ParameterError(f"`q` needs at least two levels along its last axis (got shape {q.shape})")
     with np.errstate(divide="ignore", invalid="ignore"):
         lq = np.log(q)
         ratio = lq[..., 1:] / lq[..., :-1]

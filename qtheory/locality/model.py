@@ -17,7 +17,7 @@ from ..errors import ParameterError
 from ..validation import (check_array, check_integer, check_positive, check_probability_vector,
                           check_real)
 
-__all__ = ["LocalitySystem", "paper_system", "PAPER_DESIGN", "PAPER_INITIAL", "SystemSizes",
+__all__ = ["LocalitySystem", "check_tails", "paper_system", "PAPER_DESIGN", "PAPER_INITIAL", "SystemSizes",
            "system_sizes", "occupancy_from_pmf", "paper_initial_occupancy"]
 
 
@@ -183,6 +183,21 @@ def paper_system(compatibility="design", d: int = 2) -> LocalitySystem:
         else:
             raise ParameterError(f"`compatibility` must be 'design', 'complete' or an array (got {compatibility!r})")
     return LocalitySystem(3.0, 1.0, (0.2, 0.8), (0.5, 0.3, 0.2), (1.0, 5.0, 10.0), compatibility, d)
+
+
+def check_tails(name: str, q, n_types: int) -> np.ndarray:
+    """Return `q` as an (M, L) occupancy state of S: one row per server type, tails
+    ``q[m, l-1] = P(queue >= l)`` in [0, 1], non-increasing in the level (up to 1e-12 of
+    round-off, which is not changed)."""
+    q = check_array(name, q, ndim=2, low=0.0, high=1.0)
+    if q.shape[0] != n_types:
+        raise ParameterError(f"`{name}` must have one row per server type (M = {n_types}, got {q.shape[0]})")
+    diffs = np.diff(q, axis=1)
+    if np.any(diffs > 1e-12):
+        m, l = np.argwhere(diffs > 1e-12)[0]
+        raise ParameterError(f"`{name}[{m}]` must be non-increasing in the level "
+                             f"({name}[{m}, {l + 1}] > {name}[{m}, {l}])")
+    return q
 
 
 def occupancy_from_pmf(pmf) -> np.ndarray:

@@ -33,7 +33,7 @@ from ..errors import ParameterError
 from ..runtime import kernel_seed
 from ..validation import check_array, check_integer, check_seed
 from .graphs import CompatibilityGraph
-from .model import LocalitySystem
+from .model import LocalitySystem, check_tails
 
 __all__ = ["SimulationResult", "simulate_jsqd", "simulate_gwsq", "iid_initial_state",
            "exact_initial_state"]
@@ -301,9 +301,9 @@ def simulate_gwsq(system: LocalitySystem, graph: CompatibilityGraph, initial_sta
 
 def iid_initial_state(graph: CompatibilityGraph, q0, seed) -> np.ndarray:
     """Independent queue lengths with ``P(X_j >= l) = q0[type(j), l-1]`` (Theorems 1-2)."""
-    q0 = check_array("q0", q0, ndim=2, low=0.0, high=1.0)
-    if q0.shape[0] != graph.n_types:
-        raise ParameterError(f"`q0` must have one row per server type ({graph.n_types})")
+    q0 = check_tails("q0", q0, graph.n_types)
+    if not isinstance(seed, (np.random.SeedSequence, np.random.Generator)):
+        seed = check_seed("seed", seed)
     rng = np.random.default_rng(seed)
     u = rng.random(graph.n_servers)
     tails = q0[graph.server_type]                 # (N, L)

@@ -22,6 +22,7 @@ from numba import njit
 from scipy.special import comb
 
 from ..errors import InstabilityError, ParameterError
+from ..validation import check_array, check_integer, check_positive
 from .graphs import CompatibilityGraph
 from .model import LocalitySystem
 
@@ -80,8 +81,10 @@ def exact_load(graph: CompatibilityGraph, system: LocalitySystem, *, return_set:
         Also return the maximising set (boolean array over servers).
     """
     n = graph.n_servers
+    max_servers = check_integer("max_servers", max_servers, low=1, high=62)
     if n > max_servers:
-        raise ParameterError(f"exact enumeration needs N <= {max_servers} servers (got {n})")
+        raise ParameterError(f"`max_servers` = {max_servers}: exact enumeration of 2^N - 1 sets is "
+                             f"limited to N <= max_servers servers (got N = {n})")
     if graph.degree.min() < 1:
         raise ParameterError(f"dispatcher {int(np.argmin(graph.degree))} has no compatible server")
     masks = np.zeros(graph.n_dispatchers, dtype=np.int64)
@@ -101,7 +104,12 @@ def complete_bipartite_exact_load(server_rates, n_dispatchers: int, arrival_rate
     Every dispatcher sees all N servers, so a set of size n receives
     ``W lambda C(n, d) / C(N, d)``; for a given size the worst set holds the slowest servers.
     """
-    rates = np.sort(np.asarray(server_rates, dtype=float))
+    rates = np.sort(check_array("server_rates", server_rates, ndim=1, low=0.0, low_open=True))
+    if rates.size == 0:
+        raise ParameterError("`server_rates` must not be empty")
+    n_dispatchers = check_integer("n_dispatchers", n_dispatchers, low=1)
+    arrival_rate = check_positive("arrival_rate", arrival_rate)
+    d = check_integer("d", d, low=1)
     n_total = rates.size
     best = 0.0
     for size in range(1, n_total + 1):

@@ -31,7 +31,7 @@ from ..errors import ParameterError
 from ..validation import check_array, check_integer, check_real
 from .model import RedundancySystem
 from .productform import pgf
-from .stability import CriticalSubset, check_load, critical_subset
+from .stability import CriticalSubset, check_load, critical_subset, require_stable
 
 __all__ = [
     "HeavyTrafficLimit",
@@ -101,6 +101,7 @@ def scaled_laplace(system: RedundancySystem, lam: float, t, mechanism: str = "co
     the jobs in service (at most N) do not matter after scaling, eq. (55).
     """
     lam = check_load(lam)
+    require_stable(system, lam)
     t = check_array("t", t, shape=(system.n_types,), low=0.0)
     eps = 1.0 - lam / critical_subset(system).critical_load
     return pgf(system, lam, np.exp(-eps * t), mechanism)
@@ -116,6 +117,7 @@ def sojourn_laplace(system: RedundancySystem, lam: float, type_index: int, s: fl
     :math:`\\lambda_S = N\\lambda p_S`, and likewise :math:`W_S` with :math:`\\tilde Q_S`.
     """
     lam = check_load(lam)
+    require_stable(system, lam)
     k = check_integer("type_index", type_index, low=0, high=system.n_types - 1)
     s = check_real("s", s, low=0.0)
     eps = 1.0 - lam / critical_subset(system).critical_load

@@ -44,7 +44,7 @@ import numpy as np
 from numba import njit
 
 from ..errors import ParameterError
-from ..validation import check_array, check_integer
+from ..validation import check_array, check_integer, check_positive, check_probability, check_real
 from .model import RedundancySystem
 from .stability import MAX_SUBSET_SERVERS, check_load, require_stable, server_speed_sums, zeta_transform
 
@@ -74,6 +74,12 @@ def _check_mechanism(mechanism: str) -> str:
     if mechanism not in MECHANISMS:
         raise ParameterError(f"`mechanism` must be 'coc' or 'cos' (got {mechanism!r})")
     return mechanism
+
+
+def _indices(name: str, values, size: int) -> list[int]:
+    """0-based indices in 0..size-1 (a type or server list)."""
+    arr = check_array(name, values, ndim=1, low=0, high=size - 1, dtype=np.int64)
+    return [int(i) for i in arr]
 
 
 def _check_dp_size(system: RedundancySystem) -> None:
@@ -309,7 +315,7 @@ def total_jobs_moments(system: RedundancySystem, lam: float, mechanism: str = "c
 def type_moments(system: RedundancySystem, lam: float, types=None) -> list[Moments]:
     """Moments of :math:`Q_S` per type under c.o.c. (one DP per requested type)."""
     lam = check_load(lam)
-    types = range(system.n_types) if types is None else types
+    types = range(system.n_types) if types is None else _indices("types", types, system.n_types)
     out = []
     for k in types:
         marks = np.zeros(system.n_types)
@@ -321,7 +327,7 @@ def type_moments(system: RedundancySystem, lam: float, types=None) -> list[Momen
 def waiting_type_moments(system: RedundancySystem, lam: float, types=None) -> list[Moments]:
     """Moments of the number of *waiting* type-S jobs :math:`\\tilde Q_S` under c.o.s.-ALIS."""
     lam = check_load(lam)
-    types = range(system.n_types) if types is None else types
+    types = range(system.n_types) if types is None else _indices("types", types, system.n_types)
     out = []
     for k in types:
         marks = np.zeros(system.n_types)
@@ -339,7 +345,7 @@ def server_replica_moments(system: RedundancySystem, lam: float, mechanism: str 
     """
     _check_mechanism(mechanism)
     lam = check_load(lam)
-    servers = range(system.n_servers) if servers is None else servers
+    servers = range(system.n_servers) if servers is None else _indices("servers", servers, system.n_servers)
     comp = system.compatibility
     idx = np.arange(1 << system.n_servers)
     out = []
@@ -369,6 +375,7 @@ def pgf(system: RedundancySystem, lam: float, z, mechanism: str = "coc", z_busy:
     _check_mechanism(mechanism)
     lam = check_load(lam)
     z = check_array("z", z, shape=(system.n_types,), low=0.0, high=1.0)
+    z_busy = check_probability("z_busy", z_busy)
     zero = np.zeros(system.n_types)
 
     def total(zz, zb):
@@ -523,6 +530,8 @@ def m_model_constant(lam: float, p12: float, mu: float = 1.0) -> float:
     / ((3\\lambda)^2 p_{12} p_{23}\\mu + 12\\mu^2(\\mu - \\lambda))`.
     """
     lam = check_load(lam)
+    p12 = check_real("p12", p12, low=0.0, high=1.0, low_open=True, high_open=True)
+    mu = check_positive("mu", mu)
     p23 = 1.0 - p12
     a = 3.0 * lam
     if not (a * p12 < 2 * mu and a * p23 < 2 * mu and lam < mu):

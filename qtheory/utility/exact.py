@@ -16,7 +16,7 @@ from scipy.sparse import coo_matrix, csr_matrix
 from scipy.sparse.linalg import spsolve
 
 from ..errors import ParameterError
-from ..validation import check_integer
+from ..validation import check_integer, check_positive
 from .model import TIE_DECIMALS, PoolSystem, enumeration, tabulate
 from .simulation import POLICIES, default_beta
 
@@ -94,9 +94,10 @@ def exact_stationary(system: PoolSystem, n: int, policy: str, *, max_tasks: int,
     key = np.round(np.diff(values, axis=1), TIE_DECIMALS)
     en = enumeration(system, max_tasks + 2)
     ecls, elev = en.cls, en.level
-    beta = default_beta(n) if beta is None else beta
+    beta = default_beta(n) if beta is None else check_positive("beta", beta)
     green_min = n * beta
-    target = system.m - 1 if target_class is None else target_class
+    target = system.m - 1 if target_class is None else check_integer("target_class", target_class, low=0,
+                                                                      high=system.m - 1)
 
     def thresholds(r):
         thr = np.zeros(system.m, dtype=int)

@@ -65,6 +65,14 @@ class OptimalAssignment:
         return np.array([int(np.nonzero(row)[0][-1]) + 1 if row.any() else 0 for row in pos])
 
 
+def _check_alpha(system: PoolSystem, alpha) -> np.ndarray:
+    """Class fractions: one positive entry per class, summing to 1."""
+    alpha = check_array("alpha", alpha, shape=(system.m,), low=0.0, low_open=True, high=1.0)
+    if abs(float(alpha.sum()) - 1.0) > 1e-9:
+        raise ParameterError(f"`alpha` must sum to 1 (sums to {float(alpha.sum())!r})")
+    return alpha
+
+
 def default_depth(system: PoolSystem, rho: float, alpha: np.ndarray) -> int:
     """A first guess of the number of levels per class to rank (doubled until enough)."""
     return int(math.ceil(rho / float(np.min(alpha)))) + 2
@@ -94,8 +102,7 @@ def optimal_assignment(system: PoolSystem, rho: float | None = None, *, alpha=No
     ``q*`` equals ``alpha(i)`` above it, the remainder at it, and 0 below (Proposition 1).
     """
     rho = system.rho if rho is None else check_positive("rho", rho)
-    alpha = system.alpha_array if alpha is None else check_array("alpha", alpha, shape=(system.m,),
-                                                                 low=0.0, low_open=True)
+    alpha = system.alpha_array if alpha is None else _check_alpha(system, alpha)
     depth = default_depth(system, rho, alpha) if depth is None else check_integer("depth", depth, low=1)
     while True:
         en = enumeration(system, depth)

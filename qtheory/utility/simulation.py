@@ -319,7 +319,7 @@ class SimulationResult:
 def default_beta(n: int) -> float:
     """``beta_n = n^(-1/3)``: tends to 0 and ``n^(1/3) beta_n = 1``, so Theorem 2 holds with
     ``gamma_0 = 1/3 < 1/2``. SLTA lowers ``r_n`` when at least ``n beta_n`` green tokens exist."""
-    return float(n) ** (-1.0 / 3.0)
+    return float(check_integer("n", n, low=1)) ** (-1.0 / 3.0)
 
 
 def occupancy_from_state(system: PoolSystem, n: int, q) -> np.ndarray:
@@ -440,6 +440,11 @@ def simulate(system: PoolSystem, n: int, policy: str, *, t_end: float, seed, war
         minocc[i] = int(sorted_i[0])
     tasks = np.empty(max_tasks, dtype=np.int64)
     tasks[:n0] = np.repeat(np.arange(n), occ)
+    if beta is not None:  # checked for every policy, used by SLTA only
+        beta = check_positive("beta", beta)
+    if target_class is not None:  # used by the conservative policy only
+        target_class = check_integer("target_class", target_class, low=0, high=m - 1)
+    r0 = check_integer("r0", r0, low=1)
     if policy == "slta":
         en = enumeration(system, J)
         ecls = en.cls.astype(np.int64)
@@ -462,6 +467,8 @@ def simulate(system: PoolSystem, n: int, policy: str, *, t_end: float, seed, war
         sample_t = check_array("sample_times", sample_times, ndim=1, low=0.0)
         if np.any(np.diff(sample_t) < 0):
             raise ParameterError("`sample_times` must be non-decreasing")
+        if sample_t.size and sample_t[-1] > t_end:
+            raise ParameterError(f"`sample_times` must be <= t_end = {t_end!r} (got {sample_t[-1]!r})")
     S = sample_t.size
     out_q = np.zeros((S, m, J + 1), dtype=np.int64)
     out_r = np.zeros(S, dtype=np.int64)

@@ -27,7 +27,7 @@ from scipy.sparse import lil_matrix
 from scipy.sparse.linalg import spsolve
 
 from ..errors import ParameterError
-from ..validation import check_integer, check_positive, check_real
+from ..validation import check_array, check_integer, check_positive, check_real
 from .model import LinearUtility, PoolSystem, StepUtility
 
 __all__ = ["two_pool_system", "jlmu_mean_utility", "conservative_mean_utility", "critical_eps",
@@ -69,9 +69,7 @@ def critical_eps(rho, a: float = 1.0):
 
     Tends to ``a / 2`` as ``rho -> 0`` and behaves like ``a / rho**2`` for large ``rho``.
     """
-    rho = np.asarray(rho, dtype=float)
-    if np.any(rho <= 0):
-        raise ParameterError("`rho` must be > 0")
+    rho = check_array("rho", rho, low=0.0, low_open=True)
     a = check_positive("a", a)
     out = a * ((1.0 + rho) * -np.expm1(-rho) - rho) / rho**2
     return float(out) if out.ndim == 0 else out
@@ -97,6 +95,8 @@ def stationary_mean_utility(eps: float, rho: float, rule: Callable[[int, int], i
     """
     eps, rho, a = _check(eps, rho, a)
     mu = check_positive("mu", mu)
+    if not callable(rule):
+        raise ParameterError(f"`rule` must be a function (x, y) -> 0 or 1, e.g. jlmu_rule (got {rule!r})")
     if truncation is None:
         truncation = int(rho + 12 * math.sqrt(rho) + 30)
     L = check_integer("truncation", truncation, low=2)

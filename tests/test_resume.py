@@ -1,0 +1,134 @@
+"""Resumable reproduce: interrupted or killed runs keep the published results, and the
+next run recomputes only what is out of date.
+
+The runs use a throw-away project (``$QTHEORY_PROJECT``) whose notebooks stand in for two
+of the manifest's notebooks (L-F1 and L-F2): each writes its manifest items with the
+real ResultWriter, can sleep (to be interrupted) or kill its own kernel.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from qtheory import reproduce
+from qtheory.errors import NotebookError
+
+NOTEBOOKS = {"L-F1": ["L-P-jsqd", "L-F1"], "L-F2": ["L-F2"]}
+
+
+def _write_notebook(path: Path, items: list[str], *, sleep: bool, note: str = "", die: bool = False) -> None:
+    params = f"seed = 1\nvalue = 1.0\ndie = {die}\n" + ("sleep = 0.0\n" if sleep else "")
+    body = (
+        "import os, signal, time\n"
+        "from qtheory.results import ResultWriter\n"
+        f"for item in {items!r}:\n"
+        "    rec = ResultWriter(item, parameters=dict(value=value), seed=seed)\n"
+        "    rec.write_table([{'x': 1, 'value': value}])\n"
+        "    if die:\n"
+        "        os.kill(os.getpid(), signal.SIGKILL)\n"
+        + ("    time.sleep(sleep)\n" if sleep else "")
+        + "    rec.finish()\n")
+    cells = [nbformat.v4.new_markdown_cell(f"# stand-in {note}"),
+             nbformat.v4.new_code_cell(params, metadata={"tags": ["parameters"]}),
+             nbformat.v4.new_code_cell(body)]
+    nb = nbformat.v4.new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    root = tmp_path / "project"
+    (root / "notebooks" / "presets").mkdir(parents=True)
+    (root / "_config.yml").write_text("title: test\n")
+    for name, items in NOTEBOOKS.items():
+        _write_notebook(root / "notebooks" / f"{name}.ipynb", items, sleep=(name == "L-F2"))
+    monkeypatch.setenv("QTHEORY_PROJECT", str(root))
+    return root
+
+
+def _meta(results: Path, item: str) -> str:
+    return (results / item / f"{item}.json").read_text()
+
+
+def _leftovers(results: Path) -> list[Path]:
+    """Work and staging folders or temporary files left in the results root."""
+    return [p for p in results.rglob("*") if p.name.startswith((".run-", ".staging", "."))
+            and not (p.is_dir() and not any(p.iterdir()))]
+
+
+def _run(results, **kw):
+    lines = []
+    reports = reproduce.reproduce("quick", list(NOTEBOOKS), results_dir=results, workers=1,
+                                  echo=lines.append, **kw)
+    return reports, lines
+
+
+def test_a_killed_kernel_publishes_nothing_and_the_next_run_redoes_only_that_notebook(project, tmp_path):
+    results = tmp_path / "results"
+    reports, _ = _run(results)
+    assert [r.notebook for r in reports] == ["L-F1", "L-F2"]
+    before = {i: _meta(results, i) for items in NOTEBOOKS.values() for i in items}
+
+    # L-F2 changes and now kills its own kernel half-way (after writing a table)
+    _write_notebook(project / "notebooks" / "L-F2.ipynb", NOTEBOOKS["L-F2"], sleep=True, note="v2", die=True)
+    with pytest.raises(NotebookError, match="L-F2") as info:
+        _run(results)
+    print("killed run:", info.value)
+    assert "no results were published" in str(info.value)
+    assert {i: _meta(results, i) for i in before} == before, "a killed run changed published results"
+    assert not _leftovers(results), _leftovers(results)
+
+    # the next run (L-F2 repaired): L-F1 is up to date and skipped, L-F2 is recomputed
+    _write_notebook(project / "notebooks" / "L-F2.ipynb", NOTEBOOKS["L-F2"], sleep=True, note="v3")
+    reports, lines = _run(results)
+    assert [r.notebook for r in reports] == ["L-F2"]
+    assert any(line.startswith("L-F1: up to date") for line in lines)
+    assert _meta(results, "L-F1") == before["L-F1"]
+    assert _meta(results, "L-F2") != before["L-F2"]
+    # and a third run has nothing left to do
+    reports, lines = _run(results)
+    assert reports == [] and sum("up to date" in line for line in lines) == 2
+
+
+def test_ctrl_c_keeps_published_results_and_the_next_run_picks_up(project, tmp_path):
+    results = tmp_path / "results"
+    cmd = [sys.executable, "-m", "qtheory", "reproduce", "--results-dir", str(results), "--workers", "1",
+           "--only", *NOTEBOOKS]
+    env = {**os.environ, "QTHEORY_PROJECT": str(project)}
+    subprocess.run(cmd + ["-p", "sleep", "0"], env=env, check=True, capture_output=True)
+    first = {i: _meta(results, i) for items in NOTEBOOKS.values() for i in items}
+
+    # L-F1 changes (so it reruns first), L-F2 is made slow and is interrupted while it sleeps
+    _write_notebook(project / "notebooks" / "L-F1.ipynb", NOTEBOOKS["L-F1"], sleep=False, note="v2")
+    proc = subprocess.Popen(cmd + ["-p", "sleep", "120"], env=env, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    for line in proc.stderr:
+        if "L-F2 running" in line:
+            break
+        assert time.time() < deadline, "L-F2 never started"
+    time.sleep(3.0)                                    # inside the notebook's sleep
+    proc.send_signal(signal.SIGINT)
+    err = proc.communicate(timeout=60)[1]
+    assert proc.returncode == 130, err
+    assert "interrupted; published results are unchanged" in err
+    assert "Traceback" not in err
+    # L-F1 finished before the interrupt and is published; L-F2 still shows the first run
+    assert _meta(results, "L-F1") != first["L-F1"]
+    assert json.loads(_meta(results, "L-F1"))["input_hash"] is not None
+    assert _meta(results, "L-F2") == first["L-F2"]
+    assert not _leftovers(results), _leftovers(results)
+
+    # the next run with the first run's parameters recomputes nothing
+    out = subprocess.run(cmd + ["-p", "sleep", "0"], env=env, check=True, capture_output=True, text=True)
+    assert "L-F1: up to date" in out.stderr and "L-F2: up to date" in out.stderr
+    assert "reproducing 0 notebook(s)" in out.stderr

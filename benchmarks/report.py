@@ -172,14 +172,14 @@ def notes_section(peers, limit, book) -> str:
             low = min(sp)
             lines.append(f"| >= 100x SimPy / Ciw | smallest speed-up {low[0]:.0f}x ({low[2]}, {low[1]}); "
                          f"Ciw {min(r for r, _, i in sp if i == 'ciw'):.0f}x or more | "
-                         f"{'yes' if low[0] >= 100 else 'no, see below'} |")
+                         f"{'yes' if low[0] >= 100 else 'not for every model, see the notes'} |")
     if limit:
         big = limit["case"]
         ratio = big["results"]["c"]["ratio_numba_over"]
         ratio_mt = big["results"]["c_mt"]["ratio_numba_over"]
         lines.append(f"| within 2x of C (JSQ(2) supermarket, N = 1000) | C (xoshiro256+) {1 / ratio:.2f}x faster "
                      f"than numba; C with numba's generator (MT19937) {1 / ratio_mt:.2f}x | "
-                     f"{'yes' if 1 / ratio <= 2 else 'no, see below'} |")
+                     f"{'yes in this run, narrowly across runs (see the notes)' if 1 / ratio <= 2 else 'no, see the notes'} |")
     if book and book.get("notebooks"):
         tot = (book.get("wall_seconds") or book["total_seconds"]) / 60
         lines.append(f"| whole book at paper scale < 15 min (2 cores) | {tot:.1f} min for `make book` "

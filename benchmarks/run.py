@@ -387,7 +387,7 @@ def bench_dask(preset: str) -> dict:
     local = replicate(simulate_replication, n_rep, 2026, args=args, workers=1, progress=False)
     t_local = time.perf_counter() - t0
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None) as cluster, Client(cluster) as client:
+                      dashboard_address=":0") as cluster, Client(cluster) as client:
         replicate(simulate_replication, 2, 1, args=(system, 0.9, 1000, "cos", 0),
                   executor=client.get_executor(), progress=False)     # compile in the workers
         t0 = time.perf_counter()
@@ -406,6 +406,7 @@ def bench_dask(preset: str) -> dict:
 
 
 def main(argv=None) -> int:
+    global RESULTS
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="smaller runs")
     ap.add_argument("--repeats", type=int, default=3, help="runs per implementation (best is reported)")
@@ -413,7 +414,12 @@ def main(argv=None) -> int:
     ap.add_argument("--skip", nargs="*", default=[], help="implementations to skip, e.g. ciw")
     ap.add_argument("--book-log", type=Path, default=Path("/tmp/paper_book.log"),
                     help="log of a paper-preset `make book` run")
+    ap.add_argument("--results-dir", type=Path, default=RESULTS,
+                    help="where the JSON files and plots go (default benchmarks/latest, which the book "
+                         "page shows; elsewhere the page is not rewritten)")
     args = ap.parse_args(argv)
+    default_dir = args.results_dir.resolve() == RESULTS.resolve()
+    RESULTS = args.results_dir
     preset = "quick" if args.quick else "full"
     if "peers" in args.only:
         bench_peers(preset, args.repeats, set(args.skip))
@@ -425,10 +431,11 @@ def main(argv=None) -> int:
         bench_book(args.book_log)
     if "dask" in args.only:
         bench_dask(preset)
-    from benchmarks.report import write_page
+    if default_dir:
+        from benchmarks.report import write_page
 
-    write_page()
-    print("wrote book/performance.md")
+        write_page()
+        print("wrote book/performance.md")
     return 0
 
 

@@ -179,7 +179,7 @@ def notes_section(peers, limit, book) -> str:
         ratio_mt = big["results"]["c_mt"]["ratio_numba_over"]
         lines.append(f"| within 2x of C (JSQ(2) supermarket, N = 1000) | C (xoshiro256+) {1 / ratio:.2f}x faster "
                      f"than numba; C with numba's generator (MT19937) {1 / ratio_mt:.2f}x | "
-                     f"{'yes in this run, narrowly across runs (see the notes)' if 1 / ratio <= 2 else 'no, see the notes'} |")
+                     f"{'in this run; not in every run (see the notes)' if 1 / ratio <= 2 else 'no, see the notes'} |")
     if book and book.get("notebooks"):
         tot = (book.get("wall_seconds") or book["total_seconds"]) / 60
         lines.append(f"| whole book at paper scale < 15 min (2 cores) | {tot:.1f} min for `make book` "

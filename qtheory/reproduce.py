@@ -410,6 +410,8 @@ def reproduce(preset: str = "quick", only: Iterable[str] | None = None,
     """
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ParameterError(f"`jobs` must be a positive integer (got {jobs!r})")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ParameterError(f"`workers` must be a positive integer (got {workers!r})")
     echo = echo or (lambda line: print(line, file=sys.stderr, flush=True))
     runs = plan(preset, only, overrides)
     results = Path(results_dir) if results_dir is not None else results_root()

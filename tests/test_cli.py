@@ -17,6 +17,9 @@ def test_list_prints_every_manifest_id(capsys):
     (["reproduce", "--only", "L-F9"], "unknown manifest ID 'L-F9'"),
     (["reproduce", "--jobs", "0"], "`jobs` must be a positive integer"),
     (["params", "Q-F1"], "unknown manifest ID 'Q-F1'"),
+    (["reproduce", "--workers", "0"], "`workers` must be a positive integer"),
+    (["reproduce", "--preset", "quick", "--only", "L-F2", "-p", "bogus", "1"],
+     "no selected notebook has parameter(s) bogus"),
 ])
 def test_bad_input_gives_one_line_and_exit_status_2(argv, message, capsys):
     assert cli.main(argv) == 2

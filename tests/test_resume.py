@@ -83,7 +83,6 @@ def test_a_killed_kernel_publishes_nothing_and_the_next_run_redoes_only_that_not
     _write_notebook(project / "notebooks" / "L-F2.ipynb", NOTEBOOKS["L-F2"], sleep=True, note="v2", die=True)
     with pytest.raises(NotebookError, match="L-F2") as info:
         _run(results)
-    print("killed run:", info.value)
     assert "no results were published" in str(info.value)
     assert {i: _meta(results, i) for i in before} == before, "a killed run changed published results"
     assert not _leftovers(results), _leftovers(results)
@@ -120,8 +119,8 @@ def test_ctrl_c_keeps_published_results_and_the_next_run_picks_up(project, tmp_p
     proc.send_signal(signal.SIGINT)
     err = proc.communicate(timeout=60)[1]
     assert proc.returncode == 130, err
-    assert "interrupted; published results are unchanged" in err
-    assert "Traceback" not in err
+    # qtheory's own last word is one line (the kernel, which gets the SIGINT too, may log its own)
+    assert err.strip().splitlines()[-1] == "qtheory: interrupted; published results are unchanged", err
     # L-F1 finished before the interrupt and is published; L-F2 still shows the first run
     assert _meta(results, "L-F1") != first["L-F1"]
     assert json.loads(_meta(results, "L-F1"))["input_hash"] is not None

@@ -116,6 +116,8 @@ CASES: list[Case] = [
               tol=[0.0, NAN], levels=[0, -1])),
     Case(lmf.fixed_point, dict(system=LSYS), dict(system=[LSYS_UNSTABLE], tol=[0.0, NAN, -1.0]),
          names=dict(system="(2.1)")),
+    Case(lmf.refined_tail, dict(system=LSYS, fp=lmf.fixed_point(LSYS)),
+         dict(fp=[None, "q"], max_levels=[0, -1, 1.5], relative_from=[0.0, NAN, 2.0], passes=[0, 1.5])),
     Case(lmf.homogeneous_fixed_point, dict(load=0.5, d=2, levels=4),
          dict(load=[1.0, 1.5, NAN, -0.5], d=INT1, levels=INT1), names=dict(load="load")),
     Case(lmf.mean_queue_length, dict(q=LQ0), dict(q=[np.array([[1.0, NAN]]), "q"])),

@@ -235,6 +235,11 @@ def refined_tail(system: LocalitySystem, fp: FixedPoint, *, max_levels: int = 64
     """
     if system.d < 2:
         raise ParameterError("`refined_tail` needs d >= 2 (random routing has geometric tails rho_m^l)")
+    if not isinstance(fp, FixedPoint) or fp.q.shape[0] != system.n_types:
+        raise ParameterError("`fp` must be the FixedPoint of this system (see fixed_point)")
+    max_levels = check_integer("max_levels", max_levels, low=1)
+    relative_from = check_real("relative_from", relative_from, low=0.0, high=1.0, low_open=True)
+    passes = check_integer("passes", passes, low=1)
     q = np.zeros((system.n_types, max_levels))
     L0 = min(fp.q.shape[1], max_levels)
     q[:, :L0] = fp.q[:, :L0]

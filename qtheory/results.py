@@ -222,6 +222,9 @@ class ResultWriter:
 
     def save_figure(self, fig, name: str | None = None, *, dpi: int = 150) -> None:
         """Save a matplotlib figure as PNG and SVG (``<ID>[_<name>].png`` / ``.svg``)."""
+        from .plotting import declutter_log_ticks
+
+        declutter_log_ticks(fig)
         png = self._path(name, ".png")
         fig.savefig(png, dpi=dpi, bbox_inches="tight")
         self._register(png)

@@ -68,6 +68,17 @@ def _accumulate(area, last, bound, offset, i, j, t, t_warm):
 
 
 @njit(cache=True)
+def _record(si, out_q, out_r, out_s, out_u, offset, bound, r, N, U):
+    """Write the state at sample time `si`: occupancy counts, threshold, tasks, utility."""
+    for i in range(offset.shape[0] - 1):
+        for j in range(out_q.shape[2]):
+            out_q[si, i, j] = offset[i + 1] - bound[i, j]
+    out_r[si] = r
+    out_s[si] = N
+    out_u[si] = U
+
+
+@njit(cache=True)
 def _kernel_simulate(policy, seed, n, lam, mu, t_end, t_warm, pool_class, offset, occ, perm, posn,
                      bound, minocc, tasks, n_tasks0, delta, key, u_start, ecls, elev, r0, green_min,
                      target, sample_t, out_q, out_r, out_s, out_u, area_q, hist_n, time_r):
@@ -96,12 +107,7 @@ def _kernel_simulate(policy, seed, n, lam, mu, t_end, t_warm, pool_class, offset
         rate = arrival_rate + mu * N
         t_next = t + np.random.exponential(1.0) / rate
         while si < S and sample_t[si] < t_next:
-            for i in range(m):
-                for j in range(J + 1):
-                    out_q[si, i, j] = offset[i + 1] - bound[i, j]
-            out_r[si] = r
-            out_s[si] = N
-            out_u[si] = U
+            _record(si, out_q, out_r, out_s, out_u, offset, bound, r, N, U)
             si += 1
         a = t if t > t_warm else t_warm
         b = t_next if t_next < t_end else t_end
@@ -251,12 +257,7 @@ def _kernel_simulate(policy, seed, n, lam, mu, t_end, t_warm, pool_class, offset
         for j in range(1, J + 1):
             _accumulate(area_q, last, bound, offset, i, j, t, t_warm)
     while si < S:
-        for i in range(m):
-            for j in range(J + 1):
-                out_q[si, i, j] = offset[i + 1] - bound[i, j]
-        out_r[si] = r
-        out_s[si] = N
-        out_u[si] = U
+        _record(si, out_q, out_r, out_s, out_u, offset, bound, r, N, U)
         si += 1
     return status, events, area_u, area_s, t
 

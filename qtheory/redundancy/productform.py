@@ -312,28 +312,25 @@ def total_jobs_moments(system: RedundancySystem, lam: float, mechanism: str = "c
     return _moments(_jets_for(system, lam, mechanism, marks, idle))
 
 
-def type_moments(system: RedundancySystem, lam: float, types=None) -> list[Moments]:
-    """Moments of :math:`Q_S` per type under c.o.c. (one DP per requested type)."""
+def _per_type_moments(system: RedundancySystem, lam: float, types, mechanism: str) -> list[Moments]:
     lam = check_load(lam)
     types = range(system.n_types) if types is None else _indices("types", types, system.n_types)
     out = []
     for k in types:
         marks = np.zeros(system.n_types)
         marks[k] = 1.0
-        out.append(_moments(_jets_for(system, lam, "coc", marks)))
+        out.append(_moments(_jets_for(system, lam, mechanism, marks)))
     return out
+
+
+def type_moments(system: RedundancySystem, lam: float, types=None) -> list[Moments]:
+    """Moments of :math:`Q_S` per type under c.o.c. (one DP per requested type)."""
+    return _per_type_moments(system, lam, types, "coc")
 
 
 def waiting_type_moments(system: RedundancySystem, lam: float, types=None) -> list[Moments]:
     """Moments of the number of *waiting* type-S jobs :math:`\\tilde Q_S` under c.o.s.-ALIS."""
-    lam = check_load(lam)
-    types = range(system.n_types) if types is None else _indices("types", types, system.n_types)
-    out = []
-    for k in types:
-        marks = np.zeros(system.n_types)
-        marks[k] = 1.0
-        out.append(_moments(_jets_for(system, lam, "cos", marks)))
-    return out
+    return _per_type_moments(system, lam, types, "cos")
 
 
 def server_replica_moments(system: RedundancySystem, lam: float, mechanism: str = "coc",

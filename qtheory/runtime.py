@@ -7,9 +7,10 @@ so the numbers do not depend on how many workers ran them, in which order they
 finished, or on which executor (a local process pool, a Dask ``Client``'s executor,
 ...) was used.
 
-numba kernels cannot take a :class:`numpy.random.SeedSequence`; pass them
-:func:`kernel_seed` of it (an integer for ``np.random.seed`` inside the kernel) or a
-:func:`generator` built from it.
+numba kernels cannot take a :class:`numpy.random.SeedSequence`. The simulation
+kernels take :func:`kernel_state` of it, the four state words of their xoshiro256+
+generator (:mod:`qtheory._rng`); kernels that use numba's own generator (the graph
+samplers) take :func:`kernel_seed`, an integer for ``np.random.seed``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import numpy as np
 from .errors import ParameterError
 from .validation import check_integer, check_seed
 
-__all__ = ["spawn", "generator", "kernel_seed", "default_workers", "replicate", "progress_enabled"]
+__all__ = ["spawn", "generator", "kernel_state", "kernel_seed", "default_workers", "replicate", "progress_enabled"]
 
 
 def spawn(seed: int, n: int) -> list[np.random.SeedSequence]:
@@ -38,6 +39,24 @@ def spawn(seed: int, n: int) -> list[np.random.SeedSequence]:
 def generator(seed_sequence: np.random.SeedSequence | int) -> np.random.Generator:
     """A PCG64 :class:`numpy.random.Generator` seeded from `seed_sequence`."""
     return np.random.default_rng(seed_sequence)
+
+
+def kernel_state(seed: np.random.SeedSequence | int) -> np.ndarray:
+    """The four uint64 state words of a kernel's xoshiro256+ generator, from `seed`.
+
+    `seed` is a :class:`numpy.random.SeedSequence` or a non-negative integer (read as
+    ``SeedSequence(seed)``). The words are the second four of ``generate_state(8,
+    uint64)``: a NumPy generator built from the same seed (``default_rng(seed)``, PCG64)
+    takes the first four, and the two streams must not start from the same bits. The
+    all-zero state, which xoshiro never leaves, has probability 2**-256 and is replaced
+    by (1, 0, 0, 0).
+    """
+    if not isinstance(seed, np.random.SeedSequence):
+        seed = np.random.SeedSequence(check_seed("seed", seed))
+    state = seed.generate_state(8, dtype=np.uint64)[4:].copy()
+    if not state.any():
+        state[0] = 1
+    return state
 
 
 def kernel_seed(seed_sequence: np.random.SeedSequence) -> int:

@@ -79,6 +79,7 @@ def _ctor(cls):
 CASES: list[Case] = [
     # ---- shared --------------------------------------------------------------------------
     Case(runtime.spawn, dict(seed=1, n=2), dict(seed=SEED, n=[-1, 1.5])),
+    Case(runtime.kernel_state, dict(seed=1), dict(seed=SEED)),
     Case(stats.mean_ci, dict(samples=[1.0, 2.0, 3.0]),
          dict(samples=[[], [1.0, "x"]], level=[0.0, 1.0, NAN, 2])),
     # ---- paper L ---------------------------------------------------------------------------

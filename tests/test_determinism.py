@@ -1,7 +1,7 @@
 """Results do not depend on the number of workers or on the executor (process pool, Dask).
 
 Each check runs a real replicated experiment of a paper (numba kernels seeded through
-``runtime.kernel_seed``) serially, on a local process pool and on a Dask cluster of
+``runtime.kernel_state``) serially, on a local process pool and on a Dask cluster of
 local worker processes, and requires bit-identical results.
 """
 

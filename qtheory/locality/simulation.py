@@ -30,7 +30,8 @@ import numpy as np
 from numba import njit
 
 from ..errors import ParameterError
-from ..runtime import kernel_seed
+from .._rng import uniform
+from ..runtime import kernel_state
 from ..validation import check_array, check_integer, check_seed
 from .graphs import CompatibilityGraph
 from .model import LocalitySystem, check_tails
@@ -42,10 +43,10 @@ _LOCAL, _GWSQ = 0, 1
 
 
 @njit(cache=True)
-def _kernel_simulate(seed, policy, offset, degree, neighbors, dispatcher_cluster, server_type,
+def _kernel_simulate(rng_state, policy, offset, degree, neighbors, dispatcher_cluster, server_type,
                      type_members, type_first, type_size, type_cdf, service_rates, arrival_rate, d,
                      state, t_grid, levels):
-    np.random.seed(seed)
+    rng = rng_state.copy()
     n_servers = server_type.size
     n_types = type_size.size
     n_disp = offset.size
@@ -81,7 +82,7 @@ def _kernel_simulate(seed, policy, offset, degree, neighbors, dispatcher_cluster
         for m in range(n_types):
             dep_total += service_rates[m] * n_busy[m]
         rate = lam_total + dep_total
-        t += -np.log(1.0 - np.random.random()) / rate
+        t += -np.log(1.0 - uniform(rng)) / rate
         while g < n_grid and t_grid[g] < t:
             for m in range(n_types):
                 inv = 1.0 / type_size[m]
@@ -93,7 +94,7 @@ def _kernel_simulate(seed, policy, offset, degree, neighbors, dispatcher_cluster
         if g == n_grid:
             break
         events += 1
-        r = np.random.random() * rate
+        r = uniform(rng) * rate
         if r < lam_total:
             i = int(r / arrival_rate)          # uniform dispatcher, reusing the same uniform
             if i >= n_disp:
@@ -103,11 +104,11 @@ def _kernel_simulate(seed, policy, offset, degree, neighbors, dispatcher_cluster
                 deg = degree[i]
                 base = offset[i]
                 if deg < d:
-                    target = neighbors[base + int(np.random.random() * deg)]
+                    target = neighbors[base + int(uniform(rng) * deg)]
                 elif d == 2:
                     # two distinct uniform positions from one uniform: the fractional part
                     # left after the first pick is again uniform
-                    u = np.random.random() * deg
+                    u = uniform(rng) * deg
                     c1 = int(u)
                     if c1 >= deg:
                         c1 = deg - 1
@@ -124,7 +125,7 @@ def _kernel_simulate(seed, policy, offset, degree, neighbors, dispatcher_cluster
                     best = 1 << 62
                     for h in range(d):
                         while True:
-                            c = int(np.random.random() * deg)
+                            c = int(uniform(rng) * deg)
                             dup = False
                             for hh in range(h):
                                 if picks[hh] == c:
@@ -141,11 +142,11 @@ def _kernel_simulate(seed, policy, offset, degree, neighbors, dispatcher_cluster
                 k = dispatcher_cluster[i]
                 best = 1 << 62
                 for h in range(d):
-                    u = np.random.random()
+                    u = uniform(rng)
                     m = 0
                     while m < n_types - 1 and u >= type_cdf[k, m]:
                         m += 1
-                    j = type_members[type_first[m] + int(np.random.random() * type_size[m])]
+                    j = type_members[type_first[m] + int(uniform(rng) * type_size[m])]
                     if state[j] < best:
                         best = state[j]
                         target = j
@@ -219,15 +220,6 @@ class SimulationResult:
     seconds: float
 
 
-def _seed(seed) -> int:
-    if isinstance(seed, np.random.SeedSequence):
-        return kernel_seed(seed)
-    seed = check_seed("seed", seed)
-    if seed >= 2**32:
-        raise ParameterError(f"`seed` must be < 2**32 for numba's generator (got {seed})")
-    return seed
-
-
 def _prepare(system: LocalitySystem, graph: CompatibilityGraph, initial_state, t_grid, levels):
     if graph.n_types != system.n_types or graph.n_clusters != system.n_clusters:
         raise ParameterError(f"`graph` has {graph.n_types} types and {graph.n_clusters} clusters, the system "
@@ -250,7 +242,7 @@ def _run(policy, system, graph, initial_state, t_grid, seed, levels, type_cdf):
                                                                           t_grid, levels)
     start = time.perf_counter()
     occ, mean_len, mean_sq, events = _kernel_simulate(
-        _seed(seed), policy, graph.offset, graph.degree, graph.neighbors, graph.dispatcher_cluster,
+        kernel_state(seed), policy, graph.offset, graph.degree, graph.neighbors, graph.dispatcher_cluster,
         graph.server_type, type_members, type_first, type_size, type_cdf, system.u.copy(),
         system.arrival_rate, system.d, state, t_grid, levels)
     return SimulationResult(t_grid, occ, mean_len, mean_sq, state, int(events), time.perf_counter() - start)
@@ -271,7 +263,7 @@ def simulate_jsqd(system: LocalitySystem, graph: CompatibilityGraph, initial_sta
     t_grid : increasing array
         Recording times; the simulation starts at ``t_grid[0]`` and stops at ``t_grid[-1]``.
     seed : int or numpy.random.SeedSequence
-        Seed of numba's generator (a SeedSequence goes through ``runtime.kernel_seed``).
+        Seed of the kernel's generator (through :func:`qtheory.runtime.kernel_state`).
     levels : int
         Number L of occupancy levels recorded.
     """

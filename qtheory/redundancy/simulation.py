@@ -41,7 +41,8 @@ import numpy as np
 from numba import njit
 
 from ..errors import ParameterError
-from ..runtime import kernel_seed
+from .._rng import uniform
+from ..runtime import kernel_state
 from ..validation import check_integer, check_real
 from .model import RedundancySystem
 from .stability import check_load, require_stable
@@ -103,9 +104,9 @@ def _pick_busy(v, busy_list, n_busy, speeds, homogeneous):
 
 @njit(cache=True)
 def _kernel_simulate(mechanism, type_servers, type_deg, prob, alias, speeds, lam_total, n_events,
-                     warmup, init_jobs, track_a, track_b, hist_max, seed):
+                     warmup, init_jobs, track_a, track_b, hist_max, rng_state):
     """One run; mechanism 0 = c.o.c., 1 = c.o.s.-ALIS. Returns (stats, hists, per-type means, code)."""
-    np.random.seed(seed)
+    rng = rng_state.copy()
     n = speeds.size
     k = type_deg.size
     homogeneous = True
@@ -166,9 +167,9 @@ def _kernel_simulate(mechanism, type_servers, type_deg, prob, alias, speeds, lam
                 stats[3] += w * counts[track_a] / total
                 stats[4] += w * counts[track_b] / total
             clock_t += w
-        u = np.random.random()
+        u = uniform(rng)
         if in_init or u * rate < lam_total:
-            x = np.random.random() if in_init else (u * rate) / lam_total
+            x = uniform(rng) if in_init else (u * rate) / lam_total
             t = _draw_type(x, prob, alias)
             if recording:
                 acc_t[t] += counts[t] * (clock_t - last_t[t])
@@ -380,7 +381,7 @@ def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: 
         Arrival rate per server (total rate :math:`N\\lambda`); must satisfy (1).
     mechanism : {"coc", "cos"}
     seed : int or SeedSequence
-        Seed of numba's generator (a SeedSequence goes through :func:`qtheory.runtime.kernel_seed`).
+        Seed of the kernel's generator (through :func:`qtheory.runtime.kernel_state`).
     warmup : int
         Events simulated before recording starts.
     initial_scale : float
@@ -407,7 +408,7 @@ def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: 
         ss = seed
     else:
         ss = np.random.SeedSequence(check_integer("seed", seed, low=0))
-    kseed = kernel_seed(ss)
+    kstate = kernel_state(ss)
     init_rng = np.random.default_rng(ss.spawn(1)[0])
     init_jobs = int(np.floor(initial_scale * init_rng.exponential())) if initial_scale > 0 else 0
     dmax = max(len(t) for t in system.types)
@@ -419,7 +420,7 @@ def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: 
     stats, hist_t, hist_e, acc_t, acc_e, code = _kernel_simulate(
         0 if mechanism == "coc" else 1, type_servers, type_deg, prob, alias,
         np.ascontiguousarray(system.speeds, dtype=float), system.n_servers * lam, n_events, warmup,
-        init_jobs, a, b, hist_max, kseed)
+        init_jobs, a, b, hist_max, kstate)
     if code == 1:
         raise ParameterError("a server's job list overflowed (more than 65536 entries): the system is "
                              "too congested to simulate; lower `lam`")

@@ -37,7 +37,8 @@ import numpy as np
 from numba import njit
 
 from ..errors import ParameterError
-from ..runtime import kernel_seed
+from .._rng import exponential, randint, uniform
+from ..runtime import kernel_state
 from ..validation import check_array, check_integer, check_positive, check_real
 from .model import TIE_DECIMALS, PoolSystem, enumeration, tabulate
 
@@ -50,12 +51,6 @@ _ERRORS = {
     2: "SLTA's index r_n ran past the enumerated coordinates; raise `max_occupancy`",
     3: "the number of tasks exceeded the preallocated bound; raise `max_tasks`",
 }
-
-
-@njit(cache=True)
-def _randint(k):
-    v = int(np.random.random() * k)
-    return k - 1 if v >= k else v
 
 
 @njit(cache=True)
@@ -79,10 +74,10 @@ def _record(si, out_q, out_r, out_s, out_u, offset, bound, r, N, U):
 
 
 @njit(cache=True)
-def _kernel_simulate(policy, seed, n, lam, mu, t_end, t_warm, pool_class, offset, occ, perm, posn,
+def _kernel_simulate(policy, rng_state, n, lam, mu, t_end, t_warm, pool_class, offset, occ, perm, posn,
                      bound, minocc, tasks, n_tasks0, delta, key, u_start, ecls, elev, r0, green_min,
                      target, sample_t, out_q, out_r, out_s, out_u, area_q, hist_n, time_r):
-    np.random.seed(seed)
+    rng = rng_state.copy()
     m = offset.shape[0] - 1
     J = delta.shape[1]
     cap = tasks.shape[0]
@@ -105,7 +100,7 @@ def _kernel_simulate(policy, seed, n, lam, mu, t_end, t_warm, pool_class, offset
     arrival_rate = n * lam
     while True:
         rate = arrival_rate + mu * N
-        t_next = t + np.random.exponential(1.0) / rate
+        t_next = t + exponential(rng) / rate
         while si < S and sample_t[si] < t_next:
             _record(si, out_q, out_r, out_s, out_u, offset, bound, r, N, U)
             si += 1
@@ -122,7 +117,7 @@ def _kernel_simulate(policy, seed, n, lam, mu, t_end, t_warm, pool_class, offset
             break
         t = t_next
         events += 1
-        if np.random.random() * rate < arrival_rate:
+        if uniform(rng) * rate < arrival_rate:
             # ---------------- arrival: choose the pool ----------------
             pos = -1
             p = -1
@@ -143,7 +138,7 @@ def _kernel_simulate(policy, seed, n, lam, mu, t_end, t_warm, pool_class, offset
                     break
                 x = minocc[best]
                 lo = bound[best, x]
-                pos = lo + _randint(bound[best, x + 1] - lo)
+                pos = lo + randint(rng, bound[best, x + 1] - lo)
             elif policy == 1:
                 ir = ecls[r - 1]
                 jr = elev[r - 1]
@@ -159,7 +154,7 @@ def _kernel_simulate(policy, seed, n, lam, mu, t_end, t_warm, pool_class, offset
                 dec = prev >= 0 and g_total >= green_min and green[prev] >= 1
                 inc = g_total == 0 and yellow <= 1
                 if g_other > 0:
-                    v = _randint(g_other)
+                    v = randint(rng, g_other)
                     for i in range(m):
                         if i == prev:
                             continue
@@ -168,13 +163,13 @@ def _kernel_simulate(policy, seed, n, lam, mu, t_end, t_warm, pool_class, offset
                             break
                         v -= green[i]
                 elif g_total > 0:
-                    pos = offset[prev] + _randint(green[prev])
+                    pos = offset[prev] + randint(rng, green[prev])
                 elif yellow > 0:
-                    pos = offset[ir] + _randint(yellow)
+                    pos = offset[ir] + randint(rng, yellow)
                 else:
-                    p = _randint(n)
+                    p = randint(rng, n)
             elif policy == 2:
-                p = _randint(n)
+                p = randint(rng, n)
             elif policy == 3:
                 mo = minocc[0]
                 for i in range(1, m):
@@ -184,7 +179,7 @@ def _kernel_simulate(policy, seed, n, lam, mu, t_end, t_warm, pool_class, offset
                 for i in range(m):
                     if minocc[i] == mo:
                         total += bound[i, mo + 1] - bound[i, mo]
-                v = _randint(total)
+                v = randint(rng, total)
                 for i in range(m):
                     if minocc[i] == mo:
                         c = bound[i, mo + 1] - bound[i, mo]
@@ -195,7 +190,7 @@ def _kernel_simulate(policy, seed, n, lam, mu, t_end, t_warm, pool_class, offset
             else:
                 x = minocc[target]
                 lo = bound[target, x]
-                pos = lo + _randint(bound[target, x + 1] - lo)
+                pos = lo + randint(rng, bound[target, x + 1] - lo)
             if p < 0:
                 p = perm[pos]
             # ---------------- arrival: update the state ----------------
@@ -234,7 +229,7 @@ def _kernel_simulate(policy, seed, n, lam, mu, t_end, t_warm, pool_class, offset
                         break
         else:
             # ---------------- departure of a uniformly random task ----------------
-            k = _randint(N)
+            k = randint(rng, N)
             p = tasks[k]
             N -= 1
             tasks[k] = tasks[N]
@@ -350,13 +345,6 @@ def occupancy_from_state(system: PoolSystem, n: int, q) -> np.ndarray:
     return np.concatenate(occ).astype(np.int64)
 
 
-def _seed_int(seed) -> int:
-    if isinstance(seed, np.random.SeedSequence):
-        return kernel_seed(seed)
-    seed = check_integer("seed", seed, low=0)
-    return kernel_seed(np.random.SeedSequence(seed))
-
-
 def simulate(system: PoolSystem, n: int, policy: str, *, t_end: float, seed, warmup: float = 0.0,
              initial=None, sample_times=None, beta: float | None = None, r0: int = 1,
              target_class: int | None = None, max_occupancy: int | None = None,
@@ -373,7 +361,7 @@ def simulate(system: PoolSystem, n: int, policy: str, *, t_end: float, seed, war
     t_end : float
         Horizon.
     seed : int or numpy.random.SeedSequence
-        Seeds numba's generator through :func:`qtheory.runtime.kernel_seed`.
+        Seeds the kernel's generator through :func:`qtheory.runtime.kernel_state`.
     warmup : float
         Time averages use ``[warmup, t_end]``.
     initial : array, optional
@@ -480,7 +468,7 @@ def simulate(system: PoolSystem, n: int, policy: str, *, t_end: float, seed, war
     time_r = np.zeros(ecls.size + 2)
     start = time.perf_counter()
     status, events, area_u, area_s, _ = _kernel_simulate(
-        POLICIES[policy], _seed_int(seed), n, system.lam, system.mu, t_end, warmup, pool_class, offset,
+        POLICIES[policy], kernel_state(seed), n, system.lam, system.mu, t_end, warmup, pool_class, offset,
         occ.copy(), perm, posn, bound, minocc, tasks, n0, delta, key, u_start, ecls, elev, r0,
         float(n * beta), target, sample_t, out_q, out_r, out_s, out_u, area_q, hist_n, time_r)
     wall = time.perf_counter() - start

@@ -43,7 +43,7 @@ CASES = {
     "jlmu": Case("JLMU, Table 1 system, n = 100, rho = 10", "U", "utility per pool",
                  ("numba", "plain", "simpy"), {"n": 100, "policy": "jlmu"}),
     "slta": Case("SLTA, Table 1 system, n = 100, rho = 10", "U", "utility per pool",
-                 ("numba", "plain"), {"n": 100, "policy": "slta"}),
+                 ("numba", "plain", "simpy"), {"n": 100, "policy": "slta"}),
 }
 
 #: largest pool occupancy of the U cases (numba's default for n = 100, rho = 10 is 75)
@@ -156,8 +156,9 @@ def _utility(key, impl, seed, scale):
     base = float(values[pool_class, 0].sum()) / n
     if policy == "slta":
         en = enumeration(system, U_DEPTH)
-        out = plain.utility_slta(delta, pool_class, system.lam, system.mu, t_end, warmup, seed,
-                                 en.cls.tolist(), en.level.tolist(), n * default_beta(n))
+        func = plain.utility_slta if impl == "plain" else simpy_models.utility_slta
+        out = func(delta, pool_class, system.lam, system.mu, t_end, warmup, seed, en.cls.tolist(),
+                   en.level.tolist(), n * default_beta(n))
     else:
         func = plain.utility_jlmu if impl == "plain" else simpy_models.utility_jlmu
         out = func(delta, pool_class, system.lam, system.mu, t_end, warmup, seed)

@@ -259,3 +259,75 @@ def redundancy_coc(types, probabilities, speeds, lam, t_end, warmup, seed):
     change(0)
     seconds = time.perf_counter() - start
     return PeerRun(st["events"] - 1, seconds, st["area"] / (t_end - warmup))
+
+
+def utility_slta(delta, pool_class, lam, mu, t_end, warmup, seed, ranked_class, ranked_level, green_min, r0=1):
+    """SLTA (U, Sec. 3.2) with a process per task; the rules of ``plain.utility_slta``.
+
+    The dispatcher counts green pools (class i, fewer than l_i(r) tasks) and yellow pools
+    (class i_r, fewer than j_r tasks) by scanning each class's pools, as a SimPy model
+    written without the level lists of the other implementations would.
+
+    Statistic: time average of the utility per pool over [warmup, t_end].
+    """
+    rng = random.Random(seed)
+    env = simpy.Environment()
+    n = len(pool_class)
+    m = len(delta)
+    occ = [0] * n
+    members = [[p for p in range(n) if pool_class[p] == i] for i in range(m)]
+    thr = [0] * m
+    for k in range(r0 - 1):
+        thr[ranked_class[k]] += 1
+    st = {"u": 0.0, "last": 0.0, "area": 0.0, "events": 0, "r": r0}
+
+    def change(du):
+        now = env.now
+        a = max(st["last"], warmup)
+        if now > a:
+            st["area"] += (now - a) * st["u"]
+        st["last"] = now
+        st["u"] += du
+        st["events"] += 1
+
+    def task(p):
+        yield env.timeout(rng.expovariate(mu))
+        occ[p] -= 1
+        change(-delta[pool_class[p]][occ[p]])
+
+    def arrivals():
+        while True:
+            yield env.timeout(rng.expovariate(n * lam))
+            r = st["r"]
+            ir, jr = ranked_class[r - 1], ranked_level[r - 1]
+            prev = ranked_class[r - 2] if r >= 2 else -1
+            green = [[p for p in members[i] if occ[p] < thr[i]] for i in range(m)]
+            yellow = [p for p in members[ir] if occ[p] < jr]
+            g_total = sum(len(g) for g in green)
+            others = [p for i in range(m) if i != prev for p in green[i]]
+            dec = prev >= 0 and g_total >= green_min and len(green[prev]) >= 1
+            inc = g_total == 0 and len(yellow) <= 1
+            if others:
+                p = others[rng.randrange(len(others))]
+            elif g_total > 0:
+                p = green[prev][rng.randrange(len(green[prev]))]
+            elif yellow:
+                p = yellow[rng.randrange(len(yellow))]
+            else:
+                p = rng.randrange(n)
+            change(delta[pool_class[p]][occ[p]])
+            occ[p] += 1
+            if dec:
+                st["r"] = r - 1
+                thr[ranked_class[r - 2]] -= 1
+            elif inc:
+                thr[ranked_class[r - 1]] += 1
+                st["r"] = r + 1
+            env.process(task(p))
+
+    env.process(arrivals())
+    start = time.perf_counter()
+    env.run(until=t_end)
+    change(0.0)
+    seconds = time.perf_counter() - start
+    return PeerRun(st["events"] - 1, seconds, st["area"] / (n * (t_end - warmup)))

@@ -35,7 +35,9 @@ def _write_notebook(path: Path, items: list[str], *, sleep: bool, note: str = ""
         "    rec.write_table([{'x': 1, 'value': value}])\n"
         "    if die:\n"
         "        os.kill(os.getpid(), signal.SIGKILL)\n"
-        + ("    time.sleep(sleep)\n" if sleep else "")
+        # the marker tells a test that the notebook is inside its sleep (kernel started)
+        + ("    open(os.path.join(os.environ['QTHEORY_PROJECT'], 'sleeping'), 'w').close()\n"
+           "    time.sleep(sleep)\n" if sleep else "")
         + "    rec.finish()\n")
     cells = [nbformat.v4.new_markdown_cell(f"# stand-in {note}"),
              nbformat.v4.new_code_cell(params, metadata={"tags": ["parameters"]}),
@@ -109,15 +111,25 @@ def test_ctrl_c_keeps_published_results_and_the_next_run_picks_up(project, tmp_p
 
     # L-F1 changes (so it reruns first), L-F2 is made slow and is interrupted while it sleeps
     _write_notebook(project / "notebooks" / "L-F1.ipynb", NOTEBOOKS["L-F1"], sleep=False, note="v2")
-    proc = subprocess.Popen(cmd + ["-p", "sleep", "120"], env=env, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    for line in proc.stderr:
-        if "L-F2 running" in line:
-            break
-        assert time.time() < deadline, "L-F2 never started"
-    time.sleep(3.0)                                    # inside the notebook's sleep
-    proc.send_signal(signal.SIGINT)
-    err = proc.communicate(timeout=60)[1]
+    marker = project / "sleeping"
+    marker.unlink()
+    # in a session of its own, so that the interrupt reaches its process group, as a
+    # terminal's Ctrl-C does (the runner and the notebook's kernel)
+    proc = subprocess.Popen(cmd + ["-p", "sleep", "120"], env=env, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    # wait until L-F2's kernel is inside its sleep (a loaded machine starts kernels slowly;
+    # an interrupt during the kernel's start-up would test something else)
+    deadline = time.time() + 100
+    while not marker.exists():
+        assert proc.poll() is None and time.time() < deadline, "L-F2 never reached its sleep"
+        time.sleep(0.1)
+    time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        err = proc.communicate(timeout=60)[1]
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail("reproduce did not stop within 60 s of the interrupt:\n" + proc.communicate()[1])
     assert proc.returncode == 130, err
     # qtheory's own last word is one line (the kernel, which gets the SIGINT too, may log its own)
     assert err.strip().splitlines()[-1] == "qtheory: interrupted; published results are unchanged", err

@@ -198,13 +198,22 @@ def critical_subset(system: RedundancySystem, method: str = "auto") -> CriticalS
     """
     if method == "auto":
         method = "servers" if system.n_servers <= 20 else "flow"
-    if method == "servers":
-        return _critical_by_servers(system)
-    if method == "flow":
-        return _critical_by_flow(system)
-    if method == "types":
-        return _critical_by_types(system)
-    raise ParameterError(f"`method` must be 'auto', 'servers', 'flow' or 'types' (got {method!r})")
+    solvers = {"servers": _critical_by_servers, "flow": _critical_by_flow, "types": _critical_by_types}
+    if method not in solvers:
+        raise ParameterError(f"`method` must be 'auto', 'servers', 'flow' or 'types' (got {method!r})")
+    # every simulation checks stability first, and the O(N 2^N) transform costs 0.1 s at
+    # N = 20, as much as a million events: remember the answer per system (both immutable)
+    key = (system.speeds.tobytes(), system.types, system.probabilities.tobytes(), method)
+    found = _CRITICAL_CACHE.get(key)
+    if found is None:
+        found = solvers[method](system)
+        if len(_CRITICAL_CACHE) >= 256:
+            _CRITICAL_CACHE.clear()
+        _CRITICAL_CACHE[key] = found
+    return found
+
+
+_CRITICAL_CACHE: dict = {}
 
 
 def _critical_by_servers(system: RedundancySystem) -> CriticalSubset:

@@ -120,3 +120,20 @@ def test_capacity_ratio_of_the_critical_subset_is_the_maximum():
         assert St.capacity_ratio(sy, range(sy.n_types)) <= crit.ratio * (1 + 1e-12)
         for k in range(sy.n_types):
             assert St.capacity_ratio(sy, [k]) <= crit.ratio * (1 + 1e-12)
+
+
+def test_critical_subset_is_remembered_per_system_and_not_shared_between_systems():
+    critical_subset, cache = St.critical_subset, St._CRITICAL_CACHE
+    base = M.circular_d(8, 2)
+    first = critical_subset(base)
+    assert critical_subset(base) is first                     # the second call is a look-up
+    # an equal system built again finds the same answer; the cache holds the computed one
+    assert critical_subset(M.circular_d(8, 2)) == first == cache[
+        (base.speeds.tobytes(), base.types, base.probabilities.tobytes(), "servers")]
+    # same types, other speeds or probabilities: other answers, computed afresh
+    slow = M.RedundancySystem(np.r_[0.2, np.ones(7)], base.types, base.probabilities)
+    assert critical_subset(slow) != first and 0 in critical_subset(slow).servers
+    skewed = np.r_[0.5, np.full(7, 0.5 / 7)]
+    assert critical_subset(M.RedundancySystem(base.speeds, base.types, skewed)).critical_load < first.critical_load
+    for method in ("flow", "types"):
+        assert critical_subset(slow, method).types == critical_subset(slow).types

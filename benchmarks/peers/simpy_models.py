@@ -10,6 +10,33 @@ import simpy
 from . import PeerRun
 
 
+class _TimeAverage:
+    """Time integral over [warmup, now] of a piecewise-constant quantity, and its changes.
+
+    ``change(delta)`` is called at each event (arrival or departure); ``result`` closes the
+    integral at the end of the run and returns the :class:`PeerRun` with the time average
+    divided by `per` (e.g. the number of pools).
+    """
+
+    def __init__(self, env, warmup):
+        self.env, self.warmup = env, warmup
+        self.value = self.last = self.area = 0.0
+        self.events = 0
+
+    def change(self, delta):
+        now = self.env.now
+        a = max(self.last, self.warmup)
+        if now > a:
+            self.area += (now - a) * self.value
+        self.last = now
+        self.value += delta
+        self.events += 1
+
+    def result(self, t_end, seconds, per=1):
+        self.change(0)
+        return PeerRun(self.events - 1, seconds, self.area / (per * (t_end - self.warmup)))
+
+
 def locality(offset, degree, neighbors, server_type, dispatcher_cluster, service_rates, arrival_rate, d,
              t_grid, warmup, seed, policy="jsqd", type_cdf=None, type_members=None):
     """Local JSQ(d) / GWSQ(d) with a ``simpy.Resource`` per server; statistic as in ``plain.locality``."""
@@ -84,16 +111,8 @@ def redundancy_cos(types, probabilities, speeds, lam, t_end, warmup, seed):
     wake = [env.event() for _ in range(n_servers)]
     idle_since = [0.0] * n_servers
     idle = [True] * n_servers
-    st = {"jobs": 0, "last": 0.0, "area": 0.0, "events": 0}
-
-    def change(delta):
-        now = env.now
-        a = max(st["last"], warmup)
-        if now > a:
-            st["area"] += (now - a) * st["jobs"]
-        st["last"] = now
-        st["jobs"] += delta
-        st["events"] += 1
+    in_system = _TimeAverage(env, warmup)
+    change = in_system.change
 
     def server(s):
         while True:
@@ -129,58 +148,59 @@ def redundancy_cos(types, probabilities, speeds, lam, t_end, warmup, seed):
     env.process(arrivals())
     start = time.perf_counter()
     env.run(until=t_end)
-    change(0)
-    seconds = time.perf_counter() - start
-    return PeerRun(st["events"] - 1, seconds, st["area"] / (t_end - warmup))
+    return in_system.result(t_end, time.perf_counter() - start)
 
 
-def utility_jlmu(delta, pool_class, lam, mu, t_end, warmup, seed):
-    """JLMU (U, eq. (8)) with a process per task (infinite-server pools need no resource).
+def _pools(delta, pool_class, lam, mu, t_end, warmup, seed, choose):
+    """n infinite-server pools (U) with a process per task; `choose(occ, rng)` is the
+    dispatching rule, returning the pool of an arriving task (it may keep state of its own).
 
     Statistic: time average of the utility per pool over [warmup, t_end].
     """
     rng = random.Random(seed)
     env = simpy.Environment()
     n = len(pool_class)
-    m = len(delta)
     occ = [0] * n
-    members = [[p for p in range(n) if pool_class[p] == i] for i in range(m)]
-    st = {"u": 0.0, "last": 0.0, "area": 0.0, "events": 0}
-
-    def change(du):
-        now = env.now
-        a = max(st["last"], warmup)
-        if now > a:
-            st["area"] += (now - a) * st["u"]
-        st["last"] = now
-        st["u"] += du
-        st["events"] += 1
+    utility = _TimeAverage(env, warmup)
 
     def task(p):
         yield env.timeout(rng.expovariate(mu))
-        i = pool_class[p]
         occ[p] -= 1
-        change(-delta[i][occ[p]])
+        utility.change(-delta[pool_class[p]][occ[p]])
 
     def arrivals():
         while True:
             yield env.timeout(rng.expovariate(n * lam))
-            least = [min(occ[p] for p in members[i]) for i in range(m)]
-            best = 0
-            for i in range(1, m):
-                if delta[i][least[i]] > delta[best][least[best]]:
-                    best = i
-            p = rng.choice([q for q in members[best] if occ[q] == least[best]])
-            change(delta[best][occ[p]])
+            p = choose(occ, rng)
+            utility.change(delta[pool_class[p]][occ[p]])
             occ[p] += 1
             env.process(task(p))
 
     env.process(arrivals())
     start = time.perf_counter()
     env.run(until=t_end)
-    change(0.0)
-    seconds = time.perf_counter() - start
-    return PeerRun(st["events"] - 1, seconds, st["area"] / (n * (t_end - warmup)))
+    return utility.result(t_end, time.perf_counter() - start, per=n)
+
+
+def _members(pool_class, m):
+    return [[p for p in range(len(pool_class)) if pool_class[p] == i] for i in range(m)]
+
+
+def utility_jlmu(delta, pool_class, lam, mu, t_end, warmup, seed):
+    """JLMU (U, eq. (8)): a least-occupied pool of the class with the largest next marginal
+    utility (ties to the smaller class), found by scanning the pools of each class."""
+    m = len(delta)
+    members = _members(pool_class, m)
+
+    def choose(occ, rng):
+        least = [min(occ[p] for p in members[i]) for i in range(m)]
+        best = 0
+        for i in range(1, m):
+            if delta[i][least[i]] > delta[best][least[best]]:
+                best = i
+        return rng.choice([q for q in members[best] if occ[q] == least[best]])
+
+    return _pools(delta, pool_class, lam, mu, t_end, warmup, seed, choose)
 
 
 def redundancy_coc(types, probabilities, speeds, lam, t_end, warmup, seed):
@@ -201,16 +221,8 @@ def redundancy_coc(types, probabilities, speeds, lam, t_end, warmup, seed):
     current = [None] * n_servers     # job a server works on
     procs = []
     wake = [env.event() for _ in range(n_servers)]
-    st = {"jobs": 0, "last": 0.0, "area": 0.0, "events": 0}
-
-    def change(delta):
-        now = env.now
-        a = max(st["last"], warmup)
-        if now > a:
-            st["area"] += (now - a) * st["jobs"]
-        st["last"] = now
-        st["jobs"] += delta
-        st["events"] += 1
+    in_system = _TimeAverage(env, warmup)
+    change = in_system.change
 
     def oldest(s):
         return next((job for job in jobs if s in compat[job[0]]), None)
@@ -256,78 +268,47 @@ def redundancy_coc(types, probabilities, speeds, lam, t_end, warmup, seed):
     env.process(arrivals())
     start = time.perf_counter()
     env.run(until=t_end)
-    change(0)
-    seconds = time.perf_counter() - start
-    return PeerRun(st["events"] - 1, seconds, st["area"] / (t_end - warmup))
+    return in_system.result(t_end, time.perf_counter() - start)
 
 
 def utility_slta(delta, pool_class, lam, mu, t_end, warmup, seed, ranked_class, ranked_level, green_min, r0=1):
-    """SLTA (U, Sec. 3.2) with a process per task; the rules of ``plain.utility_slta``.
+    """SLTA (U, Sec. 3.2); the rules of ``plain.utility_slta``.
 
     The dispatcher counts green pools (class i, fewer than l_i(r) tasks) and yellow pools
     (class i_r, fewer than j_r tasks) by scanning each class's pools, as a SimPy model
     written without the level lists of the other implementations would.
-
-    Statistic: time average of the utility per pool over [warmup, t_end].
     """
-    rng = random.Random(seed)
-    env = simpy.Environment()
-    n = len(pool_class)
-    m = len(delta)
-    occ = [0] * n
-    members = [[p for p in range(n) if pool_class[p] == i] for i in range(m)]
+    n, m = len(pool_class), len(delta)
+    members = _members(pool_class, m)
     thr = [0] * m
     for k in range(r0 - 1):
         thr[ranked_class[k]] += 1
-    st = {"u": 0.0, "last": 0.0, "area": 0.0, "events": 0, "r": r0}
+    index = [r0]                     # r_n
 
-    def change(du):
-        now = env.now
-        a = max(st["last"], warmup)
-        if now > a:
-            st["area"] += (now - a) * st["u"]
-        st["last"] = now
-        st["u"] += du
-        st["events"] += 1
+    def choose(occ, rng):
+        r = index[0]
+        ir, jr = ranked_class[r - 1], ranked_level[r - 1]
+        prev = ranked_class[r - 2] if r >= 2 else -1
+        green = [[p for p in members[i] if occ[p] < thr[i]] for i in range(m)]
+        yellow = [p for p in members[ir] if occ[p] < jr]
+        g_total = sum(len(g) for g in green)
+        others = [p for i in range(m) if i != prev for p in green[i]]
+        dec = prev >= 0 and g_total >= green_min and len(green[prev]) >= 1
+        inc = g_total == 0 and len(yellow) <= 1
+        if others:
+            p = others[rng.randrange(len(others))]
+        elif g_total > 0:
+            p = green[prev][rng.randrange(len(green[prev]))]
+        elif yellow:
+            p = yellow[rng.randrange(len(yellow))]
+        else:
+            p = rng.randrange(n)
+        if dec:
+            index[0] = r - 1
+            thr[ranked_class[r - 2]] -= 1
+        elif inc:
+            thr[ranked_class[r - 1]] += 1
+            index[0] = r + 1
+        return p
 
-    def task(p):
-        yield env.timeout(rng.expovariate(mu))
-        occ[p] -= 1
-        change(-delta[pool_class[p]][occ[p]])
-
-    def arrivals():
-        while True:
-            yield env.timeout(rng.expovariate(n * lam))
-            r = st["r"]
-            ir, jr = ranked_class[r - 1], ranked_level[r - 1]
-            prev = ranked_class[r - 2] if r >= 2 else -1
-            green = [[p for p in members[i] if occ[p] < thr[i]] for i in range(m)]
-            yellow = [p for p in members[ir] if occ[p] < jr]
-            g_total = sum(len(g) for g in green)
-            others = [p for i in range(m) if i != prev for p in green[i]]
-            dec = prev >= 0 and g_total >= green_min and len(green[prev]) >= 1
-            inc = g_total == 0 and len(yellow) <= 1
-            if others:
-                p = others[rng.randrange(len(others))]
-            elif g_total > 0:
-                p = green[prev][rng.randrange(len(green[prev]))]
-            elif yellow:
-                p = yellow[rng.randrange(len(yellow))]
-            else:
-                p = rng.randrange(n)
-            change(delta[pool_class[p]][occ[p]])
-            occ[p] += 1
-            if dec:
-                st["r"] = r - 1
-                thr[ranked_class[r - 2]] -= 1
-            elif inc:
-                thr[ranked_class[r - 1]] += 1
-                st["r"] = r + 1
-            env.process(task(p))
-
-    env.process(arrivals())
-    start = time.perf_counter()
-    env.run(until=t_end)
-    change(0.0)
-    seconds = time.perf_counter() - start
-    return PeerRun(st["events"] - 1, seconds, st["area"] / (n * (t_end - warmup)))
+    return _pools(delta, pool_class, lam, mu, t_end, warmup, seed, choose)

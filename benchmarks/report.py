@@ -20,9 +20,10 @@ INTRO = """# Performance
 
 How fast the companion's computations are, measured side by side in one run of
 `python benchmarks/run.py` (see `benchmarks/README.md`). Every number and plot on this
-page is read from `benchmarks/latest/*.json`, written by the last run; the machine has 2
-cores shared with other work, so each throughput is the best of several interleaved runs
-(the median is in the JSON files) and ratios are taken within the same run.
+page is read from `benchmarks/latest/*.json`, written by the last run. The machine has 2
+cores, sometimes shared with other work (the load average at the start of each section is
+recorded), so each throughput is the best of several interleaved runs (the median is in
+the JSON files) and ratios are taken within the same run.
 """
 
 PEERS_TEXT = """## Simulators against peers
@@ -82,9 +83,12 @@ def limit_section(data) -> str:
     out = ["## The speed limit: C\n",
            "The JSQ(2) supermarket loop at N = 1000 (lambda = 0.9), the package's local JSQ(d) "
            "simulator on the complete graph with one server type against `benchmarks/peers/supermarket.c` "
-           "(the same event loop and recording, gcc -O2), built once with the xoshiro256+ generator and "
-           "once with the Mersenne Twister that numba's `np.random` uses (checked bit for bit against "
-           f"NumPy's `RandomState`); best of {data['repeats']} interleaved runs.\n",
+           "(the same event loop and recording, gcc -O2). The package's kernels draw from xoshiro256+ "
+           "(`qtheory/_rng.py`), and so does the C program; fed the same stream, the two follow the same "
+           "path event for event (`tests/test_benchmark_peers.py`). C is also built with the Mersenne "
+           "Twister of numba's `np.random` (checked bit for bit against NumPy's `RandomState`), the "
+           "generator the kernels used before, to show what the generator costs. "
+           f"Best of {data['repeats']} interleaved runs.\n",
            "| implementation | events/s (best) | events/s (median) | C / numba speed | mean queue length | SE | z |",
            "|---|---|---|---|---|---|---|"]
     for impl, r in case["results"].items():
@@ -179,7 +183,7 @@ def notes_section(peers, limit, book) -> str:
         ratio_mt = big["results"]["c_mt"]["ratio_numba_over"]
         lines.append(f"| within 2x of C (JSQ(2) supermarket, N = 1000) | C (xoshiro256+) {1 / ratio:.2f}x faster "
                      f"than numba; C with numba's generator (MT19937) {1 / ratio_mt:.2f}x | "
-                     f"{'in this run; not in every run (see the notes)' if 1 / ratio <= 2 else 'no, see the notes'} |")
+                     f"{'yes' if 1 / ratio <= 2 else 'no, see the notes'} |")
     if book and book.get("notebooks"):
         tot = (book.get("wall_seconds") or book["total_seconds"]) / 60
         lines.append(f"| whole book at paper scale < 15 min (2 cores) | {tot:.1f} min for `make book` "

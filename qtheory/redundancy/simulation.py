@@ -35,6 +35,7 @@ A run counts *events* = arrivals + service completions, as in Appendix E.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -435,6 +436,9 @@ def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: 
     wt, ne = stats[0], stats[9]
     mean_t = stats[1] / wt
     mean_e = stats[5] / ne
+    # averages of Q, Q^2 and the two shares after arrivals; a short run may record no
+    # arrival, and then they are undefined (nan), without a division warning
+    arrival = stats[13:17] / stats[12] if stats[12] > 0 else np.full(4, math.nan)
     return SimulationResult(
         mean_q=float(mean_t), var_q=float(stats[2] / wt - mean_t ** 2),
         ratio_first=float(stats[3] / wt), ratio_last=float(stats[4] / wt),
@@ -442,9 +446,8 @@ def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: 
         event_mean_q=float(mean_e), event_var_q=float(stats[6] / ne - mean_e ** 2),
         event_ratio_first=float(stats[7] / ne), event_ratio_last=float(stats[8] / ne),
         event_type_means=acc_e / ne, event_hist=hist_e / ne,
-        arrival_mean_q=float(stats[13] / stats[12]),
-        arrival_var_q=float(stats[14] / stats[12] - (stats[13] / stats[12]) ** 2),
-        arrival_ratio_first=float(stats[15] / stats[12]), arrival_ratio_last=float(stats[16] / stats[12]),
+        arrival_mean_q=float(arrival[0]), arrival_var_q=float(arrival[1] - arrival[0] ** 2),
+        arrival_ratio_first=float(arrival[2]), arrival_ratio_last=float(arrival[3]),
         n_events=int(ne))
 
 

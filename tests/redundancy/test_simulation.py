@@ -53,3 +53,18 @@ def test_simulator_validates_its_input():
         SIM.simulate(SYSTEM, 0.5, 10, mechanism="fifo")
     with pytest.raises(ParameterError, match="n_events"):
         SIM.simulate(SYSTEM, 0.5, 0)
+
+
+def test_a_run_without_recorded_arrivals_has_undefined_arrival_averages_and_no_warning():
+    import warnings
+
+    system = M.circular_d(6, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # one recorded event after a warm-up: a departure for some seeds
+        runs = [SIM.simulate(system, 0.5, 1, seed=s, warmup=50) for s in range(20)]
+    without = [r for r in runs if np.isnan(r.arrival_mean_q)]
+    assert without and all(np.isnan(r.arrival_var_q) and np.isnan(r.arrival_ratio_first) for r in without)
+    assert all(np.isfinite(r.mean_q) and r.n_events == 1 for r in runs)
+    with_arrival = [r for r in runs if not np.isnan(r.arrival_mean_q)]
+    assert with_arrival and all(r.arrival_mean_q >= 1 and r.arrival_var_q == 0.0 for r in with_arrival)

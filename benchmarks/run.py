@@ -55,8 +55,13 @@ SCALES = {
 def _environment() -> dict:
     import numba
 
+    try:
+        cpu = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                   if line.startswith("model name"))
+    except (OSError, StopIteration):
+        cpu = platform.processor() or "unknown"
     return {"python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
-            "machine": platform.machine(), "cpus": os.cpu_count(),
+            "machine": platform.machine(), "cpu": cpu, "cpus": os.cpu_count(),
             "load_average_at_start": os.getloadavg()[0], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
 
 

@@ -104,6 +104,38 @@ def _pick_busy(v, busy_list, n_busy, speeds, homogeneous):
 
 
 @njit(cache=True)
+def _mark_busy(s, busy, busy_pos, busy_list, n_busy, busy_rate, speeds):
+    """Server s starts working: into the busy list. Returns the new (n_busy, busy_rate)."""
+    busy[s] = True
+    busy_pos[s] = n_busy
+    busy_list[n_busy] = s
+    return n_busy + 1, busy_rate + speeds[s]
+
+
+@njit(cache=True)
+def _mark_idle(s, busy, busy_pos, busy_list, n_busy, busy_rate, speeds):
+    """Server s stops: out of the busy list (the last entry fills its place). Returns the new
+    (n_busy, busy_rate)."""
+    busy[s] = False
+    pos = busy_pos[s]
+    n_busy -= 1
+    last = busy_list[n_busy]
+    busy_list[pos] = last
+    busy_pos[last] = pos
+    busy_pos[s] = -1
+    return n_busy, busy_rate - speeds[s]
+
+
+@njit(cache=True)
+def _close_interval(t, counts, acc_t, acc_e, last_t, last_e, clock_t, clock_e):
+    """Add type t's count since its last change to its time and event integrals (before it changes)."""
+    acc_t[t] += counts[t] * (clock_t - last_t[t])
+    acc_e[t] += counts[t] * (clock_e - last_e[t])
+    last_t[t] = clock_t
+    last_e[t] = clock_e
+
+
+@njit(cache=True)
 def _kernel_simulate(mechanism, type_servers, type_deg, prob, alias, speeds, lam_total, n_events,
                      warmup, init_jobs, track_a, track_b, hist_max, rng_state):
     """One run; mechanism 0 = c.o.c., 1 = c.o.s.-ALIS. Returns (stats, hists, per-type means, code)."""
@@ -180,43 +212,24 @@ def _kernel_simulate(mechanism, type_servers, type_deg, prob, alias, speeds, lam
             x = uniform(rng) if in_init else (u * rate) / lam_total
             t = _draw_type(x, prob, alias)
             if recording:
-                acc_t[t] += counts[t] * (clock_t - last_t[t])
-                acc_e[t] += counts[t] * (clock_e - last_e[t])
-                last_t[t] = clock_t
-                last_e[t] = clock_e
+                _close_interval(t, counts, acc_t, acc_e, last_t, last_e, clock_t, clock_e)
             counts[t] += 1
             total += 1
             deg = type_deg[t]
+            best = -1
             if mechanism == 1:
-                best = -1
+                # c.o.s.-ALIS: the compatible server idle for the longest time starts the job
                 for i in range(deg):
                     s = type_servers[t, i]
                     if not busy[s] and (best < 0 or idle_since[s] < idle_since[best]):
                         best = s
-                if best >= 0:
-                    busy[best] = True
-                    serving[best] = t
-                    busy_pos[best] = n_busy
-                    busy_list[n_busy] = best
-                    n_busy += 1
-                    busy_rate += speeds[best]
-                    head[best] = tail[best]
-                else:
-                    slot = next_id & job_mask
-                    if job_live[slot]:
-                        code = 2
-                        break
-                    job_id[slot] = next_id
-                    job_type[slot] = t
-                    job_live[slot] = True
-                    for i in range(deg):
-                        s = type_servers[t, i]
-                        if tail[s] - head[s] >= fifo_cap:
-                            code = 1
-                        fifo[s, tail[s] & fifo_mask] = next_id
-                        tail[s] += 1
-                    next_id += 1
+            if best >= 0:
+                serving[best] = t
+                head[best] = tail[best]
+                n_busy, busy_rate = _mark_busy(best, busy, busy_pos, busy_list, n_busy, busy_rate, speeds)
             else:
+                # the job waits (c.o.s.) or is served by all its servers at once (c.o.c.): it
+                # joins the list of each compatible server
                 slot = next_id & job_mask
                 if job_live[slot]:
                     code = 2
@@ -230,13 +243,10 @@ def _kernel_simulate(mechanism, type_servers, type_deg, prob, alias, speeds, lam
                         code = 1
                     fifo[s, tail[s] & fifo_mask] = next_id
                     tail[s] += 1
-                    live[s] += 1
-                    if live[s] == 1:
-                        busy[s] = True
-                        busy_pos[s] = n_busy
-                        busy_list[n_busy] = s
-                        n_busy += 1
-                        busy_rate += speeds[s]
+                    if mechanism == 0:
+                        live[s] += 1
+                        if live[s] == 1:
+                            n_busy, busy_rate = _mark_busy(s, busy, busy_pos, busy_list, n_busy, busy_rate, speeds)
                 next_id += 1
             if code != 0:
                 break
@@ -261,10 +271,7 @@ def _kernel_simulate(mechanism, type_servers, type_deg, prob, alias, speeds, lam
                         nxt = slot
                         break
                 if recording:
-                    acc_t[t] += counts[t] * (clock_t - last_t[t])
-                    acc_e[t] += counts[t] * (clock_e - last_e[t])
-                    last_t[t] = clock_t
-                    last_e[t] = clock_e
+                    _close_interval(t, counts, acc_t, acc_e, last_t, last_e, clock_t, clock_e)
                 counts[t] -= 1
                 total -= 1
                 if nxt >= 0:
@@ -272,15 +279,8 @@ def _kernel_simulate(mechanism, type_servers, type_deg, prob, alias, speeds, lam
                     serving[s] = job_type[nxt]
                 else:
                     serving[s] = -1
-                    busy[s] = False
                     idle_since[s] = step
-                    pos = busy_pos[s]
-                    n_busy -= 1
-                    last = busy_list[n_busy]
-                    busy_list[pos] = last
-                    busy_pos[last] = pos
-                    busy_pos[s] = -1
-                    busy_rate -= speeds[s]
+                    n_busy, busy_rate = _mark_idle(s, busy, busy_pos, busy_list, n_busy, busy_rate, speeds)
                     if n_busy == 0:
                         busy_rate = 0.0
             else:
@@ -296,25 +296,15 @@ def _kernel_simulate(mechanism, type_servers, type_deg, prob, alias, speeds, lam
                 t = job_type[slot]
                 job_live[slot] = False
                 if recording:
-                    acc_t[t] += counts[t] * (clock_t - last_t[t])
-                    acc_e[t] += counts[t] * (clock_e - last_e[t])
-                    last_t[t] = clock_t
-                    last_e[t] = clock_e
+                    _close_interval(t, counts, acc_t, acc_e, last_t, last_e, clock_t, clock_e)
                 counts[t] -= 1
                 total -= 1
                 for i in range(type_deg[t]):
                     m = type_servers[t, i]
                     live[m] -= 1
                     if live[m] == 0:
-                        busy[m] = False
                         head[m] = tail[m]
-                        pos = busy_pos[m]
-                        n_busy -= 1
-                        last = busy_list[n_busy]
-                        busy_list[pos] = last
-                        busy_pos[last] = pos
-                        busy_pos[m] = -1
-                        busy_rate -= speeds[m]
+                        n_busy, busy_rate = _mark_idle(m, busy, busy_pos, busy_list, n_busy, busy_rate, speeds)
                 if n_busy == 0:
                     busy_rate = 0.0
         if recording:

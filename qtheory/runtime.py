@@ -63,7 +63,8 @@ def kernel_seed(seed_sequence: np.random.SeedSequence) -> int:
     """An integer in [0, 2**32) derived from `seed_sequence`, for ``np.random.seed`` in numba.
 
     numba's generator is a Mersenne Twister seeded by a 32-bit integer; NumPy-side
-    seeding does not reach it, so kernels seed themselves from this value.
+    seeding does not reach it, so the kernels that use it (the graph samplers) seed it
+    from this value. The simulation kernels take :func:`kernel_state` instead.
     """
     return int(seed_sequence.generate_state(1, dtype=np.uint32)[0])
 

@@ -129,21 +129,35 @@ def _plot_peers(data):
 
     keys = list(data["cases"])
     impls = ["numba", "c", "plain", "simpy", "ciw"]
-    fig, ax = plt.subplots(figsize=(9, 4))
+    colors = dict(zip(impls, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
+    fig, (ax, ax_r) = plt.subplots(1, 2, figsize=(13, 4.2), gridspec_kw={"width_ratios": [1.15, 1]})
     width = 0.16
     for k, impl in enumerate(impls):
-        xs, ys = [], []
+        xs, ys, xr, yr = [], [], [], []
         for c, key in enumerate(keys):
             r = data["cases"][key]["results"].get(impl)
             if r:
                 xs.append(c + (k - 2) * width)
                 ys.append(r["best_events_per_second"])
-        ax.bar(xs, ys, width, label=impl)
+                if impl != "numba":
+                    xr.append(c + (k - 2) * width)
+                    yr.append(r["ratio_numba_over"])
+        ax.bar(xs, ys, width, label=impl, color=colors[impl])
+        if xr:
+            ax_r.bar(xr, yr, width, label=impl, color=colors[impl])
     ax.set_yscale("log")
     ax.set_xticks(range(len(keys)), keys, rotation=20)
     ax.set_ylabel("events per second (best run, one core)")
-    ax.set_title("event throughput: qtheory (numba) and peers, same run")
+    ax.set_title("event throughput, same run")
     ax.legend(fontsize=8, ncol=5)
+    ax_r.set_yscale("log")
+    goals = [ax_r.axhline(100, color="k", ls="--", lw=1, label="goal against SimPy and Ciw: 100x"),
+             ax_r.axhline(0.5, color="k", ls=":", lw=1, label="goal against C: within 2x (0.5)")]
+    ax_r.legend(handles=goals, fontsize=8, loc="upper right")
+    ax_r.set_xticks(range(len(keys)), keys, rotation=20)
+    ax_r.set_xlim(-0.5, len(keys) - 0.5)
+    ax_r.set_ylabel("numba events/s over the peer's")
+    ax_r.set_title("speed-up of the package over each peer")
     fig.tight_layout()
     fig.savefig(RESULTS / "peers.png", dpi=110)
     plt.close(fig)
@@ -291,11 +305,11 @@ def _plot_scaling(data):
     ax = axes[0]
     for policy, label in (("jsqd", "local JSQ(2)"), ("gwsq", "GWSQ(2)")):
         rows = [r for r in data["locality"] if r["policy"] == policy]
-        ax.plot([r["n"] for r in rows], [r["events_per_second"] for r in rows], marker="o", label=label)
+        ax.plot([r["n"] for r in rows], [r["events_per_second"] / 1e6 for r in rows], marker="o", label=label)
     ax.set_xscale("log")
-    ax.set_yscale("log")
+    ax.set_ylim(bottom=0)
     ax.set_xlabel("servers N")
-    ax.set_ylabel("events per second")
+    ax.set_ylabel("million events per second")
     ax.set_title("L simulators")
     ax.legend(fontsize=8)
     ax = axes[1]

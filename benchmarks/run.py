@@ -80,22 +80,30 @@ def _summary(runs):
             "statistic_se": se, "runs": len(runs)}
 
 
+def _compare(key: str, impls, repeats: int, first_seed: int, scale_of) -> dict:
+    """Run each implementation of case `key` `repeats` times, interleaved (so that a change
+    of load hits every implementation), with seeds first_seed, first_seed + 1, ...; return
+    each one's summary with the speed-up of numba over it and the z-score of its statistic."""
+    runs = {impl: [] for impl in impls}
+    for rep in range(repeats):
+        for impl in impls:
+            runs[impl].append(models.run(key, impl, first_seed + rep, scale_of(impl)))
+    res = {impl: _summary(r) for impl, r in runs.items()}
+    ref = res["numba"]
+    for s in res.values():
+        s["ratio_numba_over"] = ref["best_events_per_second"] / s["best_events_per_second"]
+        comb = np.hypot(ref["statistic_se"], s["statistic_se"])
+        s["z_vs_numba"] = (s["statistic"] - ref["statistic"]) / comb if comb > 0 else 0.0
+    return res
+
+
 def bench_peers(preset: str, repeats: int, skip: set) -> dict:
     scales = SCALES[preset]
     out = {"preset": preset, "repeats": repeats, "cases": {}, "environment": _environment()}
     for key, case in models.CASES.items():
         impls = [i for i in case.implementations if i not in skip]
         models.run(key, "numba", 0, {**scales["plain"], "horizon": 5.0, "r_events": 1000, "u_t_end": 2.0})
-        runs = {impl: [] for impl in impls}
-        for rep in range(repeats):           # interleaved, so load changes hit every implementation
-            for impl in impls:
-                runs[impl].append(models.run(key, impl, 1000 + rep, scales[impl]))
-        res = {impl: _summary(r) for impl, r in runs.items()}
-        ref = res["numba"]
-        for impl, s in res.items():
-            s["ratio_numba_over"] = ref["best_events_per_second"] / s["best_events_per_second"]
-            comb = np.hypot(ref["statistic_se"], s["statistic_se"])
-            s["z_vs_numba"] = (s["statistic"] - ref["statistic"]) / comb if comb > 0 else 0.0
+        res = _compare(key, impls, repeats, 1000, lambda impl: scales[impl])
         out["cases"][key] = {"name": case.name, "paper": case.paper, "statistic": case.statistic, "results": res}
         if case.paper == "R":
             from qtheory.redundancy import model as M
@@ -169,17 +177,8 @@ def bench_limit(preset: str, repeats: int) -> dict:
     scales = SCALES[preset]
     impls = ("numba", "c", "c_mt")
     models.run("supermarket", "numba", 0, {"horizon": 5.0, "n_factor": 10})
-    runs = {impl: [] for impl in impls}
-    for rep in range(max(repeats, 5)):
-        for impl in impls:
-            runs[impl].append(models.run("supermarket", impl, 2000 + rep, {**scales["c" if impl != "numba" else impl],
-                                                                              "n_factor": 10}))
-    res = {impl: _summary(r) for impl, r in runs.items()}
-    ref = res["numba"]
-    for impl, s in res.items():
-        s["ratio_numba_over"] = ref["best_events_per_second"] / s["best_events_per_second"]
-        comb = np.hypot(ref["statistic_se"], s["statistic_se"])
-        s["z_vs_numba"] = (s["statistic"] - ref["statistic"]) / comb if comb > 0 else 0.0
+    res = _compare("supermarket", impls, max(repeats, 5), 2000,
+                   lambda impl: {**scales["c" if impl != "numba" else impl], "n_factor": 10})
     out = {"environment": _environment(), "repeats": max(repeats, 5),
            "case": {"name": "JSQ(2) supermarket, N = 1000, lambda = 0.9", "paper": "L",
                     "statistic": "mean queue length", "results": res}}

@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from ..errors import ParameterError
-from .._rng import uniform
+from .._rng import exponential, randint, uniform
 from ..runtime import kernel_state
 from ..validation import check_array, check_integer, check_seed
 from .graphs import CompatibilityGraph
@@ -82,7 +82,7 @@ def _kernel_simulate(rng_state, policy, offset, degree, neighbors, dispatcher_cl
         for m in range(n_types):
             dep_total += service_rates[m] * n_busy[m]
         rate = lam_total + dep_total
-        t += -np.log(1.0 - uniform(rng)) / rate
+        t += exponential(rng) / rate
         while g < n_grid and t_grid[g] < t:
             for m in range(n_types):
                 inv = 1.0 / type_size[m]
@@ -104,7 +104,7 @@ def _kernel_simulate(rng_state, policy, offset, degree, neighbors, dispatcher_cl
                 deg = degree[i]
                 base = offset[i]
                 if deg < d:
-                    target = neighbors[base + int(uniform(rng) * deg)]
+                    target = neighbors[base + randint(rng, deg)]
                 elif d == 2:
                     # two distinct uniform positions from one uniform: the fractional part
                     # left after the first pick is again uniform
@@ -125,7 +125,7 @@ def _kernel_simulate(rng_state, policy, offset, degree, neighbors, dispatcher_cl
                     best = 1 << 62
                     for h in range(d):
                         while True:
-                            c = int(uniform(rng) * deg)
+                            c = randint(rng, deg)
                             dup = False
                             for hh in range(h):
                                 if picks[hh] == c:
@@ -146,7 +146,7 @@ def _kernel_simulate(rng_state, policy, offset, degree, neighbors, dispatcher_cl
                     m = 0
                     while m < n_types - 1 and u >= type_cdf[k, m]:
                         m += 1
-                    j = type_members[type_first[m] + int(uniform(rng) * type_size[m])]
+                    j = type_members[type_first[m] + randint(rng, type_size[m])]
                     if state[j] < best:
                         best = state[j]
                         target = j

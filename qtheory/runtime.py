@@ -26,7 +26,7 @@ import numpy as np
 from .errors import ParameterError
 from .validation import check_integer, check_seed
 
-__all__ = ["spawn", "generator", "kernel_state", "kernel_seed", "default_workers", "replicate", "progress_enabled"]
+__all__ = ["spawn", "child_seed", "generator", "kernel_state", "kernel_seed", "default_workers", "replicate", "progress_enabled"]
 
 
 def spawn(seed: int, n: int) -> list[np.random.SeedSequence]:
@@ -34,6 +34,43 @@ def spawn(seed: int, n: int) -> list[np.random.SeedSequence]:
     seed = check_seed("seed", seed)
     n = check_integer("n", n, low=0)
     return np.random.SeedSequence(seed).spawn(n)
+
+
+def _key_words(key) -> list[int]:
+    """A prefix-free encoding of one key as 32-bit words: (0, low, high) for an integer,
+    (1, number of bytes, the UTF-8 bytes four to a word) for a string."""
+    if isinstance(key, (bool, np.bool_)) or not isinstance(key, (int, np.integer, str)):
+        raise ParameterError(f"seed keys must be integers or strings (got {key!r} of type {type(key).__name__})")
+    if isinstance(key, str):
+        data = key.encode("utf-8")
+        padded = data + b"\0" * (-len(data) % 4)
+        return [1, len(data)] + [int.from_bytes(padded[i:i + 4], "little") for i in range(0, len(padded), 4)]
+    key = int(key)
+    if not 0 <= key < 2**64:
+        raise ParameterError(f"integer seed keys must be in [0, 2**64) (got {key})")
+    return [0, key & 0xFFFFFFFF, key >> 32]
+
+
+def child_seed(seed: int, *keys: int | str) -> int:
+    """The seed of the sub-experiment named by `keys`, derived from the root `seed`.
+
+    ``child_seed(seed, "thm2", n_index, rep)`` is the integer drawn from
+    ``SeedSequence(seed, spawn_key=encode(keys))``, where ``encode`` writes each key as a
+    tagged run of 32-bit words (integers and strings never encode alike, and no key
+    sequence is a prefix-shifted copy of another). Distinct key tuples therefore give
+    distinct spawn keys, hence independent streams, however long a preset makes a list;
+    the same keys give the same seed on every machine and for any number of workers.
+    The result is an integer in [0, 2**63), to pass wherever a seed is taken (e.g. as
+    the root seed of :func:`replicate`).
+    """
+    seed = check_seed("seed", seed)
+    if not keys:
+        raise ParameterError("child_seed needs at least one key naming the sub-experiment")
+    words = []
+    for key in keys:
+        words += _key_words(key)
+    state = np.random.SeedSequence(seed, spawn_key=tuple(words)).generate_state(2, dtype=np.uint32)
+    return int(state[0]) | (int(state[1] & 0x7FFFFFFF) << 32)
 
 
 def generator(seed_sequence: np.random.SeedSequence | int) -> np.random.Generator:

@@ -64,3 +64,28 @@ def test_workers_environment_variable_is_validated(monkeypatch):
         runtime.default_workers()
     monkeypatch.setenv("QTHEORY_WORKERS", "3")
     assert runtime.default_workers() == 3
+
+
+def test_child_seeds_differ_for_distinct_keys_and_repeat_for_equal_keys():
+    from qtheory.runtime import child_seed
+
+    keys = [("thm2", n, rep) for n in range(12) for rep in range(12)]
+    keys += [("thm2", "1"), ("thm2", 1), (0,), (1,), ("a", "bc"), ("ab", "c"), ("abcd",), ("abcd", "")]
+    seeds = [child_seed(7, *k) for k in keys]
+    assert len(set(seeds)) == len(seeds)
+    assert child_seed(7, "thm2", 3, 4) == child_seed(7, "thm2", 3, 4)
+    assert child_seed(7, "thm2", 3, 4) != child_seed(8, "thm2", 3, 4)
+    # the old stride arithmetic collided: seed + 10 * i + j for (i, j) = (0, 10) and (1, 0)
+    assert child_seed(7, 0, 10) != child_seed(7, 1, 0)
+    assert all(0 <= s < 2**63 for s in seeds)
+
+
+def test_child_seed_names_bad_keys():
+    from qtheory.runtime import child_seed
+
+    with pytest.raises(ParameterError, match="keys"):
+        child_seed(7, 1.5)
+    with pytest.raises(ParameterError, match="key"):
+        child_seed(7)
+    with pytest.raises(ParameterError, match="seed"):
+        child_seed(-1, "a")

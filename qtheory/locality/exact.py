@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.sparse import csr_matrix
@@ -19,7 +20,8 @@ from ..errors import ParameterError
 from ..validation import check_array, check_integer, check_positive, check_real
 
 
-__all__ = ["local_candidates", "gwsq_candidates", "stationary", "type_occupancy"]
+__all__ = ["local_candidates", "gwsq_candidates", "stationary", "type_occupancy", "OccupancyLaw",
+           "occupancy_stationary"]
 
 
 def local_candidates(neighbourhood, d):
@@ -125,3 +127,158 @@ def type_occupancy(states, pi, server_type, levels):
         for l in range(1, levels + 1):
             out[m, l - 1] = (pi[:, None] * (states[:, cols] >= l)).sum() / cols.size
     return out
+
+
+# -- the occupancy chain of exchangeable systems ---------------------------------------
+@dataclass(frozen=True)
+class OccupancyLaw:
+    """Result of :func:`occupancy_stationary`.
+
+    Attributes
+    ----------
+    occupancy : (M, buffer) array
+        Stationary ``E[q^N_{m,l}]``, l = 1..buffer.
+    mean_queue_length : (M,) array
+        Stationary mean queue length per server type.
+    boundary_mass : float
+        ``max_m E[fraction of type-m servers holding `buffer` tasks]``: the share of
+        arrivals the truncation could have turned away, which bounds its effect.
+    n_states : int
+    servers_per_type : (M,) int array
+    """
+
+    occupancy: np.ndarray
+    mean_queue_length: np.ndarray
+    boundary_mass: float
+    n_states: int
+    servers_per_type: np.ndarray
+
+
+def _multisets(n: int, buffer: int) -> np.ndarray:
+    """All count vectors (c_0..c_buffer) of n exchangeable servers over lengths 0..buffer."""
+    rows = [np.bincount(np.array(c, dtype=np.int64), minlength=buffer + 1)
+            for c in itertools.combinations_with_replacement(range(buffer + 1), n)]
+    return np.array(rows, dtype=np.int64)
+
+
+def occupancy_stationary(system, n_servers: int, *, policy: str = "gwsq", buffer: int = 8,
+                         max_states: int = 3_000_000) -> OccupancyLaw:
+    """Exact stationary occupancy of the N-server system whose servers of a type are exchangeable.
+
+    The state is, for each server type, how many of its servers hold 0, 1, ..., `buffer`
+    tasks (arrivals to a full queue are turned away). ``policy="gwsq"``: GWSQ(d) with
+    independent draws (type m with probability ``v_m p_{k,m} / delta_k`` from the
+    realised type sizes, then a uniform server of that type; the first shortest draw
+    wins). ``"jsqd-complete"``: local JSQ(d) on the complete bipartite graph (d distinct
+    servers). Sizes as in :func:`qtheory.locality.model.system_sizes`. The stationary
+    law solves ``pi G = 0`` by a sparse LU solve (``scipy.sparse.linalg.spsolve``).
+    """
+    from scipy.sparse.linalg import spsolve
+
+    from .model import system_sizes
+
+    if policy not in ("gwsq", "jsqd-complete"):
+        raise ParameterError(f"`policy` must be 'gwsq' or 'jsqd-complete' (got {policy!r})")
+    if policy == "jsqd-complete" and not np.all(system.p == 1.0):
+        raise ParameterError("policy 'jsqd-complete' needs `compatibility` = 1 everywhere (complete graph)")
+    buffer = check_integer("buffer", buffer, low=1)
+    sizes = system_sizes(system, check_integer("n_servers", n_servers, low=1))
+    n_m = sizes.servers_per_type
+    n_k = sizes.dispatchers_per_cluster
+    N = int(n_m.sum())
+    M, d, B1 = system.n_types, system.d, buffer + 1
+    per_type = [_multisets(int(c), buffer) for c in n_m]
+    n_states = int(np.prod([len(s) for s in per_type]))
+    if n_states > max_states:
+        raise ParameterError(f"the chain has {n_states} states > `max_states` = {max_states}; "
+                             f"lower `buffer` or `n_servers`")
+    # A type's state is its sorted tuple of queue lengths, keyed in base buffer + 1
+    # (position i has weight (buffer + 1)^i); the chain's state is the tuple of the
+    # types' indices in mixed radix.
+    type_keys, type_order, type_sorted = [], [], []
+    for m, cnt in enumerate(per_type):
+        if (B1 ** int(n_m[m])) >= 2 ** 62:
+            raise ParameterError(f"`buffer` = {buffer} with {int(n_m[m])} servers of type {m} overflows the "
+                                 "64-bit state key; lower `buffer` or `n_servers`")
+        pos_weight = B1 ** np.arange(int(n_m[m]), dtype=np.int64)
+        lengths = np.array([np.repeat(np.arange(B1), c) for c in cnt], dtype=np.int64).reshape(len(cnt), -1)
+        key = lengths @ pos_weight
+        order_m = np.argsort(key)
+        type_keys.append(key)
+        type_order.append(order_m)
+        type_sorted.append(key[order_m])
+    stride = np.ones(M, dtype=np.int64)
+    for m in range(M - 2, -1, -1):
+        stride[m] = stride[m + 1] * len(per_type[m + 1])
+    grids = np.meshgrid(*[np.arange(len(c)) for c in per_type], indexing="ij")
+    type_index = np.stack([g.ravel() for g in grids], axis=1)                   # (S, M)
+    counts = np.stack([per_type[m][type_index[:, m]] for m in range(M)], axis=1)  # (S, M, B1)
+    below = np.cumsum(counts, axis=2)                                           # servers with <= j tasks
+
+    def move(m, j, step, ok):
+        """Index of the state where one type-m server of the states `ok` goes from j to j + step."""
+        pos = below[ok, m, j] - 1 if step > 0 else below[ok, m, j] - counts[ok, m, j]
+        new_key = type_keys[m][type_index[ok, m]] + step * B1 ** pos
+        new_index = type_order[m][np.searchsorted(type_sorted[m], new_key)]
+        # states are numbered in mixed radix of the type indices (the meshgrid order)
+        return np.nonzero(ok)[0] + (new_index - type_index[ok, m]) * stride[m]
+
+    atleast = counts[:, :, ::-1].cumsum(axis=2)[:, :, ::-1] / n_m[None, :, None]   # (S, M, B1): P(>= j)
+    atleast = np.concatenate([atleast, np.zeros((n_states, M, 1))], axis=2)      # level buffer + 1
+    v_n = n_m / N
+    if policy == "gwsq":
+        share = system.p * v_n[None, :]
+        share /= share.sum(axis=1, keepdims=True)                              # (K, M)
+    else:
+        share = np.tile(v_n, (system.n_clusters, 1))
+
+    def all_in(x):                                                              # P(all d draws in a set)
+        if policy == "gwsq":
+            return x ** d
+        if N < d:
+            return x
+        out = np.ones_like(x)
+        for h in range(d):
+            out *= np.maximum(N * x - h, 0.0) / (N - h)
+        return out
+
+    rows, cols, vals = [], [], []
+    idx = np.arange(n_states)
+    for j in range(buffer):
+        for k in range(system.n_clusters):
+            a = np.einsum("m,sm->s", share[k], atleast[:, :, j])               # candidate length >= j
+            b = np.einsum("m,sm->s", share[k], atleast[:, :, j + 1])
+            p_min = all_in(a) - all_in(b)                                       # P(shortest draw has j tasks)
+            exact_j = a - b
+            for m in range(M):
+                # the winner is a type-m server with j tasks in proportion share_k[m] x_{m,j}
+                part = share[k, m] * (atleast[:, m, j] - atleast[:, m, j + 1])
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    prob = np.where(exact_j > 0, p_min * part / np.where(exact_j > 0, exact_j, 1.0), 0.0)
+                rate = system.arrival_rate * n_k[k] * prob
+                ok = rate > 0
+                rows.append(idx[ok])
+                cols.append(move(m, j, 1, ok))
+                vals.append(rate[ok])
+    for m in range(M):
+        for j in range(1, B1):
+            rate = system.u[m] * counts[:, m, j]
+            ok = rate > 0
+            rows.append(idx[ok])
+            cols.append(move(m, j, -1, ok))
+            vals.append(rate[ok].astype(float))
+    rows, cols, vals = np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+    G = csr_matrix((vals, (rows, cols)), shape=(n_states, n_states))
+    G = G - csr_matrix((np.asarray(G.sum(axis=1)).ravel(), (idx, idx)), shape=(n_states, n_states))
+    # pi G = 0 with pi_0 = 1: the other components solve G^T[1:, 1:] x = -G^T[1:, 0]
+    GT = G.T.tocsc()
+    rest = spsolve(GT[1:, 1:], -GT[1:, [0]].toarray().ravel())
+    pi = np.concatenate([[1.0], np.atleast_1d(rest)])
+    if pi.min() < -1e-9 * pi.max():
+        raise RuntimeError("the sparse solve returned a negative probability")
+    pi = np.maximum(pi, 0.0)
+    pi /= pi.sum()
+    occ = np.einsum("s,smj->mj", pi, atleast[:, :, 1:B1])
+    mean_len = (np.arange(B1)[None, :] * np.einsum("s,smj->mj", pi, counts)).sum(axis=1) / n_m
+    boundary = float((np.einsum("s,sm->m", pi, counts[:, :, buffer]) / n_m).max())
+    return OccupancyLaw(occ, mean_len, boundary, n_states, n_m.copy())

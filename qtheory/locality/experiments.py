@@ -18,8 +18,8 @@ from .graphs import complete_bipartite, irg, window_graph
 from .model import LocalitySystem
 from .simulation import exact_initial_state, iid_initial_state, simulate_gwsq, simulate_jsqd
 
-__all__ = ["build_graph", "trajectory_replication", "stationary_replication", "sup_l1_error",
-           "pair_correlation", "loglog_slope"]
+__all__ = ["build_graph", "trajectory_replication", "stationary_replication", "population_stationary_replication",
+           "sup_l1_error", "pair_correlation", "loglog_slope"]
 
 
 def build_graph(system: LocalitySystem, n_servers: int, kind: str, seed: int):
@@ -82,6 +82,38 @@ def stationary_replication(seed_sequence, system: LocalitySystem, n_servers: int
     x0 = np.zeros(graph.n_servers, np.int64) if q0 is None else iid_initial_state(graph, q0, rng)
     res = simulate_jsqd(system, graph, x0, grid, sim_ss, levels=levels)
     return {"occupancy": res.occupancy[1:].mean(axis=0), "events": res.events}
+
+
+def population_stationary_replication(seed_sequence, system: LocalitySystem, n_servers: int, policy: str,
+                                      burn_in: float, horizon: float, *, n_samples: int = 5000,
+                                      levels: int = 4) -> dict:
+    """Time averages over ``[burn_in, horizon]`` of a system whose occupancy is a population
+    process (the simulation route of :mod:`qtheory.locality.refined`).
+
+    ``policy="gwsq"``: GWSQ(d) (only the server types and clusters of the complete graph
+    are used); ``"jsqd-complete"``: local JSQ(d) on the complete bipartite graph. The system
+    starts empty; the averages are over `n_samples` equally spaced times (each one a draw
+    from the stationary law after the burn-in), so the mean over independent replications
+    estimates ``E[q^N]`` and its spread gives the standard error.
+
+    Returns
+    -------
+    dict with ``occupancy`` (M, levels), ``mean_queue_length`` (M,) and ``events``.
+    """
+    if policy not in ("gwsq", "jsqd-complete"):
+        raise ParameterError(f"`policy` must be 'gwsq' or 'jsqd-complete' (got {policy!r})")
+    if not 0.0 <= burn_in < horizon:
+        raise ParameterError(f"need 0 <= `burn_in` < `horizon` (got {burn_in}, {horizon})")
+    n_samples = check_integer("n_samples", n_samples, low=1)
+    graph = complete_bipartite(system, n_servers)
+    grid = np.concatenate([[0.0], np.linspace(burn_in, horizon, n_samples)]) if burn_in > 0 else \
+        np.linspace(burn_in, horizon, n_samples)
+    x0 = np.zeros(graph.n_servers, np.int64)
+    sim = simulate_gwsq if policy == "gwsq" else simulate_jsqd
+    res = sim(system, graph, x0, grid, seed_sequence, levels=levels)
+    keep = slice(1, None) if burn_in > 0 else slice(None)
+    return {"occupancy": res.occupancy[keep].mean(axis=0),
+            "mean_queue_length": res.mean_queue_length[keep].mean(axis=0), "events": res.events}
 
 
 def sup_l1_error(occupancy, reference) -> np.ndarray:

@@ -481,18 +481,18 @@ def _newton(system: LocalitySystem, q: np.ndarray, h: np.ndarray, steps: int = 2
         f = (tr.arrival - tr.departure).ravel()
         if np.max(np.abs(f)) < 1e-15:
             break
-        J = _jacobian_hessian(system, x.reshape(M, L), h, with_hessian=False)[0]
+        J = _fast_jacobian_contract(system, x.reshape(M, L), h, np.zeros((x.size, x.size)))[0]
         x = x - np.linalg.solve(J, f)
     return x.reshape(M, L)
 
 
 def _stationary_terms(system: LocalitySystem, q: np.ndarray, policy: str):
     h = _selection_polynomial(system.d, "limit")
-    A, B = _jacobian_hessian(system, q, h)
+    A = _fast_jacobian_contract(system, q, h, np.zeros((q.size, q.size)))[0]
     Q = jump_covariance(system, q)
     W = solve_continuous_lyapunov(A, -Q)
     W = (W + W.T) / 2.0
-    rhs = 0.5 * _contract(B, W)
+    rhs = 0.5 * _fast_jacobian_contract(system, q, h, W)[1]
     if policy == "jsqd-complete":
         rhs = rhs + _Terms(system, q, _selection_polynomial(system.d, "correction")).arrival.ravel()
     V = -np.linalg.solve(A, rhs)

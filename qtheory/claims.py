@@ -65,7 +65,7 @@ class Claim:
     text : str
         The statement in a line, in our words (e.g. "P(Q > 15) at load 0.6").
     paper : float or None
-        The paper's printed value (category ``claim`` only).
+        The paper's printed value (claims, and errata that dispute a printed value).
     ours : float or None
         The companion's value.
     reference : float or None
@@ -120,9 +120,9 @@ class Claim:
                     raise ParameterError(f"`{name}` must be >= 0 (got {value!r})")
         if self.holds is not None and not isinstance(self.holds, bool):
             raise ParameterError(f"`holds` must be True, False or None (got {self.holds!r})")
-        if self.category != "claim" and (self.paper is not None or self.paper_se is not None):
-            raise ParameterError(f"only a paper claim has a `paper` value; a {self.category} compares "
-                                 "`ours` with `reference`")
+        if self.category in ("check", "reconstruction") and (self.paper is not None or self.paper_se is not None):
+            raise ParameterError(f"only a paper claim or erratum has a `paper` value; a {self.category} "
+                                 "compares `ours` with `reference` or its evidence")
         if self.category != "check" and (self.reference is not None or self.reference_se is not None):
             raise ParameterError("only an internal check has a `reference` value")
         if self.category in ("claim", "check"):

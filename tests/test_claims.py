@@ -119,7 +119,7 @@ def test_only_paper_claims_count_towards_agreement():
 
 
 def test_records_keep_their_categories_apart():
-    with pytest.raises(ParameterError, match="only a paper claim"):
+    with pytest.raises(ParameterError, match="only a paper claim or erratum"):
         claims.Claim("L-F1", "x", paper=1.0, reference=1.0, ours=1.0, tolerance=0.1, category="check")
     with pytest.raises(ParameterError, match="only an internal check"):
         claims.Claim("L-F1", "x", paper=1.0, reference=1.0, ours=1.0, tolerance=0.1)

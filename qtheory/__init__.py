@@ -13,4 +13,11 @@ Shared pieces: :mod:`qtheory.manifest` (the IDs of everything reproduced),
 :mod:`qtheory.plotting`, :mod:`qtheory.validation`, :mod:`qtheory.errors`.
 """
 
+from pathlib import Path as _Path
+
+from . import _kernelcache
+
 __version__ = "0.1.0"
+
+# compiled kernels are cached per version of the package's sources (see _kernelcache)
+_kernelcache.configure(_Path(__file__).parent)

@@ -1,21 +1,38 @@
-"""Numeric claims of the papers, set beside the companion's values.
+"""What the papers state, what we reconstructed, what we checked ourselves, beside our values.
 
-A notebook records each number a paper states, together with the value it computed
-and its uncertainty, through :meth:`qtheory.results.ResultWriter.claim`; the claim
-is stored in the result's JSON sidecar. At book build time :func:`write_pages`
-collects every recorded claim from the results folder into the pages
-``book/claims.md`` (claims of the text, figures and tables) and
-``book/errata.md`` (reconstructed equations and suspected errata, each with the
-numerical evidence of this build), so that no verdict is typed by hand.
+A notebook records every number it wants a reader to judge through
+:meth:`qtheory.results.ResultWriter.claim`; the record is stored in the result's JSON
+sidecar. At book build time :func:`write_pages` collects the records of the results
+folder into the generated pages ``book/claims.md`` (the papers' claims and our internal
+checks), ``book/reconstructions.md`` and ``book/errata.md``, so that no verdict is typed
+by hand.
 
-Verdicts
---------
-With standard errors (``paper_se`` and/or ``ours_se``) the difference is measured in
-units of the combined standard error ``sqrt(paper_se**2 + ours_se**2)`` and the claim
-*agrees* when it is at most ``z_max`` (default 4). Without standard errors, the claim
-agrees when ``|ours - paper| <= tolerance`` (for instance the rounding of the printed
-value). Reconstructions and errata carry a verdict of their own (``"confirmed"``,
-``"refuted"`` ...) decided by the notebook's check.
+Categories
+----------
+Each record is of one of four kinds (:data:`CATEGORIES`), and only the first counts as
+agreement or disagreement with a paper:
+
+``claim``
+    A value (or a qualitative statement) printed in a paper. ``source`` cites where
+    (section, equation, table or figure). Judged *agrees* / *differs*.
+``reconstruction``
+    Our reading of a display or a setting that the text does not give unambiguously;
+    ``alternatives`` names the other readings considered, ``verdict`` the outcome of the
+    check that supports ours.
+``check``
+    An identity or cross-check of our own (exact value vs simulation, two algorithms,
+    theorem vs computation): ``reference`` is the independently computed value. Judged
+    *holds* / *fails*. Valuable, but not agreement with a paper.
+``erratum``
+    A suspected error in a paper, with the numerical ``evidence`` and a ``verdict``.
+
+Judging numbers
+---------------
+With standard errors the difference is measured in units of the combined standard
+error (``paper_se``/``reference_se`` with ``ours_se``) and passes when it is at most
+``z_max`` (default 4). Without standard errors it passes when the absolute difference
+is at most ``tolerance``. A qualitative claim or check (no numbers) carries ``holds``,
+the outcome of the notebook's test of the statement.
 """
 
 from __future__ import annotations
@@ -30,33 +47,42 @@ from typing import Any
 from .errors import ParameterError
 
 __all__ = ["Claim", "CATEGORIES", "Noted", "NOTED", "collect", "describe", "noted_evidence",
-           "render_claims", "render_errata", "write_pages"]
+           "render_claims", "render_reconstructions", "render_errata", "summary_counts", "write_pages"]
 
-#: kinds of records: a number stated by a paper; an equation we had to reconstruct;
-#: a suspected erratum of a paper
-CATEGORIES = ("claim", "reconstruction", "erratum")
+#: kinds of records: a value printed in a paper; our reading of an ambiguous display or
+#: setting; a cross-check of our own; a suspected erratum of a paper
+CATEGORIES = ("claim", "reconstruction", "check", "erratum")
 
 
 @dataclass(frozen=True)
 class Claim:
-    """One claim with the companion's value.
+    """One record with the companion's value (see the module doc for the categories).
 
     Attributes
     ----------
     item : str
         Manifest ID of the result that checks it.
     text : str
-        The claim in a line, in our words (e.g. "P(Q > 15) at load 0.6").
+        The statement in a line, in our words (e.g. "P(Q > 15) at load 0.6").
     paper : float or None
-        The paper's value (None for a reconstruction with no printed number).
+        The paper's printed value (claims, and errata that dispute a printed value).
     ours : float or None
         The companion's value.
-    paper_se, ours_se : float or None
+    reference : float or None
+        The independently computed value an internal ``check`` compares with.
+    paper_se, reference_se, ours_se : float or None
         Standard errors, when the values are statistical.
     tolerance : float or None
-        Absolute tolerance for deterministic comparisons.
+        Absolute tolerance for deterministic comparisons, justified in ``evidence``.
     category : str
         One of :data:`CATEGORIES`.
+    source : str
+        Where the paper says it: "Sec. 6.2", "Table 1", "eq. (5.2)", "Fig. 3". Required
+        for claims, reconstructions and errata.
+    holds : bool or None
+        Outcome of the test of a qualitative claim or check.
+    alternatives : str
+        For reconstructions, the other readings considered.
     verdict : str or None
         For reconstructions / errata, the outcome of the notebook's check.
     evidence : str
@@ -75,46 +101,89 @@ class Claim:
     evidence: str = ""
     z_max: float = 4.0
     extra: dict = field(default_factory=dict)
+    source: str = ""
+    reference: float | None = None
+    reference_se: float | None = None
+    holds: bool | None = None
+    alternatives: str = ""
 
     def __post_init__(self):
         if self.category not in CATEGORIES:
             raise ParameterError(f"`category` must be one of {', '.join(CATEGORIES)} (got {self.category!r})")
-        for name in ("paper", "ours", "paper_se", "ours_se", "tolerance"):
+        for name in ("paper", "ours", "reference", "paper_se", "ours_se", "reference_se", "tolerance"):
             value = getattr(self, name)
-            if value is not None and not (isinstance(value, (int, float)) and math.isfinite(value)):
+            if value is not None and not (isinstance(value, (int, float)) and not isinstance(value, bool)
+                                          and math.isfinite(value)):
                 raise ParameterError(f"`{name}` must be a finite number or None (got {value!r})")
-            if name in ("paper_se", "ours_se", "tolerance") and value is not None and value < 0:
-                raise ParameterError(f"`{name}` must be >= 0 (got {value!r})")
-        if self.category == "claim":
-            if self.paper is None or self.ours is None:
-                raise ParameterError("a claim needs both `paper` and `ours` values")
-            if self.paper_se is None and self.ours_se is None and self.tolerance is None:
-                raise ParameterError("a claim needs standard errors or a `tolerance` to be judged")
+            if name.endswith("_se") or name == "tolerance":
+                if value is not None and value < 0:
+                    raise ParameterError(f"`{name}` must be >= 0 (got {value!r})")
+        if self.holds is not None and not isinstance(self.holds, bool):
+            raise ParameterError(f"`holds` must be True, False or None (got {self.holds!r})")
+        if self.category in ("check", "reconstruction") and (self.paper is not None or self.paper_se is not None):
+            raise ParameterError(f"only a paper claim or erratum has a `paper` value; a {self.category} "
+                                 "compares `ours` with `reference` or its evidence")
+        if self.category != "check" and (self.reference is not None or self.reference_se is not None):
+            raise ParameterError("only an internal check has a `reference` value")
+        if self.category in ("claim", "check"):
+            self._check_judgeable()
+
+    def _check_judgeable(self) -> None:
+        target = "paper" if self.category == "claim" else "reference"
+        if self.holds is not None:
+            if getattr(self, target) is not None:
+                raise ParameterError(f"a qualitative {self.category} carries `holds` and no `{target}` value")
+            return
+        if getattr(self, target) is None or self.ours is None:
+            raise ParameterError(f"a {self.category} needs both `{target}` and `ours` values "
+                                 "(or `holds` for a qualitative statement)")
+        if getattr(self, f"{target}_se") is None and self.ours_se is None and self.tolerance is None:
+            raise ParameterError(f"a {self.category} needs standard errors or a `tolerance` to be judged")
+
+    @property
+    def target(self) -> float | None:
+        """The value ours is compared with: the paper's (claims) or the reference (checks)."""
+        return self.reference if self.category == "check" else self.paper
+
+    @property
+    def target_se(self) -> float | None:
+        return self.reference_se if self.category == "check" else self.paper_se
 
     @property
     def difference(self) -> float | None:
-        if self.paper is None or self.ours is None:
+        if self.target is None or self.ours is None:
             return None
-        return self.ours - self.paper
+        return self.ours - self.target
 
     @property
     def z(self) -> float | None:
         """Difference in combined standard errors (None without standard errors)."""
-        se2 = (self.paper_se or 0.0) ** 2 + (self.ours_se or 0.0) ** 2
-        if self.difference is None or (self.paper_se is None and self.ours_se is None):
+        se2 = (self.target_se or 0.0) ** 2 + (self.ours_se or 0.0) ** 2
+        if self.difference is None or (self.target_se is None and self.ours_se is None):
             return None
         if se2 == 0.0:
             return 0.0 if self.difference == 0.0 else math.inf
         return abs(self.difference) / math.sqrt(se2)
 
-    def judge(self) -> str:
-        """``agrees`` / ``differs`` for claims; the recorded verdict otherwise."""
-        if self.category != "claim":
-            return self.verdict or "see evidence"
+    @property
+    def passes(self) -> bool | None:
+        """Whether a claim agrees / a check holds (None for reconstructions and errata)."""
+        if self.category not in ("claim", "check"):
+            return None
+        if self.holds is not None:
+            return self.holds
         z = self.z
         if z is not None:
-            return "agrees" if z <= self.z_max else "differs"
-        return "agrees" if abs(self.difference) <= self.tolerance else "differs"
+            return z <= self.z_max
+        return abs(self.difference) <= self.tolerance
+
+    def judge(self) -> str:
+        """``agrees``/``differs`` for claims, ``holds``/``fails`` for checks, else the verdict."""
+        if self.category == "claim":
+            return "agrees" if self.passes else "differs"
+        if self.category == "check":
+            return "holds" if self.passes else "fails"
+        return self.verdict or "see evidence"
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v not in (None, {}, "")}
@@ -147,9 +216,11 @@ class Noted:
     text: str
     evidence: tuple[tuple[str, str], ...]
     verdict: str
+    source: str = ""
+    alternatives: str = ""
 
     def __post_init__(self):
-        if self.category not in CATEGORIES[1:]:
+        if self.category not in ("reconstruction", "erratum"):
             raise ParameterError(f"`category` must be 'reconstruction' or 'erratum' (got {self.category!r})")
         if not self.evidence:
             raise ParameterError("`evidence` must name at least one recorded value")
@@ -240,20 +311,28 @@ def _size(c: Claim) -> str:
         return f"{c.z:.1f} SE"
     if c.difference is not None:
         return f"{_num(abs(c.difference))} (tol. {_num(c.tolerance)})"
-    return "—"
+    return "qualitative" if c.holds is not None else "—"
+
+
+def _value(x: float | None, se: float | None) -> str:
+    return _num(x) + (f" ± {_num(se)}" if se is not None else "")
 
 
 def describe(c: Claim) -> str:
-    """One line for a claim: its text, the paper's value, ours and the size of the difference.
+    """One line for a record: its text, the compared values and the size of the difference.
 
     The verdict (:meth:`Claim.judge`) is left to the caller, which may typeset it.
     """
     parts = [c.text]
+    if c.source:
+        parts[0] += f" ({c.source})"
     if c.paper is not None:
-        parts.append("paper " + _num(c.paper) + (f" ± {_num(c.paper_se)}" if c.paper_se is not None else ""))
+        parts.append("paper " + _value(c.paper, c.paper_se))
+    if c.reference is not None:
+        parts.append("reference " + _value(c.reference, c.reference_se))
     if c.ours is not None:
-        parts.append("companion " + _num(c.ours) + (f" ± {_num(c.ours_se)}" if c.ours_se is not None else ""))
-    if c.category == "claim":
+        parts.append("companion " + _value(c.ours, c.ours_se))
+    if c.category in ("claim", "check") and c.holds is None:
         parts.append("difference " + _size(c))
     elif c.evidence:
         parts.append(c.evidence)
@@ -272,86 +351,179 @@ def _link(item_id: str) -> str:
     return f"[{item.id}]({item.part}/{item.notebook}.ipynb)"
 
 
-def render_claims(claims: list[Claim]) -> str:
+def _paper_of(item_id: str) -> str:
+    return item_id.split("-", 1)[0]
+
+
+def _verdict_cell(c: Claim) -> str:
+    verdict = c.judge()
+    return f"**{verdict}**" if c.passes is False else verdict
+
+
+def _record_table(group: list[Claim], target: str) -> list[str]:
+    head = "paper" if target == "paper" else "reference"
+    lines = [f"| item | statement | source | {head} | companion | difference | verdict |",
+             "|---|---|---|---|---|---|---|"]
+    for c in group:
+        if c.holds is not None:
+            compared, ours = "qualitative", _cell(c.evidence) or "—"
+        else:
+            compared, ours = _value(c.target, c.target_se), _value(c.ours, c.ours_se)
+        lines.append(f"| {_link(c.item)} | {_cell(c.text)} | {_cell(c.source) or '—'} | {compared} | {ours} | "
+                     f"{_size(c)} | {_verdict_cell(c)} |")
+    return lines + [""]
+
+
+def summary_counts(claims: list[Claim], noted: list[Noted] | None = None) -> dict[str, dict[str, int]]:
+    """Per paper: claims, agree, differ, reconstructions, internal checks (and failing), errata."""
+    from . import manifest
+
+    noted = list(noted or [])
+    out = {}
+    for paper in manifest.PAPERS:
+        mine = [c for c in claims if _paper_of(c.item) == paper]
+        paper_claims = [c for c in mine if c.category == "claim"]
+        checks = [c for c in mine if c.category == "check"]
+        out[paper] = {
+            "claims": len(paper_claims),
+            "agree": sum(bool(c.passes) for c in paper_claims),
+            "differ": sum(c.passes is False for c in paper_claims),
+            "reconstructions": sum(c.category == "reconstruction" for c in mine)
+            + sum(n.category == "reconstruction" and _paper_of(n.item) == paper for n in noted),
+            "checks": len(checks),
+            "checks_failing": sum(c.passes is False for c in checks),
+            "errata": sum(c.category == "erratum" for c in mine)
+            + sum(n.category == "erratum" and _paper_of(n.item) == paper for n in noted),
+        }
+    return out
+
+
+def render_claims(claims: list[Claim], noted: list[Noted] | None = None) -> str:
+    """The claims page: per-paper counts, the differences first, then every claim and check."""
     from . import manifest
 
     rows = [c for c in claims if c.category == "claim"]
+    checks = [c for c in claims if c.category == "check"]
     lines = ["# Claims of the papers, checked", "",
-             "Every number below is collected from the result files of this build: the paper's "
-             "value, the companion's, the size of the difference (in combined standard errors "
-             "for statistical values, otherwise against the stated tolerance) and the verdict "
-             "(agrees within 4 standard errors or the tolerance). Nothing here is typed by hand; "
-             "each item links to the page that computed it, where the differences are discussed.", ""]
-    if not rows:
-        lines.append("No claims have been recorded yet: run `python -m qtheory reproduce`.")
+             "Every row below is collected from the result files of this build. Only values and "
+             "statements printed in a paper are counted as *claims*: each cites where the paper "
+             "makes it and is judged *agrees* or *differs* (within 4 combined standard errors for "
+             "statistical values, otherwise within the stated tolerance). Our own cross-checks "
+             "(exact values against simulation, two algorithms, a theorem against a computation) "
+             "are listed separately as *internal checks*: they show the code is consistent, not "
+             "that a paper is right. Our readings of ambiguous displays are on the "
+             "[reconstructions](reconstructions.md) page, suspected errors of the papers on the "
+             "[errata](errata.md) page. Nothing here is typed by hand; each item links to the page "
+             "that computed it.", ""]
+    if not rows and not checks:
+        lines.append("Nothing has been recorded yet: run `python -m qtheory reproduce`.")
         return "\n".join(lines) + "\n"
-    n_ok = sum(c.judge() == "agrees" for c in rows)
-    lines += [f"{n_ok} of {len(rows)} claims agree.", "",
-              "| paper | claims | agree | differ |", "|---|---|---|---|"]
-    by_paper = {p: [c for c in rows if c.item.split("-", 1)[0] == p] for p in manifest.PAPERS}
-    for paper, group in by_paper.items():
-        if group:
-            ok = sum(c.judge() == "agrees" for c in group)
-            lines.append(f"| [{paper}](#claims-{paper.lower()}) | {len(group)} | {ok} | {len(group) - ok} |")
+    counts = summary_counts(claims, noted)
+    lines += ["| paper | claims | agree | differ | reconstructions | internal checks | errata |",
+              "|---|---|---|---|---|---|---|"]
+    for paper, k in counts.items():
+        if any(k.values()):
+            failing = f" ({k['checks_failing']} failing)" if k["checks_failing"] else ""
+            lines.append(f"| [{paper}](#claims-{paper.lower()}) | {k['claims']} | {k['agree']} | {k['differ']} | "
+                         f"{k['reconstructions']} | {k['checks']}{failing} | {k['errata']} |")
     lines.append("")
-    for paper, group in by_paper.items():
-        if not group:
+    differing = [c for c in rows if c.passes is False]
+    failing = [c for c in checks if c.passes is False]
+    lines += ["(claims-differences)=", "## Differences", ""]
+    if differing:
+        lines += ["Claims of the papers that this build does not reproduce; the linked pages discuss each.", ""]
+        lines += _record_table(differing, "paper")
+    else:
+        lines += ["Every claim of the papers recorded in this build agrees.", ""]
+    if failing:
+        lines += ["Internal checks that fail in this build:", ""] + _record_table(failing, "reference")
+    for paper in manifest.PAPERS:
+        group = [c for c in rows if _paper_of(c.item) == paper]
+        group_checks = [c for c in checks if _paper_of(c.item) == paper]
+        if not group and not group_checks:
             continue
-        lines += [f"(claims-{paper.lower()})=", f"## {paper}: {manifest.PAPERS[paper]}", "",
-                  "| item | claim | paper | companion | difference | verdict |", "|---|---|---|---|---|---|"]
-        for c in group:
-            paper_value = _num(c.paper) + (f" ± {_num(c.paper_se)}" if c.paper_se is not None else "")
-            ours = _num(c.ours) + (f" ± {_num(c.ours_se)}" if c.ours_se is not None else "")
-            verdict = c.judge()
-            lines.append(f"| {_link(c.item)} | {_cell(c.text)} | {paper_value} | {ours} | {_size(c)} | "
-                         f"{'**differs**' if verdict == 'differs' else verdict} |")
-        lines.append("")
+        lines += [f"(claims-{paper.lower()})=", f"## {paper}: {manifest.PAPERS[paper]}", ""]
+        if group:
+            lines += ["### Claims of the paper", ""] + _record_table(group, "paper")
+        if group_checks:
+            lines += ["### Internal checks", "",
+                      "Cross-checks of the companion's own computations (not agreement with the paper).", ""]
+            lines += _record_table(group_checks, "reference")
     return "\n".join(lines) + "\n"
+
+
+def _noted_section(records: list[Claim], noted: list[tuple[Noted, list[str]]], with_alternatives: bool) -> list[str]:
+    lines = []
+    if records:
+        head = "| item | what | source |" + (" readings considered |" if with_alternatives else "") + \
+            " evidence | value | verdict |"
+        lines += ["Checked by a notebook of their own:", "", head, "|" + "---|" * (head.count("|") - 1)]
+        for c in records:
+            value = _num(c.ours) if c.ours is not None else "—"
+            alt = f" {_cell(c.alternatives) or '—'} |" if with_alternatives else ""
+            lines.append(f"| {_link(c.item)} | {_cell(c.text)} | {_cell(c.source) or '—'} |{alt} "
+                         f"{_cell(c.evidence) or '—'} | {value} | {_cell(c.judge())} |")
+        lines.append("")
+    if noted:
+        head = "| item | what | source |" + (" readings considered |" if with_alternatives else "") + \
+            " values recorded in this build | verdict |"
+        lines += ["Found while reading the text, with the values recorded by related checks:", "",
+                  head, "|" + "---|" * (head.count("|") - 1)]
+        for n, ev in noted:
+            alt = f" {_cell(n.alternatives) or '—'} |" if with_alternatives else ""
+            lines.append(f"| {_link(n.item)} | {_cell(n.text)} | {_cell(n.source) or '—'} |{alt} "
+                         f"{'<br>'.join(_cell(e) for e in ev)} | {_cell(n.verdict)} |")
+        lines.append("")
+    return lines
+
+
+def _render_category(category: str, title: str, intro: str, claims: list[Claim],
+                     noted: list[tuple[Noted, list[str]]] | None) -> str:
+    from . import manifest
+
+    records = [c for c in claims if c.category == category]
+    noted = [(n, ev) for n, ev in (noted or []) if n.category == category]
+    lines = [f"# {title}", "", intro, ""]
+    if not records and not noted:
+        lines.append("Nothing has been recorded yet: run `python -m qtheory reproduce`.")
+        return "\n".join(lines) + "\n"
+    for paper in manifest.PAPERS:
+        mine = [c for c in records if _paper_of(c.item) == paper]
+        mine_noted = [(n, ev) for n, ev in noted if _paper_of(n.item) == paper]
+        if mine or mine_noted:
+            lines += [f"## {paper}: {manifest.PAPERS[paper]}", ""]
+            lines += _noted_section(mine, mine_noted, category == "reconstruction")
+    return "\n".join(lines) + "\n"
+
+
+def render_reconstructions(claims: list[Claim], noted: list[tuple[Noted, list[str]]] | None = None) -> str:
+    """The reconstructions page: our readings of displays and settings, with the alternatives."""
+    return _render_category(
+        "reconstruction", "Reconstructions",
+        "Where a paper's text leaves a display or a setting open to more than one reading, the "
+        "companion had to choose. Each row gives our reading, where in the paper it applies, the "
+        "other readings we considered, and the numerical check that supports ours. These are our "
+        "choices, not statements of the papers.", claims, noted)
 
 
 def render_errata(claims: list[Claim], intro: str = "",
                   noted: list[tuple[Noted, list[str]]] | None = None) -> str:
-    rows = sorted((c for c in claims if c.category != "claim"), key=lambda c: c.item[0])
-    lines = ["# Reconstructions and errata", "", intro or (
-        "The extracted texts of the papers lost several displayed equations, and a few of their "
-        "statements do not survive a numerical check. Each row says what we reconstructed, or what "
-        "we believe is wrong, how it was checked and the value this build computed; the verdict is "
-        "the outcome of that check. In each section the first table lists items that a notebook "
-        "checks directly, the second those found while reading, whose values come from related "
-        "checks. The part overviews discuss each one in context."), ""]
-    if not rows:
-        lines.append("No reconstructions or errata have been recorded yet: run `python -m qtheory reproduce`.")
-        return "\n".join(lines) + "\n"
-    noted = sorted(noted or [], key=lambda pair: pair[0].item[0])
-    for category, title in (("reconstruction", "Reconstructions"), ("erratum", "Suspected errata")):
-        group = [c for c in rows if c.category == category]
-        if group:
-            lines += [f"## {title}", "", "Checked by a notebook of their own:", "",
-                      "| item | what | evidence | value | verdict |", "|---|---|---|---|---|"]
-            for c in group:
-                value = _num(c.ours) if c.ours is not None else "—"
-                lines.append(f"| {_link(c.item)} | {_cell(c.text)} | {_cell(c.evidence) or '—'} | {value} | "
-                             f"{_cell(c.judge())} |")
-            lines.append("")
-        others = [(n, ev) for n, ev in noted if n.category == category]
-        if others:
-            if not group:
-                lines += [f"## {title}", ""]
-            lines += ["Found while reading the text, with the values recorded by related checks:", "",
-                      "| item | what | values recorded in this build | verdict |", "|---|---|---|---|"]
-            for n, ev in others:
-                lines.append(f"| {_link(n.item)} | {_cell(n.text)} | {'<br>'.join(_cell(e) for e in ev)} | "
-                             f"{_cell(n.verdict)} |")
-            lines.append("")
-    return "\n".join(lines) + "\n"
+    """The errata page: suspected errors of the papers, each with its numerical evidence."""
+    return _render_category(
+        "erratum", "Errata in the papers", intro or (
+            "Statements of the papers that, we believe, contain an error (a misprint, a missing "
+            "factor, a value that does not follow from the stated setting). Each row gives the "
+            "evidence this build computed and our verdict; the linked pages discuss each one."),
+        claims, noted)
 
 
 def write_pages(results: str | os.PathLike, book: str | os.PathLike, errata_intro: str = "") -> None:
-    """Write ``claims.md`` and ``errata.md`` into the folder `book` from `results`."""
+    """Write ``claims.md``, ``reconstructions.md`` and ``errata.md`` into `book` from `results`."""
     claims = collect(results)
     noted = [(n, noted_evidence(results, n)) for n in NOTED]
     book = Path(book)
-    for name, text in (("claims.md", render_claims(claims)),
+    for name, text in (("claims.md", render_claims(claims, [n for n, _ in noted])),
+                       ("reconstructions.md", render_reconstructions(claims, noted)),
                        ("errata.md", render_errata(claims, errata_intro, noted))):
         path = book / name
         if not path.exists() or path.read_text(encoding="utf-8") != text:

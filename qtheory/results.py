@@ -235,11 +235,16 @@ class ResultWriter:
     def claim(self, text: str, *, paper: float | None = None, ours: float | None = None,
               paper_se: float | None = None, ours_se: float | None = None,
               tolerance: float | None = None, category: str = "claim", verdict: str | None = None,
-              evidence: str = "") -> None:
-        """Record a number of the paper beside ours (see :mod:`qtheory.claims`).
+              evidence: str = "", source: str = "", reference: float | None = None,
+              reference_se: float | None = None, holds: bool | None = None,
+              alternatives: str = "") -> None:
+        """Record a statement with the companion's value (see :mod:`qtheory.claims`).
 
-        ``category="reconstruction"`` or ``"erratum"`` records a reconstructed equation or a
-        suspected erratum with the `evidence` of this run and its `verdict`.
+        ``category`` is ``"claim"`` (a value or statement printed in a paper, cited by
+        `source`, compared through `paper`), ``"check"`` (our own cross-check, compared
+        with the independently computed `reference`), ``"reconstruction"`` (our reading
+        of an ambiguous display, with the `alternatives` considered) or ``"erratum"``.
+        A qualitative claim or check passes `holds`, the outcome of its test.
         """
         from .claims import Claim
 
@@ -249,7 +254,9 @@ class ResultWriter:
         self._claims.append(Claim(item=self.item.id, text=text, paper=num(paper), ours=num(ours),
                                   paper_se=num(paper_se), ours_se=num(ours_se),
                                   tolerance=num(tolerance), category=category, verdict=verdict,
-                                  evidence=evidence))
+                                  evidence=evidence, source=source, reference=num(reference),
+                                  reference_se=num(reference_se),
+                                  holds=None if holds is None else bool(holds), alternatives=alternatives))
 
     # -- publication -------------------------------------------------------------------
     def metadata(self, **extra: Any) -> dict[str, Any]:

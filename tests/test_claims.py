@@ -41,7 +41,9 @@ def test_pages_are_generated_from_the_result_files(results_dir, tmp_path):
     book.mkdir()
     claims.write_pages(results_dir, book)
     text = (book / "claims.md").read_text()
-    assert "1 of 1 claims agree" in text and "P(Q > 15) at load 0.6" in text
+    # one claim that agrees; the erratum counts with R's errata noted while reading
+    n_noted = sum(n.category == "erratum" and n.item.startswith("R-") for n in claims.NOTED)
+    assert f"| [R](#claims-r) | 1 | 1 | 0 | 0 | 0 | {1 + n_noted} |" in text and "P(Q > 15) at load 0.6" in text
     assert "[R-X-tail](redundancy/R-V.ipynb)" in text
     errata = (book / "errata.md").read_text()
     assert "weights in the flow balance" in errata and "confirmed" in errata
@@ -50,8 +52,8 @@ def test_pages_are_generated_from_the_result_files(results_dir, tmp_path):
 def test_bars_in_claim_text_do_not_split_table_cells():
     c = claims.Claim("L-F1", "largest |z| over 18 entries", paper=0.0, ours=2.0, tolerance=4.0)
     row = [line for line in claims.render_claims([c]).splitlines() if "largest" in line][0]
-    # six cells need seven unescaped bars; the bars of |z| must not add cells
-    assert len(re.findall(r"(?<!\\)\|", row)) == 7
+    # seven cells need eight unescaped bars; the bars of |z| must not add cells
+    assert len(re.findall(r"(?<!\\)\|", row)) == 8
 
 
 def test_noted_errata_take_their_values_from_the_recorded_results(results_dir):
@@ -67,9 +69,10 @@ def test_noted_errata_take_their_values_from_the_recorded_results(results_dir):
     assert "companion 2.000e-11" in lines[1] and lines[1].endswith("agrees")
     assert lines[2] == "L-V-thm4: not_there not recorded"
     assert lines[3] == "L-F1: not recorded in this build"
-    page = claims.render_errata(claims.collect(results_dir) + [claims.Claim(
+    page = claims.render_reconstructions(claims.collect(results_dir) + [claims.Claim(
         "R-X-tail", "a recorded erratum", category="erratum", verdict="likely")], noted=[(noted, lines)])
     assert "(5.1) is (3.7) set to zero" in page and "L-V-thm4 root_residual = 1.500e-15<br>" in page
+    assert "a recorded erratum" not in page
 
 
 def test_every_noted_entry_names_manifest_items():
@@ -90,6 +93,62 @@ def test_claims_page_counts_agreement_per_paper():
             claims.Claim("R-T1", "b", paper=1.0, ours=2.0, tolerance=0.1),
             claims.Claim("R-T1", "c", paper=1.0, ours=1.05, tolerance=0.1)]
     text = claims.render_claims(rows)
-    assert "2 of 3 claims agree" in text
-    assert "| [L](#claims-l) | 1 | 1 | 0 |" in text and "| [R](#claims-r) | 2 | 1 | 1 |" in text
+    assert "| [L](#claims-l) | 1 | 1 | 0 | 0 | 0 | 0 |" in text and "| [R](#claims-r) | 2 | 1 | 1 | 0 | 0 | 0 |" in text
     assert "(claims-u)=" not in text  # no section for a paper without claims
+    # the differences come first, before the per-paper sections
+    differences = text.index("## Differences")
+    assert differences < text.index("(claims-l)=")
+    assert "| b |" in text[differences:text.index("(claims-l)=")]
+    assert "| c |" not in text[differences:text.index("(claims-l)=")]
+
+
+def test_only_paper_claims_count_towards_agreement():
+    rows = [claims.Claim("L-F1", "a printed value", paper=1.0, ours=1.0, tolerance=0.1, source="Sec. 6.1"),
+            claims.Claim("L-F1", "exact vs simulation", reference=1.0, ours=3.0, ours_se=0.1, category="check"),
+            claims.Claim("L-F1", "sim vs ODE", reference=1.0, ours=1.1, ours_se=0.1, category="check"),
+            claims.Claim("L-F1", "our reading of (5.2)", category="reconstruction", verdict="consistent"),
+            claims.Claim("L-F1", "a misprint", category="erratum", verdict="confirmed")]
+    counts = claims.summary_counts(rows)["L"]
+    assert counts == {"claims": 1, "agree": 1, "differ": 0, "reconstructions": 1, "checks": 2,
+                      "checks_failing": 1, "errata": 1}
+    assert [c.judge() for c in rows[:3]] == ["agrees", "fails", "holds"]
+    text = claims.render_claims(rows)
+    assert "| [L](#claims-l) | 1 | 1 | 0 | 1 | 2 (1 failing) | 1 |" in text
+    assert "Every claim of the papers recorded in this build agrees." in text
+    assert "Internal checks that fail in this build" in text
+
+
+def test_records_keep_their_categories_apart():
+    with pytest.raises(ParameterError, match="only a paper claim or erratum"):
+        claims.Claim("L-F1", "x", paper=1.0, reference=1.0, ours=1.0, tolerance=0.1, category="check")
+    with pytest.raises(ParameterError, match="only an internal check"):
+        claims.Claim("L-F1", "x", paper=1.0, reference=1.0, ours=1.0, tolerance=0.1)
+    with pytest.raises(ParameterError, match="reference"):
+        claims.Claim("L-F1", "x", ours=1.0, tolerance=0.1, category="check")
+    with pytest.raises(ParameterError, match="holds"):
+        claims.Claim("L-F1", "x", holds="yes")
+
+
+def test_qualitative_claims_are_judged_by_their_test_not_coded_as_numbers():
+    c = claims.Claim("L-F2", "type-1 occupancies fall fastest", holds=False, source="Sec. 6.2",
+                     evidence="q_{3,1}(0.1) = 0.72 while q_{1,1}(0.1) = 0.98")
+    assert c.judge() == "differs" and c.difference is None
+    row = [line for line in claims.render_claims([c]).splitlines() if "fall fastest" in line][0]
+    assert "qualitative" in row and "**differs**" in row and "Sec. 6.2" in row
+    with pytest.raises(ParameterError, match="qualitative"):
+        claims.Claim("L-F2", "x", paper=1.0, ours=1.0, holds=True)
+
+
+def test_errata_and_reconstructions_have_pages_of_their_own(results_dir, tmp_path):
+    with results.ResultWriter("R-X-tail", parameters={}, seed=None) as rec:
+        rec.write_table([{"a": 1}])
+        rec.claim("our reading", category="reconstruction", verdict="consistent", source="eq. (5.2)",
+                  alternatives="the other reading")
+        rec.claim("a misprint", category="erratum", verdict="confirmed", source="Sec. 4")
+    book = tmp_path / "book"
+    book.mkdir()
+    claims.write_pages(results_dir, book)
+    recon = (book / "reconstructions.md").read_text()
+    errata = (book / "errata.md").read_text()
+    assert "our reading" in recon and "the other reading" in recon and "a misprint" not in recon
+    assert "a misprint" in errata and "our reading" not in errata

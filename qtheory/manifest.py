@@ -36,6 +36,7 @@ KINDS = {
     "T": "table",
     "V": "theorem or lemma, verified numerically",
     "X": "other claim of the text, checked",
+    "R": "result beyond the papers (our own computation, not in the spec)",
 }
 
 
@@ -93,6 +94,8 @@ _L = [
     ("L-F1", "F", "complete bipartite vs designed graph: mean queue length per server type over time (Sec. 6.1)", "L-F1"),
     ("L-F2", "F", "q_{m,1}^N and q_{m,2}^N for N = 100, 500, 1000 against the ODE (Sec. 6.2)", "L-F2"),
     ("L-F3", "F", "ODE from three initial conditions reaching the same limit (Sec. 6.3)", "L-F3"),
+    ("L-R-finite", "R", "beyond the paper: finite-N accuracy of the limits (refined mean field, simulation, exact chains)",
+     "L-R-finite"),
 ]
 
 _R = [

@@ -19,7 +19,7 @@ from .model import LocalitySystem
 from .simulation import exact_initial_state, iid_initial_state, simulate_gwsq, simulate_jsqd
 
 __all__ = ["build_graph", "trajectory_replication", "stationary_replication", "population_stationary_replication",
-           "sup_l1_error", "pair_correlation", "loglog_slope"]
+           "occupancy_summary", "sup_l1_error", "pair_correlation", "loglog_slope"]
 
 
 def build_graph(system: LocalitySystem, n_servers: int, kind: str, seed: int):
@@ -114,6 +114,37 @@ def population_stationary_replication(seed_sequence, system: LocalitySystem, n_s
     keep = slice(1, None) if burn_in > 0 else slice(None)
     return {"occupancy": res.occupancy[keep].mean(axis=0),
             "mean_queue_length": res.mean_queue_length[keep].mean(axis=0), "events": res.events}
+
+
+def occupancy_summary(occupancy, mean_queue_length, type_fractions) -> dict:
+    """The numbers of the finite-N table (page L-R-finite) from an occupancy.
+
+    Parameters
+    ----------
+    occupancy : (M, L) array, L >= 2
+        ``q_{m,l}``.
+    mean_queue_length : (M,) array
+        Mean queue length per type.
+    type_fractions : (M,) array
+        ``v_m`` (weights of the overall mean).
+
+    Returns
+    -------
+    dict
+        ``"mean"`` (over all servers) and, for each type m = 1..M, ``"mean[m]"``,
+        ``"q[m,1]"`` and ``"q[m,2]"``, in this order.
+    """
+    occupancy = check_array("occupancy", occupancy, ndim=2)
+    if occupancy.shape[1] < 2:
+        raise ParameterError(f"`occupancy` needs at least two levels (got shape {occupancy.shape})")
+    mean_queue_length = check_array("mean_queue_length", mean_queue_length, shape=(occupancy.shape[0],))
+    v = check_array("type_fractions", type_fractions, shape=(occupancy.shape[0],))
+    out = {"mean": float(v @ mean_queue_length)}
+    for m in range(occupancy.shape[0]):
+        out[f"mean[{m + 1}]"] = float(mean_queue_length[m])
+        out[f"q[{m + 1},1]"] = float(occupancy[m, 0])
+        out[f"q[{m + 1},2]"] = float(occupancy[m, 1])
+    return out
 
 
 def sup_l1_error(occupancy, reference) -> np.ndarray:

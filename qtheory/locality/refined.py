@@ -444,6 +444,9 @@ class RefinedStationary:
         ``max_m max(q*_{m,L}, |V_{m,L}|)``.
     truncation_change : float
         ``max |V|`` change when the computation is repeated with two more levels.
+    relaxation_time : float
+        ``1 / min |Re eig(A)|``: the slowest decay time of the linearised ODE at q*
+        (a guide for simulation burn-in).
     seconds : float
         Wall time.
     """
@@ -456,6 +459,7 @@ class RefinedStationary:
     levels: int
     top_level: float
     truncation_change: float
+    relaxation_time: float
     seconds: float
 
     def occupancy(self, n_servers: int | None = None) -> np.ndarray:
@@ -496,7 +500,7 @@ def _stationary_terms(system: LocalitySystem, q: np.ndarray, policy: str):
     if policy == "jsqd-complete":
         rhs = rhs + _Terms(system, q, _selection_polynomial(system.d, "correction")).arrival.ravel()
     V = -np.linalg.solve(A, rhs)
-    return V.reshape(q.shape), W
+    return V.reshape(q.shape), W, A
 
 
 def _extend(q: np.ndarray, L: int) -> np.ndarray:
@@ -536,7 +540,7 @@ def refined_stationary(system: LocalitySystem, *, policy="gwsq", tol: float = 1e
     L = max(4, int(above[-1]) + 3 if above.size else 4)
     while True:
         q = _newton(system, _extend(fp.q, L), h)
-        V, W = _stationary_terms(system, q, policy)
+        V, W, A = _stationary_terms(system, q, policy)
         top = float(max(np.abs(q[:, -1]).max(), np.abs(V[:, -1]).max()))
         if top <= tol:
             break
@@ -545,10 +549,11 @@ def refined_stationary(system: LocalitySystem, *, policy="gwsq", tol: float = 1e
                                  f"level L = {L} (max_levels = {max_levels})")
         L += 2
     q2 = _newton(system, _extend(q, L + 2), h)
-    V2, _ = _stationary_terms(system, q2, policy)
+    V2 = _stationary_terms(system, q2, policy)[0]
     change = float(np.max(np.abs(V2[:, :L] - V)))
     q = np.where(np.abs(q) < 1e-300, 0.0, q)
-    return RefinedStationary(q, V, W, system.v.copy(), policy, L, top, change, time.perf_counter() - start)
+    relax = float(1.0 / np.min(-np.linalg.eigvals(A).real))
+    return RefinedStationary(q, V, W, system.v.copy(), policy, L, top, change, relax, time.perf_counter() - start)
 
 
 # -- transient -------------------------------------------------------------------------

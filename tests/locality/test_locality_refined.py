@@ -345,3 +345,15 @@ def test_transient_rejects_bad_times_and_starts():
         refined.refined_transient(system, q0, [1.0, 0.5])
     with pytest.raises(ParameterError, match="start"):
         refined.refined_transient(system, q0, [0.0, 1.0], start="sorted")
+
+
+def test_occupancy_summary_weights_the_types_by_their_fractions():
+    from qtheory.locality.experiments import occupancy_summary
+
+    occ = np.array([[0.5, 0.2, 0.1], [0.9, 0.4, 0.0]])
+    out = occupancy_summary(occ, occ.sum(axis=1), [0.25, 0.75])
+    assert out["mean"] == pytest.approx(0.25 * 0.8 + 0.75 * 1.3)
+    assert (out["q[2,1]"], out["q[1,2]"], out["mean[2]"]) == (0.9, 0.2, 1.3)
+    assert list(out)[:4] == ["mean", "mean[1]", "q[1,1]", "q[1,2]"]
+    with pytest.raises(ParameterError, match="two levels"):
+        occupancy_summary(occ[:, :1], occ.sum(axis=1), [0.25, 0.75])

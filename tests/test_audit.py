@@ -27,6 +27,7 @@ from qtheory.locality import experiments as lexp
 from qtheory.locality import graphs as lgraphs
 from qtheory.locality import meanfield as lmf
 from qtheory.locality import model as lmodel
+from qtheory.locality import refined as lref
 from qtheory.locality import simulation as lsim
 from qtheory.locality import stability as lstab
 from qtheory.redundancy import limits as rlim
@@ -143,6 +144,26 @@ CASES: list[Case] = [
     Case(lexp.loglog_slope, dict(x=[1.0, 2.0, 4.0], y=[1.0, 0.5, 0.25]),
          dict(x=[[1.0, 0.0, 4.0], [2.0, 2.0, 2.0]], y=[[1.0, -0.5, 0.25], [1.0, NAN, 0.25], [1.0, 0.5]])),
     Case(lexp.build_graph, dict(system=LSYS, n_servers=8, kind="irg", seed=0), dict(kind=["nonsense"])),
+    Case(lexp.occupancy_summary, dict(occupancy=LQ0, mean_queue_length=[1.0, 1.1], type_fractions=[0.5, 0.5]),
+         dict(occupancy=[LQ0[:, :1]], mean_queue_length=[[1.0]], type_fractions=[[1.0]])),
+    Case(lexact.occupancy_stationary, dict(system=LSYS, n_servers=2, buffer=3),
+         dict(n_servers=[0, -1, 1.5], buffer=INT1, policy=["nonsense"], max_states=[1])),
+    Case(lref.check_population_policy, dict(system=LSYS, policy="gwsq"), dict(policy=["jsq", LGRAPH])),
+    Case(lref.drift, dict(system=LSYS, q=LQ0), dict(q=[LQ0[:1], -LQ0], policy=["jsq"])),
+    Case(lref.finite_drift, dict(system=LSYS, q=LQ0, n_servers=4, policy="jsqd-complete"),
+         dict(n_servers=[0, -1, 2.5, True], q=[LQ0[:1]], policy=["jsq"])),
+    Case(lref.drift_correction, dict(system=LSYS, q=LQ0, policy="jsqd-complete"), dict(q=[LQ0[:1]], policy=["jsq"])),
+    Case(lref.jacobian, dict(system=LSYS, q=LQ0), dict(q=[LQ0[:1], np.full((2, 3), NAN)])),
+    Case(lref.hessian, dict(system=LSYS, q=LQ0), dict(q=[LQ0[:1]])),
+    Case(lref.transitions, dict(system=LSYS, q=LQ0), dict(q=[LQ0[:1]])),
+    Case(lref.jump_covariance, dict(system=LSYS, q=LQ0), dict(q=[LQ0[:1]])),
+    Case(lref.iid_covariance, dict(system=LSYS, q0=LQ0), dict(q0=[LQ0[:1], -LQ0])),
+    Case(lref.refined_stationary, dict(system=LSYS), dict(system=[LSYS_UNSTABLE], tol=[0.0, NAN, 1.0],
+                                                          policy=["jsq", LGRAPH], max_levels=[0, 1.5]),
+         names=dict(system="(2.1)")),
+    Case(lref.refined_transient, dict(system=LSYS, q0=LQ0, t_eval=TGRID),
+         dict(q0=[LQ0[:1]], t_eval=[[1.0, 0.5], [0.0, NAN], []], start=["sorted"], tol=[0.0, NAN],
+              policy=["jsq"])),
     # ---- paper R ---------------------------------------------------------------------------
     Case(rmodel.RedundancySystem,
          dict(speeds=[1.0, 2.0], types=((0,), (0, 1)), probabilities=[0.5, 0.5]),

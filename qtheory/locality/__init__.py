@@ -11,6 +11,8 @@ Modules, by role:
 - :mod:`~qtheory.locality.meanfield` -- ODE (3.7), its fixed point (Theorems 4, 7);
 - :mod:`~qtheory.locality.simulation` -- numba simulators of local JSQ(d) and GWSQ(d);
 - :mod:`~qtheory.locality.exact` -- exact stationary laws of tiny systems;
+- :mod:`~qtheory.locality.refined` -- the refined (1/N) mean-field approximation of the
+  population-process cases (beyond the paper);
 - :mod:`~qtheory.locality.experiments` -- the replicated experiments of the notebooks.
 """
 

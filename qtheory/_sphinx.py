@@ -33,6 +33,7 @@ CSS = "qtheory.css"
 # column; the recorded checks under a theorem sit closer to it than ordinary text
 _CSS_TEXT = """\
 .bd-article p > code.literal, .bd-article p > code.literal span.pre { white-space: normal; overflow-wrap: anywhere; }
+.qtheory-badge { display: inline-block; font-size: 0.9em; padding: 0.15em 0.6em; border-radius: 0.3em; background: var(--pst-color-surface); border: 1px solid var(--pst-color-border); }
 .qtheory-checks { font-size: 0.92em; border-left: 3px solid var(--pst-color-border); padding-left: 0.8em; }
 """
 FONTS = Path("output") / "chtml" / "fonts" / "woff-v2"

@@ -2,18 +2,22 @@
 
 Errors in the user's input (an unknown ID, a bad parameter value, a failing notebook)
 end with a one-line message on stderr and exit status 2, not a traceback
-(set ``QTHEORY_DEBUG=1`` to see the traceback).
+(set ``QTHEORY_DEBUG=1`` to see the traceback). Ctrl-C (SIGINT) or SIGTERM while
+notebooks run stops them, says in one line which notebook was interrupted (nothing of
+it is published) and exits with status 130 (SIGINT) or 143 (SIGTERM).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
-from . import manifest, reproduce
+from . import _runner, manifest, reproduce
 from .errors import QTheoryError
 from .results import project_root, results_root
 
@@ -64,13 +68,16 @@ def _overrides(pairs) -> dict:
 
 def cmd_reproduce(args) -> int:
     reproduce.reproduce(args.preset, args.only, _overrides(args.param), jobs=args.jobs,
-                        results_dir=args.results_dir, workers=args.workers, force=args.force)
+                        results_dir=args.results_dir, workers=args.workers, force=args.force,
+                        wait=args.wait)
     return 0
 
 
 def cmd_book(args) -> int:
     if not args.no_run:
         cmd_reproduce(args)
+    for line in reproduce.preset_warnings():
+        print(f"qtheory: warning: {line}", file=sys.stderr, flush=True)
     cmd = [str(Path(sys.executable).with_name("jupyter-book")), "build", str(project_root())]
     if args.strict:
         cmd += ["-W", "--keep-going"]
@@ -83,8 +90,9 @@ def cmd_book(args) -> int:
 
 
 def _add_run_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--preset", choices=reproduce.PRESETS, default="quick",
-                   help="parameter preset (default: quick; paper = the papers' own scale)")
+    p.add_argument("--preset", choices=reproduce.PRESETS, default="paper",
+                   help="parameter preset (default: paper, the papers' own scale, as `make book`; "
+                        "quick = small runs)")
     p.add_argument("--only", nargs="+", metavar="ID",
                    help="manifest IDs or notebook names to run (default: all)")
     p.add_argument("-p", "--param", nargs=2, action="append", metavar=("NAME", "VALUE"),
@@ -95,6 +103,8 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--results-dir", default=None, help="results root (default: results/)")
     p.add_argument("--force", action="store_true",
                    help="rerun notebooks whose results are up to date (default: skip them)")
+    p.add_argument("--wait", action="store_true",
+                   help="if another run uses the results folder, wait for it (default: stop)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -124,13 +134,30 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    handlers = {}
+    if args.command in ("reproduce", "book") and threading.current_thread() is threading.main_thread():
+        # SIGTERM stops a run as Ctrl-C does (kernels killed, nothing partial published)
+        handlers = {sig: signal.signal(sig, _runner.raise_interrupted) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in Python's flush at exit
+        return code
     except (QTheoryError, ValueError, FileNotFoundError) as err:
         if os.environ.get("QTHEORY_DEBUG"):
             raise
         print(f"qtheory: error: {err}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("qtheory: interrupted; published results are unchanged", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        if not isinstance(exc, _runner.Interrupted):
+            exc = _runner.Interrupted(signal.SIGINT)
+        print(exc.message(), file=sys.stderr, flush=True)
+        return exc.exit_status
+    except BrokenPipeError:
+        # the reader of our output went away (`python -m qtheory list | head -1`): stop
+        # quietly; pointing stdout at /dev/null keeps Python's exit flush from complaining
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)

@@ -23,17 +23,19 @@ import ast
 import json
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import time
 import tomllib
-from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from . import manifest
-from .errors import NotebookError, ParameterError
+from .errors import NotebookError, ParameterError, QTheoryError
 from .results import _git_commit, project_root, replace_dir, results_root
 
 PRESETS = ("quick", "paper")
@@ -197,7 +199,7 @@ def up_to_date(run: Run, results: Path, *, executed: Path | None = None, source:
     return True
 
 
-def plan(preset: str = "quick", only: Iterable[str] | None = None,
+def plan(preset: str = "paper", only: Iterable[str] | None = None,
          overrides: dict[str, Any] | None = None) -> list[Run]:
     """The runs for `preset`, restricted to `only`, with user `overrides` applied.
 
@@ -257,34 +259,56 @@ def execute(run: Run, *, results: Path, workers: int = 1, progress_bar: bool = F
             items: Sequence[str] | None = None) -> Report:
     """Execute one notebook and publish its results (see the module docstring).
 
+    Papermill and the kernel run in a child process (:mod:`qtheory._runner`) whose
+    output goes to a log file; a failure is reported by :class:`NotebookError` in one
+    line. An interrupt (KeyboardInterrupt, or :class:`qtheory._runner.Interrupted` from
+    the command line's handlers) kills the child and its kernel and publishes nothing.
     `source`, `executed` and `items` default to the manifest's notebook, its book
-    location and its manifest items; tests pass their own.
+    location and its manifest items; tests pass their own. `progress_bar` is ignored
+    (kept for callers; the command line prints one line per notebook).
     """
-    import papermill as pm
+    from . import _runner
 
     source = source or notebook_path(run.notebook)
     executed = executed or executed_path(run.notebook, results)
     items = list(items if items is not None else run.items)
     results.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".run-{run.notebook}-", dir=results))
+    # Unix socket paths are limited to ~100 bytes: the kernel's sockets go to a short folder
+    ipc_dir = tempfile.mkdtemp(prefix="qtk-")
     staging = work / "results"
     output = work / f"{run.notebook}.ipynb"
-    env = _env_for(run, staging, workers, source)
-    saved_env = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
+    log = work / "kernel.log"
+    spec = {"source": str(source), "output": str(output), "parameters": run.parameters, "kernel": KERNEL,
+            "cwd": str(source.parent), "ipc_dir": ipc_dir, "log": str(log), "outcome": str(work / "outcome.pickle")}
+    env = {**os.environ, **_env_for(run, staging, workers, source)}
     start = time.time()
     try:
+        proc = _runner.start(spec, work, env, run.notebook)
         try:
-            pm.execute_notebook(str(source), str(output), parameters=run.parameters, kernel_name=KERNEL,
-                                progress_bar=progress_bar, cwd=str(source.parent), log_output=False)
-        except pm.PapermillExecutionError as err:
-            failed = _keep_failed(output, run.notebook)
-            raise NotebookError(
-                f"notebook {run.notebook} failed in cell {err.exec_count}: {err.ename}: {err.evalue}"
-                f" (executed copy: {failed}); no results were published") from None
-        except Exception as err:  # kernel died, bad notebook file, ...
-            raise NotebookError(f"notebook {run.notebook} could not run: {type(err).__name__}: {err}; "
-                                f"no results were published") from None
+            proc.wait()
+        except BaseException:
+            with _runner.signals_ignored():
+                _runner.kill_tree(proc)
+                shutil.rmtree(work, ignore_errors=True)
+                shutil.rmtree(ipc_dir, ignore_errors=True)
+            raise
+        finally:
+            _runner.finish(proc)
+        outcome = _read_outcome(Path(spec["outcome"]))
+        if outcome is None:
+            failed = _keep_failed(log, run.notebook, suffix=".log")
+            raise NotebookError(f"notebook {run.notebook} could not run: its runner exited with status "
+                                f"{proc.returncode} (log: {failed}); no results were published")
+        if not outcome["ok"]:
+            if outcome["cell"] is not None:
+                failed = _keep_failed(output, run.notebook)
+                raise NotebookError(
+                    f"notebook {run.notebook} failed in cell {outcome['cell']}: {outcome['error']}"
+                    f" (executed copy: {failed}); no results were published")
+            failed = _keep_failed(log, run.notebook, suffix=".log")
+            raise NotebookError(f"notebook {run.notebook} could not run: {outcome['error']} "
+                                f"(log: {failed}); no results were published")
         produced = {p.name for p in staging.iterdir() if p.is_dir() and not p.name.startswith(".")} \
             if staging.exists() else set()
         missing = [i for i in items if i not in produced]
@@ -301,13 +325,18 @@ def execute(run: Run, *, results: Path, workers: int = 1, progress_bar: bool = F
         executed.parent.mkdir(parents=True, exist_ok=True)
         os.replace(output, executed)
     finally:
-        for key, value in saved_env.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
         shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(ipc_dir, ignore_errors=True)
     return Report(run.notebook, run.preset, items, round(time.time() - start, 2), str(executed))
+
+
+def _read_outcome(path: Path) -> dict | None:
+    import pickle
+
+    try:
+        return pickle.loads(path.read_bytes())
+    except (OSError, EOFError, pickle.UnpicklingError):
+        return None
 
 
 def _relative(target: Path, start: Path) -> str:
@@ -357,6 +386,12 @@ def _append_run_record(output: Path, source: Path, staging: Path, items: Sequenc
                                                     notebook_link=_relative(source, executed.parent)))
     cell["id"] = "qtheory-run-record"
     nb.cells.append(cell)
+    # the badge goes right under the page title (or first, when the page has none)
+    top = nbformat.v4.new_markdown_cell(badge(metas[0].get("preset"), metas[0].get("overrides")))
+    top["id"] = "qtheory-preset-badge"
+    first = nb.cells[0] if nb.cells else None
+    titled = first is not None and first.cell_type == "markdown" and first.source.lstrip().startswith("# ")
+    nb.cells.insert(1 if titled else 0, top)
     # readers see parameters, text and figures first; the code is one click away
     for code in nb.cells:
         tags = code.get("metadata", {}).get("tags", [])
@@ -364,33 +399,124 @@ def _append_run_record(output: Path, source: Path, staging: Path, items: Sequenc
             code.setdefault("metadata", {})["tags"] = [*tags, "hide-input"]
     # the executed copy says which inputs produced it (see up_to_date)
     nb.metadata["qtheory"] = {"items": list(items), "input_hash": metas[0].get("input_hash"),
-                              "preset": metas[0].get("preset")}
+                              "preset": metas[0].get("preset"), "overrides": metas[0].get("overrides") or {}}
     nbformat.write(nb, output)
 
 
-def _keep_failed(output: Path, name: str) -> Path | None:
+def book_presets(results: Path | None = None) -> dict[str, dict[str, Any]]:
+    """``{notebook: {"preset": ..., "overrides": {...}}}`` of the executed notebooks the book shows."""
+    out = {}
+    for nb in manifest.notebooks():
+        path = executed_path(nb, results)
+        if not path.exists():
+            continue
+        try:
+            meta = json.loads(path.read_text(encoding="utf-8")).get("metadata", {}).get("qtheory", {})
+        except json.JSONDecodeError:
+            continue
+        preset = str(meta.get("preset") or "unknown").removesuffix("+overrides")
+        out[nb] = {"preset": preset, "overrides": meta.get("overrides") or {}}
+    return out
+
+
+def preset_warnings(results: Path | None = None) -> list[str]:
+    """Warnings for a book whose pages come from different presets or overridden parameters."""
+    shown = book_presets(results)
+    by_preset: dict[str, list[str]] = {}
+    for nb, info in shown.items():
+        by_preset.setdefault(info["preset"], []).append(nb)
+    lines = []
+    if len(by_preset) > 1:
+        groups = "; ".join(f"{preset}: {', '.join(nbs)}" for preset, nbs in sorted(by_preset.items()))
+        lines.append(f"the book mixes results of different presets ({groups}); rerun them with one "
+                     f"preset (python -m qtheory reproduce --preset PRESET --only ...)")
+    changed = [nb for nb, info in shown.items() if info["overrides"]]
+    if changed:
+        lines.append(f"pages computed with overridden parameters (shown in their badge): {', '.join(changed)}")
+    return lines
+
+
+def badge(preset: str | None, overrides: dict[str, Any] | None) -> str:
+    """The line at the top of a result page: the preset of its numbers and any overrides."""
+    preset = str(preset or "unknown").removesuffix("+overrides")
+    text = f'<p class="qtheory-badge">Computed with the <strong>{preset}</strong> preset'
+    if overrides:
+        shown = ", ".join(f"<code>{k} = {json.dumps(v)}</code>" for k, v in overrides.items())
+        text += f"; parameters overridden: {shown}"
+    return text + ".</p>"
+
+
+def _keep_failed(output: Path, name: str, suffix: str = ".ipynb") -> Path | None:
     if not output.exists():
         return None
-    dest = project_root() / "_build" / "failed" / f"{name}.ipynb"
+    dest = project_root() / "_build" / "failed" / f"{name}{suffix}"
     dest.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(output, dest)
     return dest
 
 
-def _execute_in_worker(run: Run, results: str, workers: int) -> Report:
-    return execute(run, results=Path(results), workers=workers)
+class ResultsBusy(QTheoryError):
+    """Another ``reproduce`` holds the lock of the results folder."""
 
 
-def reproduce(preset: str = "quick", only: Iterable[str] | None = None,
+LOCK_NAME = ".lock"
+
+
+@contextmanager
+def results_lock(results: Path, *, wait: bool = False, echo=None):
+    """Hold the lock of the results folder `results` (``fcntl.flock`` on ``<results>/.lock``).
+
+    Two ``reproduce`` runs on one folder would interleave their results; the second
+    raises :class:`ResultsBusy` naming the holder's PID, or with `wait` blocks until the
+    holder finishes. The lock file stays (removing it would let a waiter lock a file
+    that no longer has a name); the kernel releases the lock when its holder exits,
+    however it exits.
+    """
+    import fcntl
+
+    results.mkdir(parents=True, exist_ok=True)
+    path = results / LOCK_NAME
+    with open(path, "a+", encoding="utf-8") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            holder = fh.read().strip() or "unknown"
+            if not wait:
+                raise ResultsBusy(f"results folder {results} is in use by another reproduce run (PID {holder}); "
+                                  f"wait for it to finish or pass --wait") from None
+            if echo:
+                echo(f"results folder {results} is in use by PID {holder}; waiting for it to finish ...")
+            fcntl.flock(fh, fcntl.LOCK_EX)
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"{os.getpid()}\n")
+        fh.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _interrupted(exc: BaseException, notebooks: list[str]):
+    from . import _runner
+
+    with _runner.signals_ignored():
+        _runner.stop_all()
+    signum = exc.signum if isinstance(exc, _runner.Interrupted) else signal.SIGINT
+    return _runner.Interrupted(signum, tuple(notebooks))
+
+
+def reproduce(preset: str = "paper", only: Iterable[str] | None = None,
               overrides: dict[str, Any] | None = None, *, jobs: int = 1,
               results_dir: str | os.PathLike | None = None, workers: int | None = None,
-              force: bool = False, echo=None) -> list[Report]:
+              force: bool = False, echo=None, wait: bool = False) -> list[Report]:
     """Plan and execute the selected notebooks; stops at the first failure.
 
     Parameters
     ----------
-    preset : {"quick", "paper"}
-        Parameter preset.
+    preset : {"paper", "quick"}
+        Parameter preset (default ``paper``, the papers' own settings, as ``make book``).
     only : iterable of str, optional
         Manifest IDs or notebook names; default all notebooks.
     overrides : dict, optional
@@ -407,6 +533,13 @@ def reproduce(preset: str = "quick", only: Iterable[str] | None = None,
         interrupted run picks up where it stopped.
     echo : callable, optional
         Receives one progress line per event (default: print to stderr).
+    wait : bool
+        When another run holds the results folder (:func:`results_lock`), wait for it
+        instead of raising :class:`ResultsBusy`.
+
+    An interrupt (Ctrl-C, or SIGTERM under the command line) kills the running
+    notebooks' kernels, publishes nothing of them and raises
+    :class:`qtheory._runner.Interrupted` naming them.
     """
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ParameterError(f"`jobs` must be a positive integer (got {jobs!r})")
@@ -415,6 +548,16 @@ def reproduce(preset: str = "quick", only: Iterable[str] | None = None,
     echo = echo or (lambda line: print(line, file=sys.stderr, flush=True))
     runs = plan(preset, only, overrides)
     results = Path(results_dir) if results_dir is not None else results_root()
+    with results_lock(results, wait=wait, echo=echo):
+        return _reproduce_locked(runs, results, preset=preset, jobs=jobs, workers=workers, force=force,
+                                 echo=echo)
+
+
+def _reproduce_locked(runs: list[Run], results: Path, *, preset: str, jobs: int, workers: int | None,
+                      force: bool, echo) -> list[Report]:
+    from . import _runner
+
+    _runner.reset()
     if not force:
         todo = []
         for run in runs:
@@ -435,24 +578,35 @@ def reproduce(preset: str = "quick", only: Iterable[str] | None = None,
         echo(f"[{len(reports)}/{total}] {rep.notebook}: {', '.join(rep.items)} done in {rep.seconds:.1f} s")
 
     if jobs == 1:
-        for k, run in enumerate(runs, 1):
-            echo(f"[{k}/{total}] {run.notebook} running ...")
-            done(execute(run, results=results, workers=workers,
-                         progress_bar=sys.stderr.isatty()))
+        current = None
+        try:
+            for k, run in enumerate(runs, 1):
+                current = run.notebook
+                echo(f"[{k}/{total}] {run.notebook} running ...")
+                done(execute(run, results=results, workers=workers))
+                current = None
+        except KeyboardInterrupt as exc:
+            raise _interrupted(exc, [current] if current else []) from None
         return reports
-    import multiprocessing
-
-    ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        pending = {pool.submit(_execute_in_worker, run, str(results), workers): run for run in runs}
-        while pending:
-            finished, _ = wait(pending, return_when=FIRST_EXCEPTION)
-            for fut in finished:
-                pending.pop(fut)
-                err = fut.exception()
-                if err is not None:
-                    for other in pending:
-                        other.cancel()
-                    raise err
-                done(fut.result())
+    # each notebook runs in a child process of its own (qtheory._runner): threads suffice here
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        pending = {pool.submit(execute, run, results=results, workers=workers): run for run in runs}
+        try:
+            while pending:
+                finished, _ = wait(pending, return_when=FIRST_EXCEPTION)
+                for fut in finished:
+                    pending.pop(fut)
+                    err = fut.exception()
+                    if err is not None:
+                        raise err
+                    done(fut.result())
+        except KeyboardInterrupt as exc:
+            names = [pending[f].notebook for f in pending if f.running()]
+            for other in pending:
+                other.cancel()
+            raise _interrupted(exc, names) from None
+        except BaseException:
+            for other in pending:
+                other.cancel()
+            raise
     return reports

@@ -1,6 +1,7 @@
 # Two commands do all set-up on a fresh machine with Python 3.11:
 #   make book    -- venv from the pinned requirements, every notebook through papermill, HTML
 #   make test    -- the test suite
+#   make stress  -- the test suite N times (default 20) with every core busy (flaky tests)
 # Options: PRESET=quick|paper (default paper), JOBS=N notebooks at a time, STRICT=1
 # to turn Sphinx warnings into errors (CI does).
 PYTHON ?= python3
@@ -10,7 +11,9 @@ JOBS   ?= 1
 STRICT ?=
 BIN    := $(VENV)/bin
 
-.PHONY: book test env clean
+N      ?= 20
+
+.PHONY: book test stress env clean
 env: $(VENV)/.installed
 
 $(VENV)/.installed: requirements.txt constraints.txt pyproject.toml
@@ -24,6 +27,9 @@ book: $(VENV)/.installed
 
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest
+
+stress: $(VENV)/.installed
+	bash benchmarks/stress_tests.sh $(N)
 
 clean:
 	rm -rf _build results book/*/*.ipynb

@@ -78,13 +78,17 @@ def cmd_book(args) -> int:
         cmd_reproduce(args)
     for line in reproduce.preset_warnings():
         print(f"qtheory: warning: {line}", file=sys.stderr, flush=True)
-    cmd = [str(Path(sys.executable).with_name("jupyter-book")), "build", str(project_root())]
+    # -q: Sphinx's status lines (and myst's and myst-nb's full configuration dumps) are
+    # left out; its warnings and errors still go to stderr. jupyter-book's own banner
+    # lines (stdout) are shown only when the build fails.
+    cmd = [str(Path(sys.executable).with_name("jupyter-book")), "build", "-q", str(project_root())]
     if args.strict:
         cmd += ["-W", "--keep-going"]
     print("building the book:", " ".join(cmd), file=sys.stderr, flush=True)
-    code = subprocess.call(cmd)
-    if code != 0:
-        raise QTheoryError(f"jupyter-book build failed (exit {code})")
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stdout)
+        raise QTheoryError(f"jupyter-book build failed (exit {proc.returncode})")
     print(f"book: {project_root() / '_build' / 'html' / 'index.html'}", file=sys.stderr)
     return 0
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import os
 import shutil
 import signal
@@ -116,6 +117,48 @@ def parse_value(text: str) -> Any:
     if lowered in ("true", "false"):
         return lowered == "true"
     return text
+
+
+def _expected(default: Any) -> tuple[str, Any]:
+    """What a value replacing `default` must be: a description and a checker."""
+    if isinstance(default, bool):
+        return "true or false", lambda v: isinstance(v, bool)
+    if isinstance(default, int):
+        return "an integer", lambda v: isinstance(v, int) and not isinstance(v, bool)
+    if isinstance(default, float):
+        return "a finite number", lambda v: (isinstance(v, (int, float)) and not isinstance(v, bool)
+                                             and math.isfinite(v))
+    if isinstance(default, str):
+        return "a string", lambda v: isinstance(v, str)
+    if isinstance(default, (list, tuple)):
+        if not default:
+            return "a list", lambda v: isinstance(v, (list, tuple))
+        numbers = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in default)
+        proto = 0.0 if numbers and any(isinstance(x, float) for x in default) else default[0]
+        what, ok = _expected(proto)
+        return (f"a non-empty list of {what.removeprefix('a ').removeprefix('an ')}s".replace("trues or false", "booleans"),
+                lambda v: isinstance(v, (list, tuple)) and len(v) > 0 and all(ok(x) for x in v))
+    if isinstance(default, dict):
+        return "a dict", lambda v: isinstance(v, dict)
+    return f"a {type(default).__name__}", lambda v: isinstance(v, type(default))
+
+
+def check_parameter(name: str, value: Any, default: Any, notebook: str | None = None) -> Any:
+    """Return `value` if it may replace the notebook default `default` of parameter `name`.
+
+    The expected type is the default's: an integer for an integer, a finite number for
+    a float, a non-empty list of such for a list, and so on. Anything else raises a
+    :class:`ParameterError` naming the parameter and the expected type (instead of a
+    NumPy error deep inside the notebook). A default of ``None`` accepts anything.
+    """
+    if default is None:
+        return value
+    what, ok = _expected(default)
+    if not ok(value):
+        where = f" of notebook {notebook}" if notebook else ""
+        raise ParameterError(f"parameter `{name}`{where} must be {what} (its default is {default!r}); "
+                             f"got {value!r}")
+    return value
 
 
 def select(only: Iterable[str] | None) -> list[str]:
@@ -221,7 +264,7 @@ def plan(preset: str = "paper", only: Iterable[str] | None = None,
         unknown = sorted(set(values) - set(defaults))
         if unknown:
             raise ParameterError(f"preset {preset}.{nb} sets unknown parameter(s) {', '.join(unknown)}")
-        mine = {k: v for k, v in overrides.items() if k in defaults}
+        mine = {k: check_parameter(k, v, defaults[k], nb) for k, v in overrides.items() if k in defaults}
         used |= set(mine)
         values.update(mine)
         runs.append(Run(nb, preset, values, mine))

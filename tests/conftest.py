@@ -1,9 +1,19 @@
 import os
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 # Tests never show progress bars and run replications in-process unless they ask.
 os.environ.setdefault("QTHEORY_PROGRESS", "0")
+
+# No test outcome may depend on the machine's speed or load, nor on earlier runs:
+# hypothesis gets no deadline (200 ms per example by default, easily missed on a loaded
+# machine), no "too slow" health check, the same examples on every run (derandomize)
+# and no database of earlier failures to replay. A @settings(...) of a test overrides
+# only what it names.
+settings.register_profile("qtheory", deadline=None, derandomize=True, database=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("qtheory")
 
 
 @pytest.fixture

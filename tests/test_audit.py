@@ -20,7 +20,7 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 
-from qtheory import runtime, stats
+from qtheory import reproduce, runtime, stats
 from qtheory.errors import InstabilityError, ParameterError
 from qtheory.locality import exact as lexact
 from qtheory.locality import experiments as lexp
@@ -81,6 +81,11 @@ CASES: list[Case] = [
     # ---- shared --------------------------------------------------------------------------
     Case(runtime.spawn, dict(seed=1, n=2), dict(seed=SEED, n=[-1, 1.5])),
     Case(runtime.kernel_state, dict(seed=1), dict(seed=SEED)),
+    # `reproduce -p NAME VALUE`: the value is checked against the type of the notebook's default
+    Case(reproduce.check_parameter, dict(name="t_end", value=5.0, default=50.0),
+         dict(value=[NAN, INF, -INF, "abc", "nan", [], None, {"a": 1}, True]), names={"value": "t_end"}),
+    Case(reproduce.check_parameter, dict(name="n_list", value=[10, 20], default=[100, 500]),
+         dict(value=[[], [10, 2.5], [True], 10, "[10]", None]), names={"value": "n_list"}),
     Case(stats.mean_ci, dict(samples=[1.0, 2.0, 3.0]),
          dict(samples=[[], [1.0, "x"]], level=[0.0, 1.0, NAN, 2])),
     # ---- paper L ---------------------------------------------------------------------------
@@ -282,3 +287,12 @@ def test_the_developer_page_lists_every_audited_function():
     page = (Path(__file__).resolve().parents[1] / "book" / "developer.md").read_text(encoding="utf-8")
     missing = [c.label for c in CASES if f"`{c.label}`" not in page]
     assert not missing, f"book/developer.md's audit table lacks {missing}"
+
+
+def test_printed_critical_loads_are_rounded():
+    # power-of-2 on 4 unit-speed servers: lambda* = 1, computed as 0.9999999999999998
+    system = rmodel.power_of_d(4, 2)
+    assert rstab.critical_load(system) != 1.0 and abs(rstab.critical_load(system) - 1.0) < 1e-12
+    with pytest.raises(InstabilityError) as info:
+        rstab.require_stable(system, 1.0)
+    assert "lambda* = 1," in str(info.value) and "0.99999" not in str(info.value), str(info.value)

@@ -39,11 +39,22 @@ def _same(a, b):
     return all(np.array_equal(_flat(x), _flat(y), equal_nan=True) for x, y in zip(a, b, strict=True))
 
 
+# Dask gives up on a connection after 30 s by default: on a loaded machine (the stress
+# run of benchmarks/stress_tests.sh) starting two worker processes may take longer, and
+# the outcome of the test must not depend on the load
+PATIENT = {"distributed.comm.timeouts.connect": "600s", "distributed.comm.timeouts.tcp": "600s",
+           "distributed.deploy.lost-worker-timeout": "600s"}
+
+
 @pytest.fixture(scope="module")
 def dask_executor():
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+    import dask
+
+    with dask.config.set(PATIENT), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                     death_timeout=600) as cluster, \
+            distributed.Client(cluster, timeout=600) as client:
         yield client.get_executor()
 
 
@@ -57,3 +68,13 @@ def test_replications_are_identical_serially_on_a_process_pool_and_on_dask(paper
     assert _same(serial, dask), "Dask changed the numbers"
     # and the replications differ from each other (a constant result would pass trivially)
     assert not np.array_equal(_flat(serial[0]), _flat(serial[1]), equal_nan=True)
+
+
+def test_property_tests_do_not_depend_on_time_load_or_earlier_runs():
+    """tests/conftest.py's hypothesis profile: no per-example deadline, no slowness check,
+    the same examples every run, no replay of failures stored by an earlier run."""
+    from hypothesis import HealthCheck, settings
+
+    assert settings.default.deadline is None
+    assert settings.default.derandomize and settings.default.database is None
+    assert HealthCheck.too_slow in settings.default.suppress_health_check

@@ -98,3 +98,47 @@ def test_presets_only_name_known_notebooks_and_parameters():
             assert nb in manifest.notebooks(), f"preset {preset}.{nb}: no such notebook"
             defaults = reproduce.notebook_parameters(reproduce.notebook_path(nb))
             assert set(values) <= set(defaults), f"preset {preset}.{nb} sets unknown parameters"
+
+
+def test_every_result_page_opens_with_a_badge_of_its_preset_and_overrides(tmp_path):
+    import nbformat
+
+    report = run_fixture(tmp_path, {"seed": 9, "rate": 4.0})
+    cells = nbformat.read(report.executed, as_version=4).cells
+    badge = next(c for c in cells if c.get("id") == "qtheory-preset-badge")
+    # right under the page's title
+    assert cells[0].source.lstrip().startswith("# ") and cells[1] is badge
+    assert "<strong>quick</strong> preset" in badge.source
+    assert "<code>seed = 9</code>" in badge.source and "<code>rate = 4.0</code>" in badge.source
+    meta = results.load_meta("L-X-homog", root=tmp_path / "results")
+    assert meta["preset"] == "quick+overrides" and meta["overrides"] == {"seed": 9, "rate": 4.0}
+    assert nbformat.read(report.executed, as_version=4).metadata["qtheory"]["overrides"] == meta["overrides"]
+    # no override, no list of them
+    assert reproduce.badge("paper", {}) == '<p class="qtheory-badge">Computed with the <strong>paper</strong> preset.</p>'
+
+
+def test_the_kernel_talks_over_ipc_and_is_not_interrupted_at_shutdown(tmp_path):
+    """The causes of the build log's noise: TCP warnings, 'KeyboardInterrupt caught in kernel'."""
+    import os
+    import pickle
+
+    from qtheory import _runner
+
+    work = tmp_path / "work"
+    work.mkdir()
+    ipc = tmp_path / "ipc"
+    ipc.mkdir()
+    # the kernel reports its own transport; the runner's log holds everything the kernel printed
+    spec = {"source": str(FIXTURE), "output": str(work / "out.ipynb"), "parameters": {"n_replications": 1},
+            "kernel": reproduce.KERNEL, "cwd": str(FIXTURE.parent), "ipc_dir": str(ipc), "log": str(work / "log"),
+            "outcome": str(work / "outcome")}
+    env = {**os.environ, "QTHEORY_RESULTS_DIR": str(tmp_path / "res"), "QTHEORY_WORKERS": "1"}
+    proc = _runner.start(spec, work, env, "pipeline_demo")
+    assert proc.wait() == 0, (work / "log").read_text()
+    _runner.finish(proc)
+    assert pickle.loads((work / "outcome").read_bytes()) == {"ok": True}
+    log = (work / "log").read_text()
+    assert "without encryption" not in log and "KeyboardInterrupt" not in log, log
+    assert not list(ipc.iterdir()), "the kernel's sockets were left behind"
+    km = _runner.kernel_manager_class(str(ipc))(kernel_name=reproduce.KERNEL)
+    assert km.transport == "ipc" and km.ip == str(ipc / "kernel")

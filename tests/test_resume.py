@@ -26,7 +26,7 @@ NOTEBOOKS = {"L-F1": ["L-P-jsqd", "L-F1"], "L-F2": ["L-F2"]}
 
 
 def _write_notebook(path: Path, items: list[str], *, sleep: bool, note: str = "", die: bool = False) -> None:
-    params = f"seed = 1\nvalue = 1.0\ndie = {die}\n" + ("sleep = 0.0\nhold = False\n" if sleep else "")
+    params = f"seed = 1\nvalue = 1.0\ndie = {die}\nboom = False\n" + ("sleep = 0.0\nhold = False\n" if sleep else "")
     body = (
         "import os, signal, time\n"
         "from qtheory.results import ResultWriter\n"
@@ -34,6 +34,8 @@ def _write_notebook(path: Path, items: list[str], *, sleep: bool, note: str = ""
         f"for item in {items!r}:\n"
         "    rec = ResultWriter(item, parameters=dict(value=value), seed=seed)\n"
         "    rec.write_table([{'x': 1, 'value': value}])\n"
+        "    if boom:\n"
+        "        raise ValueError('boom: the stand-in failed')\n"
         "    if die:\n"
         "        os.kill(os.getpid(), signal.SIGKILL)\n"
         # the marker tells a test that the notebook is inside its sleep (kernel started);
@@ -191,3 +193,22 @@ def test_a_second_run_on_the_same_results_folder_stops_or_waits(project, tmp_pat
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+
+
+@pytest.mark.parametrize("how, message", [
+    ("boom", r"notebook L-F2 failed in cell \d+: ValueError: boom: the stand-in failed \(executed copy: .*\); "
+             r"no results were published"),
+    ("die", r"notebook L-F2 could not run: DeadKernelError: .*no results were published"),
+])
+def test_a_failing_notebook_reaches_the_log_in_one_line(project, tmp_path, how, message):
+    """The quiet log keeps what matters: the error of a failing notebook, without tracebacks."""
+    import re
+
+    env = {**os.environ, "QTHEORY_PROJECT": str(project)}
+    out = subprocess.run([*_cmd(tmp_path / "results")[:-2], "L-F2", "-p", how, "True"], env=env,
+                         capture_output=True, text=True, timeout=HANG)
+    assert out.returncode == 2, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert lines[:2] == ["reproducing 1 notebook(s) with preset 'quick', 1 at a time, 1 worker(s) each; results in "
+                         f"{tmp_path / 'results'}", "[1/1] L-F2 running ..."], lines
+    assert len(lines) == 3 and re.fullmatch("qtheory: error: " + message, lines[2]), lines

@@ -488,7 +488,7 @@ def require_stable(system: RedundancySystem, lam: float) -> CriticalSubset:
         labels = ", ".join(system.labels[k] for k in crit.types)
         raise InstabilityError(
             f"`lam` = {lam!r} violates stability condition (1): lambda must be < lambda* = "
-            f"{crit.critical_load!r}, set by the critical types {{{labels}}} "
+            f"{crit.critical_load:.12g}, set by the critical types {{{labels}}} "
             f"(N lam p_T = {system.n_servers * lam * crit.p_critical:.6g} >= mu_T = {crit.mu_critical:.6g})")
     return crit
 

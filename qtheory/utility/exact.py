@@ -25,13 +25,15 @@ __all__ = ["ExactStationary", "exact_stationary"]
 
 class ExactStationary:
     """Stationary law of the truncated chain: ``mean_utility``, ``mean_tasks``,
+    ``class_tasks`` (mean number of tasks in the pools of each class, divided by ``n``),
     ``r_distribution`` (dict r -> probability) and the number of ``states``."""
 
-    def __init__(self, mean_utility, mean_tasks, r_distribution, states):
+    def __init__(self, mean_utility, mean_tasks, r_distribution, states, class_tasks=None):
         self.mean_utility = mean_utility
         self.mean_tasks = mean_tasks
         self.r_distribution = r_distribution
         self.states = states
+        self.class_tasks = class_tasks
 
 
 def _dispatch(policy, occ, cls, r, key, thresholds, ecls, elev, green_min, target):
@@ -154,9 +156,12 @@ def exact_stationary(system: PoolSystem, n: int, policy: str, *, max_tasks: int,
     pi = spsolve(A.tocsr(), b)
     util = np.zeros(size)
     tasks = np.zeros(size)
+    per_class = np.zeros((size, system.m))
     r_dist: dict[int, float] = {}
     for (occ, r), k in index.items():
         util[k] = sum(values[cls[p], occ[p]] for p in range(n)) / n
         tasks[k] = sum(occ) / n
+        for p in range(n):
+            per_class[k, cls[p]] += occ[p] / n
         r_dist[r] = r_dist.get(r, 0.0) + pi[k]
-    return ExactStationary(float(pi @ util), float(pi @ tasks), r_dist, size)
+    return ExactStationary(float(pi @ util), float(pi @ tasks), r_dist, size, pi @ per_class)

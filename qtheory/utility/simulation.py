@@ -41,6 +41,7 @@ from .._rng import exponential, randint, uniform
 from ..runtime import kernel_state
 from ..validation import check_array, check_integer, check_positive, check_real
 from .model import TIE_DECIMALS, PoolSystem, enumeration, tabulate
+from .rules import jlmu_class, slta_decrement, slta_increment
 
 __all__ = ["POLICIES", "SimulationResult", "simulate", "occupancy_from_state", "default_beta"]
 
@@ -124,17 +125,9 @@ def _kernel_simulate(policy, rng_state, n, lam, mu, t_end, t_warm, pool_class, o
             dec = False
             inc = False
             if policy == 0:
-                best = -1
-                full = False
-                for i in range(m):
-                    x = minocc[i]
-                    if x >= J:
-                        full = True  # the marginal utility of this class is not tabulated
-                        break
-                    if best < 0 or key[i, x] > key[best, minocc[best]]:
-                        best = i
-                if full:
-                    status = 1
+                best = jlmu_class(key, minocc)
+                if best < 0:
+                    status = 1  # the marginal utility of some class is not tabulated
                     break
                 x = minocc[best]
                 lo = bound[best, x]
@@ -151,8 +144,8 @@ def _kernel_simulate(policy, rng_state, n, lam, mu, t_end, t_warm, pool_class, o
                     if i != prev:
                         g_other += green[i]
                 yellow = bound[ir, jr] - offset[ir]
-                dec = prev >= 0 and g_total >= green_min and green[prev] >= 1
-                inc = g_total == 0 and yellow <= 1
+                dec = slta_decrement(prev, g_total, green[prev] if prev >= 0 else 0, green_min)
+                inc = slta_increment(g_total, yellow)
                 if g_other > 0:
                     v = randint(rng, g_other)
                     for i in range(m):

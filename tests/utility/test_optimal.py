@@ -73,10 +73,28 @@ def test_bound_dominates_every_integer_assignment_of_a_small_system():
 
 
 def test_bound_of_finite_systems_converges():
-    sys = PoolSystem((LogUtility(20), LogUtility(30), LogUtility(7)), (0.3, 0.5, 0.2), 8.0)
+    # alpha_n = (nearest whole numbers of pools) / n differs from alpha for every n below, so
+    # u(q_n*) (greedy (4)-(5) with alpha_n) differs from u(q_*); the gap must be positive, shrink
+    # like 1/n (|alpha_n - alpha| <= m / n), and u(q_n*) must equal the LP optimum with alpha_n
+    sys = PoolSystem((LogUtility(20), LogUtility(30), LogUtility(7)), (1 / 3, 0.45, 1 - 1 / 3 - 0.45), 8.0)
+    alpha = np.array(sys.alpha)
     limit = optimal_assignment(sys).utility
-    gaps = [abs(upper_bound(sys, n) - limit) for n in (10, 100, 1000)]
-    assert gaps[-1] < 1e-12  # alpha_n = alpha exactly when n alpha is whole
+    gaps, dist = [], []
+    for n in (10, 100, 1000, 10000):
+        counts = np.floor(n * alpha + 0.5)
+        counts[-1] = n - counts[:-1].sum()
+        alpha_n = counts / n
+        assert np.abs(alpha_n - alpha).max() > 1e-6, n
+        value = optimal_assignment(sys, alpha=alpha_n).utility
+        assert value == pytest.approx(optimal_assignment_lp(sys, alpha=alpha_n)[1], abs=1e-9)
+        gaps.append(abs(value - limit))
+        dist.append(np.abs(alpha_n - alpha).sum())
+    gaps, dist = np.array(gaps), np.array(dist)
+    assert gaps[0] > 1e-3  # not identically zero
+    # the optimum of the LP (2) is Lipschitz in its right-hand side alpha, and here
+    # |alpha_n - alpha|_1 falls by a factor 1500 from n = 10 to n = 10000
+    assert dist[0] / dist[-1] > 1000
+    assert gaps[-1] < gaps[0] / 100
 
 
 def test_figure3_right_breakpoints():

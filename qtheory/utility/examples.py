@@ -1,7 +1,8 @@
 """The utility families of the paper's numerical examples (Fig. 3, Table 1).
 
-The utilities of Fig. 3 were lost from the text; these are reconstructions that
-reproduce everything the text states about the figure (see the book's notes):
+Sec. 2.3.1 describes the utilities of Fig. 3 without giving every parameter; these are our
+reconstructions, chosen to reproduce everything the text states about the figure (so the
+breakpoints they produce check our computation, not the paper; see the book's notes):
 
 - left panel: ``u_i(x) = x g(r_i / x)`` with ``g(y) = log(1 + y)`` (concave, increasing)
   and resources ``r = (2, 4, 6)``, three classes of equal size;

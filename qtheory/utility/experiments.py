@@ -1,9 +1,10 @@
 """Experiments behind the U notebooks: each returns tidy rows (one per parameter point and
 method) that the notebooks save with :class:`qtheory.results.ResultWriter` and plot.
 
-Every replicated experiment goes through :func:`qtheory.runtime.replicate`; the seed of
-parameter point ``k`` is derived from ``(seed, k)`` so that points are independent and
-each can be rerun alone.
+Every replicated experiment goes through :func:`qtheory.runtime.replicate`; the seed of a
+parameter point is :func:`qtheory.runtime.child_seed` of the root `seed`, the experiment's
+name and the point's indices (e.g. ``child_seed(seed, "table1", rho_index, n_index, policy)``),
+so that points are independent however long a preset makes a list, and each can be rerun alone.
 """
 
 from __future__ import annotations
@@ -11,21 +12,18 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from ..runtime import replicate
+from ..errors import ParameterError
+from ..runtime import child_seed, replicate
+from ..validation import check_integer, check_positive
 from ..stats import mean_ci
 from .fluid import l1_distance, solve_fluid, solve_fluid_splitting
 from .model import PoolSystem
 from .optimal import optimal_assignment, optimal_assignment_lp
 from .simulation import simulate
 
-__all__ = ["point_seed", "policy_runs", "table1_rows", "poisson_rows", "fluid_limit_rows",
+__all__ = ["policy_runs", "table1_rows", "poisson_rows", "fluid_limit_rows",
            "slta_learning_rows", "fluid_convergence_rows", "solver_agreement_rows", "assignment_rows",
-           "lp_rows"]
-
-
-def point_seed(seed: int, k: int) -> int:
-    """Root seed of parameter point `k` of an experiment with root `seed`."""
-    return int(np.random.SeedSequence([int(seed), int(k)]).generate_state(1)[0])
+           "lp_rows", "pool_columns"]
 
 
 def _one_run(ss, system: PoolSystem, n: int, policy: str, t_end: float, warmup: float):
@@ -71,16 +69,15 @@ def table1_rows(rhos, n_values, policies, *, t_end: float, warmup: float, n_runs
                 system_factory) -> list[dict]:
     """Table 1: for each ``rho`` and ``n``, ``u(q_n*)``, ``u(q_*)`` and each policy's estimate."""
     rows = []
-    k = 0
-    for rho in rhos:
+    for a, rho in enumerate(rhos):
         system = system_factory(rho)
         limit = optimal_assignment(system).utility
-        for n in n_values:
+        for b, n in enumerate(n_values):
             bound = optimal_assignment(system, alpha=system.pool_counts(n) / n).utility
             for policy in policies:
                 stats_ = policy_runs(system, n, policy, t_end=t_end, warmup=warmup, n_runs=n_runs,
-                                     seed=point_seed(seed, k), desc=f"{policy} rho={rho} n={n}")
-                k += 1
+                                     seed=child_seed(seed, "table1", a, b, policy),
+                                     desc=f"{policy} rho={rho} n={n}")
                 rows.append({"rho": rho, "n": n, "policy": policy, "upper_bound": bound,
                              "limit_utility": limit, **stats_,
                              "gap_to_bound": bound - stats_["mean_utility"]})
@@ -101,14 +98,15 @@ def poisson_rows(system: PoolSystem, n: int, policies, *, t_end: float, warmup: 
 
     Returns ``(pmf_rows, summary_rows)``: the time-averaged pmf per count and policy (with
     CIs over runs), and per policy the mean count with its CI, its z-score against
-    ``n rho`` and the total-variation distance between the averaged pmf and Poisson.
+    ``n rho``, the total-variation distance between the averaged pmf and Poisson, and the
+    largest per-count t statistic with its Bonferroni limit (``max_count_t``, ``count_t_limit``).
     """
     mean = n * system.rho
     kmax = int(mean + 8 * np.sqrt(mean) + 10)
     pmf = stats.poisson.pmf(np.arange(kmax + 1), mean)
     pmf_rows, summary = [], []
     for idx, policy in enumerate(policies):
-        out = replicate(_poisson_run, n_runs, point_seed(seed, idx),
+        out = replicate(_poisson_run, n_runs, child_seed(seed, "poisson", policy),
                         args=(system, n, policy, t_end, warmup, kmax), desc=f"poisson {policy}")
         dists = np.array([o[0] for o in out])
         counts = np.array([o[1] for o in out])
@@ -117,10 +115,17 @@ def poisson_rows(system: PoolSystem, n: int, policies, *, t_end: float, warmup: 
             pmf_rows.append({"policy": policy, "tasks": k, "time_fraction": float(ci.mean[k]),
                              "low": float(ci.low[k]), "high": float(ci.high[k]), "poisson_pmf": float(pmf[k])})
         c = mean_ci(counts)
+        # per-count t statistics against the pmf (counts with pmf > 1e-3), and the two-sided
+        # Bonferroni limit at level 1e-3 of the t distribution with runs - 1 degrees of freedom
+        keep = pmf > 1e-3
+        se_k = dists.std(axis=0, ddof=1)[keep] / np.sqrt(dists.shape[0])
+        t_k = np.abs(dists.mean(axis=0)[keep] - pmf[keep]) / np.maximum(se_k, 1e-300)
+        t_limit = float(stats.t.ppf(1 - 1e-3 / (2 * keep.sum()), dists.shape[0] - 1))
         summary.append({"policy": policy, "n": n, "rho": system.rho, "mean_tasks": float(c.mean),
                         "low": float(c.low), "high": float(c.high), "se": float(c.se), "poisson_mean": mean,
                         "z_score": float((c.mean - mean) / c.se),
-                        "total_variation": float(0.5 * np.abs(ci.mean - pmf).sum())})
+                        "total_variation": float(0.5 * np.abs(ci.mean - pmf).sum()),
+                        "max_count_t": float(t_k.max()), "count_t_limit": t_limit})
     return pmf_rows, summary
 
 
@@ -140,7 +145,7 @@ def fluid_limit_rows(system: PoolSystem, q0, n_values, times, *, n_runs: int, se
     fluid = solve_fluid(system, q0, times)
     err_rows, path_rows = [], []
     for idx, n in enumerate(n_values):
-        out = replicate(_fluid_run, n_runs, point_seed(seed, idx), args=(system, n, q0, times),
+        out = replicate(_fluid_run, n_runs, child_seed(seed, "fluid_limit", idx), args=(system, n, q0, times),
                         desc=f"fluid limit n={n}")
         errs = np.array([l1_distance(q, fluid.q) for q in out])     # (runs, T)
         sup = mean_ci(errs.max(axis=1))
@@ -179,7 +184,7 @@ def slta_learning_rows(system: PoolSystem, n_values, times, *, n_runs: int, seed
     tau = np.log(system.rho / (system.rho - theta)) / system.mu if theta < system.rho else np.inf
     path_rows, summary = [], []
     for idx, n in enumerate(n_values):
-        out = replicate(_slta_run, n_runs, point_seed(seed, idx),
+        out = replicate(_slta_run, n_runs, child_seed(seed, "slta_learning", idx),
                         args=(system, n, float(times[-1]) + 1e-9, times, beta), desc=f"slta n={n}")
         r = np.array([o[0] for o in out], dtype=float)
         d = np.array([o[1] for o in out])
@@ -246,4 +251,29 @@ def lp_rows(cases: dict) -> list[dict]:
         q_lp, value = optimal_assignment_lp(system, rho)
         rows.append({"case": name, "rho": rho, "greedy_value": a.utility, "lp_value": value,
                      "difference": a.utility - value, "l1_between_solutions": float(l1_distance(q_lp, a.q))})
+    return rows
+
+
+def pool_columns(system: PoolSystem, n: int, rho: float) -> list[dict]:
+    """Fig. 3 in the paper's form: the optimal assignment ``q_n*`` of ``n`` pools at load `rho`
+    as one column per pool (``pool``, ``cls`` numbered from 1, ``tasks``), pools ordered by class
+    and, within a class, by decreasing number of tasks. ``n alpha(i)`` and ``n rho`` must be
+    whole numbers, so that ``n q_n*(i, j)`` counts pools."""
+    n = check_integer("n", n, low=1)
+    rho = check_positive("rho", rho)
+    if abs(n * rho - round(n * rho)) > 1e-9:
+        raise ParameterError(f"`n` * `rho` must be a whole number of tasks (got {n} x {rho!r} = {n * rho!r})")
+    counts = system.pool_counts(n)
+    a = optimal_assignment(system, rho, alpha=counts / n)
+    nq = n * a.q
+    whole = np.rint(nq)
+    if np.any(np.abs(nq - whole) > 1e-6):
+        raise ParameterError(f"n q_n*(i, j) is not a whole number of pools for n = {n}, rho = {rho!r}")
+    rows, pool = [], 0
+    for i in range(system.m):
+        col = whole[i].astype(int)  # col[j] = number of class-i pools with at least j tasks
+        for k in range(int(counts[i])):
+            tasks = int(np.sum(col[1:] > k))
+            rows.append({"pool": pool, "cls": i + 1, "tasks": tasks})
+            pool += 1
     return rows

@@ -1,8 +1,8 @@
 """Sec. 8.3: JLMU is not optimal in the prelimit, computed exactly.
 
 Two pools, one per class, with ``u_1(x) = eps x`` and ``u_2(x) = a 1{x >= 1}``
-(``0 < eps < a``; the paper's displays are lost, these are the utilities its text
-describes, see the book's reconstruction notes). Tasks arrive at rate ``lam`` and
+(``0 < eps < a``): our reading of the utilities of Sec. 8.3, reconstructed from its text
+(see the book's reconstruction notes). Tasks arrive at rate ``lam`` and
 leave at rate ``mu`` each; ``rho = lam / mu``.
 
 - JLMU sends a task to pool 2 iff pool 2 is empty (its marginal utility ``a`` beats

@@ -8,9 +8,9 @@ finished, or on which executor (a local process pool, a Dask ``Client``'s execut
 ...) was used.
 
 numba kernels cannot take a :class:`numpy.random.SeedSequence`. The simulation
-kernels take :func:`kernel_state` of it, the four state words of their xoshiro256+
-generator (:mod:`qtheory._rng`); kernels that use numba's own generator (the graph
-samplers) take :func:`kernel_seed`, an integer for ``np.random.seed``.
+kernels and the graph samplers take :func:`kernel_state` of it, the four state words
+of their xoshiro256+ generator (:mod:`qtheory._rng`); :func:`kernel_seed`, an integer
+for numba's own ``np.random.seed``, is kept for code outside the package.
 """
 
 from __future__ import annotations
@@ -100,8 +100,8 @@ def kernel_seed(seed_sequence: np.random.SeedSequence) -> int:
     """An integer in [0, 2**32) derived from `seed_sequence`, for ``np.random.seed`` in numba.
 
     numba's generator is a Mersenne Twister seeded by a 32-bit integer; NumPy-side
-    seeding does not reach it, so the kernels that use it (the graph samplers) seed it
-    from this value. The simulation kernels take :func:`kernel_state` instead.
+    seeding does not reach it. No kernel of the package uses it any more (the
+    simulation kernels and the graph samplers take :func:`kernel_state`).
     """
     return int(seed_sequence.generate_state(1, dtype=np.uint32)[0])
 

@@ -11,10 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ParameterError
-from ..runtime import kernel_seed
 from ..stats import mean_ci
 from ..validation import check_array, check_integer, check_seed
-from .graphs import complete_bipartite, irg, window_graph
+from .graphs import CompatibilityGraph, complete_bipartite, irg, window_graph
 from .model import LocalitySystem
 from .simulation import exact_initial_state, iid_initial_state, simulate_gwsq, simulate_jsqd
 
@@ -22,8 +21,16 @@ __all__ = ["build_graph", "trajectory_replication", "stationary_replication", "p
            "occupancy_summary", "sup_l1_error", "pair_correlation", "loglog_slope"]
 
 
-def build_graph(system: LocalitySystem, n_servers: int, kind: str, seed: int):
-    """``kind`` = "irg" (Definition 3), "complete" (p = 1) or "window" (see graphs)."""
+def build_graph(system: LocalitySystem, n_servers: int, kind, seed):
+    """``kind`` = "irg" (Definition 3, drawn from `seed`), "complete" (p = 1) or "window"
+    (see graphs); a :class:`~qtheory.locality.graphs.CompatibilityGraph` is returned as
+    it is (one fixed graph shared by all replications), after checking its size."""
+    if isinstance(kind, CompatibilityGraph):
+        if kind.n_servers != n_servers or kind.n_types != system.n_types or kind.n_clusters != system.n_clusters:
+            raise ParameterError(f"the given graph has {kind.n_servers} servers, {kind.n_types} types and "
+                                 f"{kind.n_clusters} clusters; the experiment needs {n_servers} servers, "
+                                 f"{system.n_types} types and {system.n_clusters} clusters")
+        return kind
     if kind == "irg":
         return irg(system, n_servers, seed)
     if kind == "complete":
@@ -35,7 +42,7 @@ def build_graph(system: LocalitySystem, n_servers: int, kind: str, seed: int):
 
 def _seeds(seed_sequence: np.random.SeedSequence):
     graph_ss, state_ss, sim_ss = seed_sequence.spawn(3)
-    return kernel_seed(graph_ss), np.random.default_rng(state_ss), sim_ss
+    return graph_ss, np.random.default_rng(state_ss), sim_ss
 
 
 def trajectory_replication(seed_sequence, system: LocalitySystem, n_servers: int, graph_kind: str, q0,
@@ -44,6 +51,9 @@ def trajectory_replication(seed_sequence, system: LocalitySystem, n_servers: int
 
     Parameters
     ----------
+    graph_kind : "irg", "complete", "window" or a CompatibilityGraph
+        A new graph per replication (drawn from the replication's seed), or one given
+        graph for every replication.
     start : "iid" or "sorted"
         Independent initial lengths with tails `q0` (Theorems 1-2), or the deterministic
         state of :func:`~qtheory.locality.simulation.exact_initial_state` sorted by

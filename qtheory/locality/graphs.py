@@ -20,7 +20,9 @@ import numpy as np
 from numba import njit
 
 from ..errors import ParameterError
-from ..validation import check_array, check_integer, check_real
+from .._rng import uniform
+from ..runtime import kernel_state
+from ..validation import check_array, check_integer, check_real, check_seed
 from .model import LocalitySystem, SystemSizes, system_sizes
 
 __all__ = ["CompatibilityGraph", "irg", "complete_bipartite", "window_graph", "from_adjacency",
@@ -110,8 +112,8 @@ def complete_bipartite(system: LocalitySystem, n_servers: int) -> CompatibilityG
 
 
 @njit(cache=True)
-def _kernel_irg(seed, dispatcher_cluster, type_start, type_size, p, max_edges):
-    np.random.seed(seed)
+def _kernel_irg(rng_state, dispatcher_cluster, type_start, type_size, p, max_edges):
+    rng = rng_state.copy()
     n_disp = dispatcher_cluster.size
     n_types = type_start.size
     neighbors = np.empty(max_edges, np.int32)
@@ -126,16 +128,19 @@ def _kernel_irg(seed, dispatcher_cluster, type_start, type_size, p, max_edges):
             start = type_start[m]
             size = type_size[m]
             if prob >= 1.0:
+                if e + size > max_edges:
+                    return neighbors, degree, -1
                 for j in range(size):
                     neighbors[e] = start + j
                     e += 1
                 degree[i] += size
                 continue
-            # geometric skips: the gaps between successes of independent Bernoulli(prob) trials
+            # geometric skips: the gaps between successes of independent Bernoulli(prob)
+            # trials, G = floor(log(1 - U) / log(1 - prob)) failures before each success
             log_q = np.log1p(-prob)
             j = -1
             while True:
-                j += 1 + int(np.floor(np.log(1.0 - np.random.random()) / log_q))
+                j += 1 + int(np.floor(np.log(1.0 - uniform(rng)) / log_q))
                 if j >= size:
                     break
                 if e >= max_edges:
@@ -146,11 +151,14 @@ def _kernel_irg(seed, dispatcher_cluster, type_start, type_size, p, max_edges):
     return neighbors, degree, e
 
 
-def irg(system: LocalitySystem, n_servers: int, seed: int, *, compatibility=None) -> CompatibilityGraph:
+def irg(system: LocalitySystem, n_servers: int, seed, *, compatibility=None) -> CompatibilityGraph:
     """Sample the N-th graph of irg(p) (Definition 3).
 
     Dispatcher i of cluster k and server j of type m are joined with probability
     ``p[k, m]``, independently over all pairs (sampled by geometric skipping, O(edges)).
+    The draws come from the kernels' xoshiro256+ generator (:mod:`qtheory._rng`) seeded
+    by :func:`qtheory.runtime.kernel_state` of `seed`, so the graph is a function of
+    `seed` alone (the same in every process, whatever numba's global generator holds).
 
     Parameters
     ----------
@@ -158,27 +166,31 @@ def irg(system: LocalitySystem, n_servers: int, seed: int, *, compatibility=None
         Gives the sizes and, unless `compatibility` is given, p.
     n_servers : int
         N.
-    seed : int
-        Seed of numba's generator (e.g. :func:`qtheory.runtime.kernel_seed`).
+    seed : int or numpy.random.SeedSequence
+        Seed of the graph (e.g. ``child_seed(seed, "graph", ...)`` or a child sequence).
     compatibility : array (K, M), optional
         Edge probabilities to use instead of ``system.p``.
     """
-    from ..validation import check_seed
-
-    seed = check_seed("seed", seed)
+    if not isinstance(seed, np.random.SeedSequence):
+        seed = check_seed("seed", seed)
+    state = kernel_state(seed)
     sizes = system_sizes(system, n_servers)
     p = system.p if compatibility is None else check_array(
         "compatibility", compatibility, shape=system.p.shape, low=0.0, high=1.0)
+    p = np.ascontiguousarray(p, dtype=np.float64)
     type_size = sizes.servers_per_type.astype(np.int64)
     type_start = np.concatenate([[0], np.cumsum(type_size)[:-1]]).astype(np.int64)
-    expected = float((sizes.dispatchers_per_cluster[:, None] * p * type_size[None, :]).sum())
-    max_edges = int(expected + 10 * np.sqrt(expected + 1) + 1000)
-    for _ in range(4):
-        neighbors, degree, used = _kernel_irg(seed, sizes.dispatcher_cluster, type_start, type_size,
-                                              np.ascontiguousarray(p, dtype=np.float64), max_edges)
+    pairs = sizes.dispatchers_per_cluster[:, None] * type_size[None, :]
+    expected = float((pairs * p).sum())
+    most = int((pairs * (p > 0)).sum())           # every possible edge present
+    max_edges = min(int(expected + 10 * np.sqrt(expected + 1) + 1000), most)
+    while True:
+        # the same state each time: a retry with a larger buffer draws the same graph
+        neighbors, degree, used = _kernel_irg(state, sizes.dispatcher_cluster, type_start, type_size, p,
+                                              max(max_edges, 1))
         if used >= 0:
             break
-        max_edges *= 2
+        max_edges = min(2 * max_edges, most)
     neighbors = neighbors[:used].copy()
     offset = np.concatenate([[0], np.cumsum(degree)[:-1]]).astype(np.int64)
     return CompatibilityGraph(sizes.server_type, sizes.dispatcher_cluster, offset, degree, neighbors,

@@ -3,10 +3,13 @@
 import numpy as np
 import pytest
 
-from qtheory.locality.experiments import (loglog_slope, pair_correlation, stationary_replication,
+from qtheory.errors import ParameterError
+from qtheory.locality.experiments import (build_graph, loglog_slope, pair_correlation, stationary_replication,
                                           sup_l1_error, trajectory_replication)
+from qtheory.locality.graphs import irg
 from qtheory.locality.meanfield import fixed_point, solve_meanfield
 from qtheory.locality.model import paper_initial_occupancy, paper_system
+from qtheory.locality.simulation import iid_initial_state, simulate_jsqd
 from qtheory.locality.stability import design_compatibility
 from qtheory.runtime import replicate
 
@@ -79,3 +82,31 @@ def test_theorem6_stationary_occupancy_is_near_the_fixed_point():
     se = occ.std(axis=0, ddof=1) / np.sqrt(len(occ))
     # finite-N bias is O(1/N); allow 0.01 on top of 5 standard errors
     assert np.all(np.abs(mean - fp.q[:, :3]) <= 5 * se + 0.01)
+
+
+def test_replications_draw_their_own_graphs_identically_for_any_worker_count():
+    s = paper_system()
+    q0 = paper_initial_occupancy("Q")
+    grid = np.linspace(0.0, 0.5, 3)
+    one = replicate(trajectory_replication, 3, 8, args=(s, 60, "irg", q0, grid), workers=1, progress=False)
+    two = replicate(trajectory_replication, 3, 8, args=(s, 60, "irg", q0, grid), workers=2, progress=False)
+    for a, b in zip(one, two):
+        assert np.array_equal(a["occupancy"], b["occupancy"]) and a["events"] == b["events"]
+    # a new graph per replication: the type sizes agree, the paths (graphs) differ
+    assert not np.array_equal(one[0]["occupancy"], one[1]["occupancy"])
+
+
+def test_one_given_graph_is_used_by_every_replication():
+    s = paper_system()
+    q0 = paper_initial_occupancy("Q")
+    grid = np.linspace(0.0, 0.5, 3)
+    graph = irg(s, 60, 3)
+    rs = replicate(trajectory_replication, 2, 8, args=(s, 60, graph, q0, grid), workers=1, progress=False)
+    # the same graph, seeded afresh: replication k sees child k's start and path on that graph
+    ss = np.random.SeedSequence(8).spawn(2)[1]
+    graph_ss, state_ss, sim_ss = ss.spawn(3)
+    x0 = iid_initial_state(graph, q0, np.random.default_rng(state_ss))
+    direct = simulate_jsqd(s, graph, x0, grid, sim_ss, levels=10)
+    assert np.array_equal(rs[1]["occupancy"], direct.occupancy)
+    with pytest.raises(ParameterError, match="60 servers"):
+        build_graph(s, 80, graph, 0)

@@ -1,29 +1,71 @@
 """irg(p) (Definition 3), complete bipartite and window graphs; Condition 1; Definition 2."""
 
+import hashlib
+import subprocess
+import sys
+
 import numpy as np
 import pytest
+from numba import njit
 
 from qtheory.errors import ParameterError
-from qtheory.locality.graphs import (complete_bipartite, condition1_statistics, from_adjacency, irg,
+from qtheory.locality.graphs import (_kernel_irg, complete_bipartite, condition1_statistics, from_adjacency, irg,
                                      sparsity_statistic, window_graph)
 from qtheory.locality.model import paper_system, system_sizes
+from qtheory.runtime import kernel_state
+
+
+def _pair_counts(s, n):
+    sizes = system_sizes(s, n)
+    return sizes.dispatchers_per_cluster[:, None] * sizes.servers_per_type[None, :]
 
 
 def test_irg_edges_have_the_prescribed_probabilities():
+    # each of the 4 random pairs (k, m) has |E(k, m)| ~ Binomial(|W_k| |V_m|, p_km): its density
+    # is judged at 5 standard errors (two-sided P(|Z| > 5) = 6e-7 per pair, 4 pairs). At N = 2000
+    # the SE of the sparsest pair (p = 0.05, 4e5 pairs) is 3.4e-4, so a sampler that draws the
+    # density p / (1 - p) (skips one short: the failures of the geometric gap without the success)
+    # is 7.6 SE off and fails.
     s = paper_system()
-    g = irg(s, 400, seed=11)
-    sizes = system_sizes(s, 400)
+    n = 2000
+    g = irg(s, n, seed=11)
     stats = condition1_statistics(g)
-    pairs = sizes.dispatchers_per_cluster[:, None] * sizes.servers_per_type[None, :]
+    pairs = _pair_counts(s, n)
+    random = s.p < 1
     se = np.sqrt(s.p * (1 - s.p) / pairs)
-    assert np.all(np.abs(stats.density - s.p) <= 5 * se + 1e-12)
-    assert np.all(stats.density[:, 2] == 1.0)        # p = 1: every edge present
+    z = np.abs(stats.density - s.p)[random] / se[random]
+    assert np.all(z <= 5), z
+    assert np.all(stats.density[~random] == 1.0)       # p = 1: every edge present
+
+
+def test_irg_edges_reach_every_position_of_a_type_uniformly():
+    # deg_v(k, j) ~ Binomial(|W_k|, p_km) for every server j, including the first and the last of
+    # its type: summed over 20 graphs (seeds 0..19), the edges to the first (last) server of each
+    # type from all dispatchers have mean sum_k |W_k| p_km per graph; judged at 5 SE each
+    s = paper_system()
+    n = 500
+    sizes = system_sizes(s, n)
+    first = np.concatenate([[0], np.cumsum(sizes.servers_per_type)[:-1]])
+    last = first + sizes.servers_per_type - 1
+    mean = sizes.dispatchers_per_cluster @ s.p                       # (M,)
+    var = sizes.dispatchers_per_cluster @ (s.p * (1 - s.p))
+    graphs = 20
+    hits_first, hits_last = np.zeros(3), np.zeros(3)
+    for seed in range(graphs):
+        dense = irg(s, n, seed=seed).to_dense()
+        hits_first += dense[:, first].sum(axis=0)
+        hits_last += dense[:, last].sum(axis=0)
+    for hits in (hits_first, hits_last):
+        random = var > 0
+        z = np.abs(hits - graphs * mean)[random] / np.sqrt(graphs * var[random])
+        assert np.all(z <= 5), z
+        assert np.all(hits[~random] == graphs * mean[~random])
 
 
 def test_irg_neighbour_lists_have_no_repeats_and_respect_types():
     s = paper_system()
     g = irg(s, 200, seed=3)
-    for i in range(0, g.n_dispatchers, 17):
+    for i in range(g.n_dispatchers):
         nb = g.neighbourhood(i)
         assert np.unique(nb).size == nb.size
     dense = g.to_dense()
@@ -35,8 +77,64 @@ def test_irg_neighbour_lists_have_no_repeats_and_respect_types():
 def test_irg_is_reproducible_and_seed_dependent():
     s = paper_system()
     a, b, c = irg(s, 100, 5), irg(s, 100, 5), irg(s, 100, 6)
-    assert np.array_equal(a.neighbors, b.neighbors)
+    assert np.array_equal(a.neighbors, b.neighbors) and np.array_equal(a.degree, b.degree)
     assert not np.array_equal(a.to_dense(), c.to_dense())
+    # an integer seed means SeedSequence(seed), as for the simulation kernels
+    d = irg(s, 100, np.random.SeedSequence(5))
+    assert np.array_equal(a.neighbors, d.neighbors)
+    distinct = {irg(s, 100, seed).neighbors.tobytes() for seed in range(20)}
+    assert len(distinct) == 20
+
+
+@njit
+def _seed_numba_global_generator(seed):
+    np.random.seed(seed)
+    return np.random.random()
+
+
+def test_irg_does_not_depend_on_numbas_global_generator():
+    s = paper_system()
+    _seed_numba_global_generator(1)
+    a = irg(s, 300, 9)
+    _seed_numba_global_generator(2)
+    b = irg(s, 300, 9)
+    assert np.array_equal(a.neighbors, b.neighbors)
+
+
+def _digest(graph):
+    return hashlib.sha256(graph.neighbors.tobytes() + graph.degree.tobytes()).hexdigest()
+
+
+def test_irg_is_the_same_graph_in_a_fresh_process():
+    code = ("import hashlib, numpy as np\n"
+            "from qtheory.locality.graphs import irg\n"
+            "from qtheory.locality.model import paper_system\n"
+            "g = irg(paper_system(), 300, 9)\n"
+            "print(hashlib.sha256(g.neighbors.tobytes() + g.degree.tobytes()).hexdigest())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == _digest(irg(paper_system(), 300, 9))
+
+
+def test_irg_kernel_stops_before_overflowing_its_buffer():
+    # a p = 1 block larger than the remaining buffer must not be written past its end; irg then
+    # retries with a larger buffer from the same generator state, so the graph does not change
+    s = paper_system()
+    sizes = system_sizes(s, 60)
+    type_size = sizes.servers_per_type.astype(np.int64)
+    type_start = np.concatenate([[0], np.cumsum(type_size)[:-1]]).astype(np.int64)
+    state = kernel_state(4)
+    p = np.ascontiguousarray(s.p)
+    full = _kernel_irg(state, sizes.dispatcher_cluster, type_start, type_size, p, 10**5)
+    assert full[2] > 0
+    # room for the first dispatcher's random edges but not for its p = 1 block of type 3
+    first_random = int(full[1][0]) - int(type_size[2])
+    short = _kernel_irg(state, sizes.dispatcher_cluster, type_start, type_size, p, first_random + 1)
+    assert short[2] == -1
+    exact = _kernel_irg(state, sizes.dispatcher_cluster, type_start, type_size, p, full[2])
+    assert exact[2] == full[2] and np.array_equal(exact[0], full[0][:full[2]])
+    assert _kernel_irg(state, sizes.dispatcher_cluster, type_start, type_size, p, full[2] - 1)[2] == -1
+    g = irg(s, 60, 4)
+    assert np.array_equal(g.neighbors, full[0][:full[2]]) and np.array_equal(g.degree, full[1])
 
 
 def test_complete_bipartite_is_stored_once_for_large_n():

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import ParameterError
 from ..runtime import replicate
 from ..validation import check_integer
 from .model import RedundancySystem, circular_d, power_of_d
@@ -142,3 +144,20 @@ def random_system(rng: np.random.Generator, max_servers: int = 5, max_types: int
             continue
         speeds = rng.uniform(0.5, 2.0, n) if heterogeneous else np.ones(n)
         return RedundancySystem(speeds, ordered, rng.dirichlet(np.ones(k)))
+
+
+def convergence_order(rows: list[dict], *, key: str = "distance") -> float:
+    """Observed order p of ``max |prelimit - limit| ~ eps^p`` between the two highest loads.
+
+    `rows` carry ``load_fraction`` (lambda/lambda*, so eps = 1 - load_fraction) and `key`;
+    the largest gap over the rows of each load is taken. A limit approached with an
+    O(eps) error term gives p close to 1; a wrong limit gives p close to 0.
+    """
+    loads = sorted({float(r["load_fraction"]) for r in rows})
+    if len(loads) < 2:
+        raise ParameterError("convergence_order needs rows at two or more loads")
+    gaps = [max(float(r[key]) for r in rows if r["load_fraction"] == f) for f in loads[-2:]]
+    eps = [1.0 - f for f in loads[-2:]]
+    if min(gaps) <= 0.0:
+        raise ParameterError(f"a gap `{key}` is zero at the highest loads: no order can be measured")
+    return math.log(gaps[0] / gaps[1]) / math.log(eps[0] / eps[1])

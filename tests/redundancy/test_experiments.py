@@ -82,3 +82,13 @@ def test_table1_share_statistic_is_time_weighted():
     assert abs(x.mean() - exact) < tol
     ev = np.array([r.event_ratio_first for r in runs])
     assert ev.mean() - exact > 5 * tol
+
+
+def test_convergence_order_is_one_for_linear_gaps_and_zero_for_a_wrong_limit():
+    from qtheory.errors import ParameterError
+    rows = [dict(load_fraction=1 - e, distance=3 * e + e * e) for e in (1e-2, 1e-3, 1e-4)]
+    assert E.convergence_order(rows) == pytest.approx(1.0, abs=1e-3)
+    wrong = [dict(load_fraction=1 - e, distance=0.05 + e) for e in (1e-2, 1e-3, 1e-4)]
+    assert E.convergence_order(wrong) < 0.05
+    with pytest.raises(ParameterError):
+        E.convergence_order(rows[:1])

@@ -161,3 +161,66 @@ def convergence_order(rows: list[dict], *, key: str = "distance") -> float:
     if min(gaps) <= 0.0:
         raise ParameterError(f"a gap `{key}` is zero at the highest loads: no order can be measured")
     return math.log(gaps[0] / gaps[1]) / math.log(eps[0] / eps[1])
+
+
+#: candidate readings of Table 1's E[Q] and Var(Q): name -> (row key of the value, row key of
+#: its per-run sd or None for an exact value, shift added to the value)
+TABLE1_CANDIDATES = {
+    "mean": {"exact": ("exact", None, 0.0), "exact + 1": ("exact", None, 1.0),
+             "time average": ("time_mean", "time_sd", 0.0), "event average": ("event_mean", "event_sd", 0.0),
+             "after arrivals": ("arrival_mean", "arrival_sd", 0.0)},
+    "var": {"exact": ("exact", None, 0.0), "time average": ("time_mean", "time_sd", 0.0),
+            "pooled over runs": ("pooled_mean", "time_sd", 0.0), "event average": ("event_mean", "event_sd", 0.0),
+            "after arrivals": ("arrival_mean", "arrival_sd", 0.0)},
+}
+
+
+def table1_comparison(rows: list[dict], n_runs: int, n_paper_runs: int = 10) -> list[dict]:
+    """Per setting, the paper's E[Q] and Var(Q) against each candidate estimator (tidy rows).
+
+    `rows` are R-T1's table rows (``setting``, ``quantity``, ``paper_mean``, ``paper_sd`` and
+    the candidates' keys of :data:`TABLE1_CANDIDATES`). ``z`` is the difference paper -
+    candidate over the combined standard error of the two means (the paper's sd over its
+    `n_paper_runs` runs, ours over `n_runs`; an exact candidate has none).
+    """
+    n_runs = check_integer("n_runs", n_runs, low=1)
+    out = []
+    for r in rows:
+        cands = TABLE1_CANDIDATES.get(r["quantity"])
+        if not cands or math.isnan(r.get("exact", math.nan)):
+            continue
+        paper_se = r["paper_sd"] / math.sqrt(n_paper_runs)
+        for name, (key, sd_key, shift) in cands.items():
+            value = r.get(key, math.nan)
+            if value is None or math.isnan(value):
+                continue
+            value += shift
+            se = r[sd_key] / math.sqrt(n_runs) if sd_key and n_runs > 1 else 0.0
+            diff = r["paper_mean"] - value
+            out.append(dict(quantity=r["quantity"], estimator=name, setting=r["setting"], paper=r["paper_mean"],
+                            candidate=value, difference=diff, z=diff / math.hypot(paper_se, se)))
+    return out
+
+
+def table1_verdicts(comparison: list[dict]) -> list[dict]:
+    """One row per (quantity, estimator): how well it explains the paper's column.
+
+    ``n_above`` settings where the paper is above the candidate, the two-sided sign-test
+    p-value of that count, the range of differences and of z, and the joint chi-square
+    p-value of all z (independent settings; a correct reading gives a uniform p).
+    """
+    from scipy import stats
+
+    out = []
+    keys = sorted({(c["quantity"], c["estimator"]) for c in comparison}, key=lambda k: (k[0], k[1]))
+    for quantity, estimator in keys:
+        sel = [c for c in comparison if c["quantity"] == quantity and c["estimator"] == estimator]
+        z = np.array([c["z"] for c in sel])
+        d = np.array([c["difference"] for c in sel])
+        above = int((d > 0).sum())
+        out.append(dict(quantity=quantity, estimator=estimator, n_settings=len(sel), n_above=above,
+                        sign_test_p=float(stats.binomtest(above, len(sel)).pvalue),
+                        min_difference=float(d.min()), max_difference=float(d.max()),
+                        min_z=float(z.min()), max_z=float(z.max()),
+                        chi2_p=float(stats.chi2.sf(float((z ** 2).sum()), len(sel)))))
+    return out

@@ -92,3 +92,29 @@ def test_convergence_order_is_one_for_linear_gaps_and_zero_for_a_wrong_limit():
     assert E.convergence_order(wrong) < 0.05
     with pytest.raises(ParameterError):
         E.convergence_order(rows[:1])
+
+
+def _t1_rows(shift, n=12):
+    rows = []
+    for s in range(1, n + 1):
+        exact = 10.0 + s
+        rows.append(dict(setting=s, quantity="mean", paper_mean=exact + shift, paper_sd=math.sqrt(10) * 0.1,
+                         exact=exact, time_mean=exact, time_sd=0.0, event_mean=exact + 0.5, event_sd=0.0,
+                         arrival_mean=exact + 1, arrival_sd=0.0))
+    return rows
+
+
+def test_table1_comparison_scores_each_candidate_by_the_papers_standard_error():
+    comp = E.table1_comparison(_t1_rows(0.9), n_runs=10)
+    exact = [c for c in comp if c["estimator"] == "exact"]
+    assert len(exact) == 12 and all(c["z"] == pytest.approx(9.0) for c in exact)
+    plus1 = [c for c in comp if c["estimator"] == "exact + 1"]
+    assert all(c["difference"] == pytest.approx(-0.1) for c in plus1)
+    verdicts = {v["estimator"]: v for v in E.table1_verdicts(comp)}
+    # all 12 below exact + 1: two-sided sign test 2 / 2^12
+    assert verdicts["exact + 1"]["n_above"] == 0
+    assert verdicts["exact + 1"]["sign_test_p"] == pytest.approx(2 / 2 ** 12)
+    assert verdicts["exact"]["n_above"] == 12 and verdicts["exact"]["chi2_p"] < 1e-100
+    # a column that is the exact value: no difference, chi2 p = 1
+    ok = {v["estimator"]: v for v in E.table1_verdicts(E.table1_comparison(_t1_rows(0.0), 10))}
+    assert ok["exact"]["max_difference"] == 0.0 and ok["exact"]["chi2_p"] == pytest.approx(1.0)

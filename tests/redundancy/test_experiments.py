@@ -118,3 +118,47 @@ def test_table1_comparison_scores_each_candidate_by_the_papers_standard_error():
     # a column that is the exact value: no difference, chi2 p = 1
     ok = {v["estimator"]: v for v in E.table1_verdicts(E.table1_comparison(_t1_rows(0.0), 10))}
     assert ok["exact"]["max_difference"] == 0.0 and ok["exact"]["chi2_p"] == pytest.approx(1.0)
+
+
+# -- R-V builders -----------------------------------------------------------------------
+
+def test_random_systems_are_keyed_by_index_and_reproducible():
+    a, b = E.random_systems(5, 6), E.random_systems(5, 3)
+    assert [s.types for s in a[:3]] == [s.types for s in b]          # a longer list keeps the prefix
+    assert all(np.all(s.speeds == 1.0) for s in a[0::2])
+    assert len({s.types + tuple(s.probabilities) for s in a}) == 6
+
+
+def test_stability_rows_agree_and_a_broken_search_is_detected():
+    systems = E.random_systems(1, 12)
+    rows = E.stability_rows(systems, 1, pod_cases=((6, 2),))
+    agree, gap = E.stability_agreement(rows)
+    assert agree and gap < 1e-12
+    bad = [dict(r, ratio_flow=r["ratio_flow"] * (1 + 1e-6)) if r["system"] == 3 else r for r in rows]
+    assert not E.stability_agreement(bad)[0]
+    wrong_cond = [dict(r, cond2_above=1) if r["system"] == 0 else r for r in rows]
+    assert not E.stability_agreement(wrong_cond)[0]
+
+
+def test_local_stability_rows_agree_and_count():
+    rows = E.local_stability_rows(E.random_systems(2, 20))
+    same, n_loc, necessary = E.local_stability_agreement(rows)
+    assert same and necessary and 0 < n_loc < 20
+    flipped = [dict(r, cond_9=1 - r["cond_9"]) if r["system"] == 0 else r for r in rows]
+    assert not E.local_stability_agreement(flipped)[0]
+
+
+def test_product_form_rows_z_scores_are_consistent_with_the_exact_values():
+    rows = E.product_form_rows([("M-model", M.m_model(7 / 12), 0.6)], 6, 100_000, 3, max_q=2)
+    assert {r["mechanism"] for r in rows} == {"coc", "cos"}
+    assert len(rows) == 2 * 5 + 2   # E[Q], Var(Q), P(Q=0..2) per mechanism, and two E[Q_S] for c.o.c.
+    for r in rows:
+        assert r["z"] == pytest.approx((r["simulation"] - r["exact"]) / r["se"])
+    # 12 comparisons with 6 runs: Bonferroni t(5) quantile, family-wise 1e-3
+    assert max(abs(r["z"]) for r in rows) < stats.t.ppf(1 - 1e-3 / (2 * len(rows)), 5)
+
+
+def test_pgf_rows_compare_proposition_31_with_the_dp():
+    rows = E.pgf_rows(E.random_systems(4, 10), 4, n_systems=4)
+    assert len(rows) == 4 and max(r["abs_diff"] for r in rows) < 1e-10
+    assert all(0 < r["pgf_dp"] < 1 for r in rows)

@@ -8,6 +8,9 @@ system's temporary folder, one mutant at a time, and runs a chosen test subset t
     python tools/mutation.py --module qtheory/utility/rules.py --tests tests/utility \\
         -j 1 --max 60 --seed 0 --report benchmarks/mutation/utility_rules.json
 
+``python tools/mutation.py summary benchmarks/mutation/*.json`` prints a markdown table
+of the reports.
+
 Mutation operators (``op`` in the report):
 
 * ``cmp``: ``<`` <-> ``<=``, ``>`` <-> ``>=``, ``==`` <-> ``!=``;
@@ -36,7 +39,8 @@ compile time; the source hash still separates mutants). The original checkout is
 edited; the copy is deleted at the end.
 
 Mutants shown to be equivalent (no test can kill them) are listed with a reason in a JSON
-file given by ``--equivalent`` (``{"<id>": "reason", ...}``); they are reported but left out
+file given by ``--equivalent`` (``{"<id>": "reason", ...}``, or such a mapping per module
+path, as in ``benchmarks/mutation/equivalent.json``); they are reported but left out
 of the score's denominator.
 """
 
@@ -298,7 +302,31 @@ def _git_commit(root: Path) -> str:
         return ""
 
 
+def summary(reports: list[dict]) -> str:
+    """A markdown table of JSON reports: one row per module, then the survivors."""
+    rows = ["| module | tests | mutants (sampled/all) | killed | timeout | survived | "
+            "equivalent | error | score |", "|---|---|---|---|---|---|---|---|---|"]
+    surv = []
+    for r in reports:
+        s = r["score"]
+        rows.append(f"| `{r['module']}` | {' '.join('`%s`' % t for t in r['tests'])} | "
+                    f"{r['mutants_run']}/{r['mutants_total']} | {r['killed']} | {r['timeout']} | "
+                    f"{r['survived']} | {r['equivalent']} | {r['error']} | "
+                    f"{'-' if s is None else f'{s:.2f}'} |")
+        for m in r["mutants"]:
+            if m["status"] == "survived":
+                why = f"equivalent: {m['equivalent']}" if m["equivalent"] else "open"
+                surv.append(f"- `{r['module']}` `{m['id']}`: `{m['before']}` -> `{m['after']}` "
+                            f"({why})")
+    return "\n".join(rows) + "\n\nSurvivors:\n\n" + ("\n".join(surv) or "none") + "\n"
+
+
 def main(argv=None) -> int:
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv and argv[0] == "summary":
+        print(summary([json.loads(Path(f).read_text()) for f in argv[1:]]))
+        return 0
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--module", required=True, help="file to mutate, relative to the project")
     p.add_argument("--tests", nargs="+", required=True, help="pytest paths or node ids")
@@ -323,6 +351,7 @@ def main(argv=None) -> int:
     equivalent = {}
     if args.equivalent:
         equivalent = json.loads(Path(args.equivalent).read_text())
+        equivalent = equivalent.get(args.module, equivalent)  # one section per module
     report = run(args.module, args.tests, max_n=args.max, seed=args.seed,
                  timeout=args.timeout, fresh_cache=not args.shared_cache,
                  equivalent=equivalent, only=args.only)

@@ -1,0 +1,20 @@
+"""Tests that kill mutants of qtheory/utility/optimal.py left alive by test_optimal.py
+(found by tools/mutation.py; see benchmarks/mutation/README.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from qtheory.utility import LogUtility, PoolSystem, optimal_assignment
+
+
+def test_ranking_depth_is_doubled_until_rho_is_placed():
+    # Kills 106:102:const:0 (depth = 1 refused) and 117:8:arith:0 (depth halved instead of
+    # doubled): started from one level per class, the search must grow the ranking until
+    # rho = 9.75 is placed (8 and 12 levels are needed) and find the same optimum as from
+    # the default first guess.
+    system = PoolSystem((LogUtility(20), LogUtility(30)), (0.5, 0.5), 9.75)
+    a = optimal_assignment(system, depth=1)
+    b = optimal_assignment(system)
+    assert a.sigma == b.sigma == (1, 12)
+    assert np.array_equal(a.q, b.q) and a.theta == b.theta

@@ -18,3 +18,13 @@ def test_ranking_depth_is_doubled_until_rho_is_placed():
     b = optimal_assignment(system)
     assert a.sigma == b.sigma == (1, 12)
     assert np.array_equal(a.q, b.q) and a.theta == b.theta
+
+
+def test_rank_of_sigma_counts_the_coordinates_at_or_above_it():
+    # Kills 126:56:const:0 (rank = k + 2). rho = 9.75 in Table 1's system: class 1 holds
+    # levels 1..8 and class 2 levels 1..12 (the last one fractional), so sigma* = (2, 12)
+    # is the 8 + 12 = 20th coordinate of the ranking; the count of positive q entries
+    # above level 0 is an independent route to the same number.
+    system = PoolSystem((LogUtility(20), LogUtility(30)), (0.5, 0.5), 9.75)
+    a = optimal_assignment(system)
+    assert a.rank == 20 == int((a.q[:, 1:] > 0).sum())

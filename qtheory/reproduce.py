@@ -580,6 +580,8 @@ def reproduce(preset: str = "paper", only: Iterable[str] | None = None,
         When another run holds the results folder (:func:`results_lock`), wait for it
         instead of raising :class:`ResultsBusy`.
 
+    Notes
+    -----
     An interrupt (Ctrl-C, or SIGTERM under the command line) kills the running
     notebooks' kernels, publishes nothing of them and raises
     :class:`qtheory._runner.Interrupted` naming them.

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..runtime import replicate
+from ..errors import ParameterError
+from ..runtime import child_seed, replicate
 from ..validation import check_integer
 from .model import RedundancySystem, circular_d, power_of_d
-from .productform import MAX_DP_SERVERS, empty_probability, total_jobs_moments, total_jobs_pmf
+from .productform import MAX_DP_SERVERS, empty_probability, total_jobs_moments, total_jobs_pmf, type_moments
 from .simulation import SimulationResult, simulate_replication
 
 __all__ = ["Setting", "table1_settings", "TABLE1_PAPER", "simulate_setting", "exact_setting", "random_system", "exact_cdf",
-           "summarise_runs"]
+           "summarise_runs", "convergence_order", "TABLE1_CANDIDATES", "table1_comparison", "table1_verdicts",
+           "random_systems", "POD_CASES", "stability_rows", "stability_agreement", "local_stability_rows",
+           "local_stability_agreement", "product_form_rows", "pgf_rows"]
 
 
 @dataclass(frozen=True)
@@ -142,3 +146,210 @@ def random_system(rng: np.random.Generator, max_servers: int = 5, max_types: int
             continue
         speeds = rng.uniform(0.5, 2.0, n) if heterogeneous else np.ones(n)
         return RedundancySystem(speeds, ordered, rng.dirichlet(np.ones(k)))
+
+
+def convergence_order(rows: list[dict], *, key: str = "distance") -> float:
+    """Observed order p of ``max |prelimit - limit| ~ eps^p`` between the two highest loads.
+
+    `rows` carry ``load_fraction`` (lambda/lambda*, so eps = 1 - load_fraction) and `key`;
+    the largest gap over the rows of each load is taken. A limit approached with an
+    O(eps) error term gives p close to 1; a wrong limit gives p close to 0.
+    """
+    loads = sorted({float(r["load_fraction"]) for r in rows})
+    if len(loads) < 2:
+        raise ParameterError("convergence_order needs rows at two or more loads")
+    gaps = [max(float(r[key]) for r in rows if r["load_fraction"] == f) for f in loads[-2:]]
+    eps = [1.0 - f for f in loads[-2:]]
+    if min(gaps) <= 0.0:
+        raise ParameterError(f"a gap `{key}` is zero at the highest loads: no order can be measured")
+    return math.log(gaps[0] / gaps[1]) / math.log(eps[0] / eps[1])
+
+
+#: candidate readings of Table 1's E[Q] and Var(Q): name -> (row key of the value, row key of
+#: its per-run sd or None for an exact value, shift added to the value)
+TABLE1_CANDIDATES = {
+    "mean": {"exact": ("exact", None, 0.0), "exact + 1": ("exact", None, 1.0),
+             "time average": ("time_mean", "time_sd", 0.0), "event average": ("event_mean", "event_sd", 0.0),
+             "after arrivals": ("arrival_mean", "arrival_sd", 0.0)},
+    "var": {"exact": ("exact", None, 0.0), "time average": ("time_mean", "time_sd", 0.0),
+            "pooled over runs": ("pooled_mean", "time_sd", 0.0), "event average": ("event_mean", "event_sd", 0.0),
+            "after arrivals": ("arrival_mean", "arrival_sd", 0.0)},
+}
+
+
+def table1_comparison(rows: list[dict], n_runs: int, n_paper_runs: int = 10) -> list[dict]:
+    """Per setting, the paper's E[Q] and Var(Q) against each candidate estimator (tidy rows).
+
+    `rows` are R-T1's table rows (``setting``, ``quantity``, ``paper_mean``, ``paper_sd`` and
+    the candidates' keys of :data:`TABLE1_CANDIDATES`). ``z`` is the difference paper -
+    candidate over the combined standard error of the two means (the paper's sd over its
+    `n_paper_runs` runs, ours over `n_runs`; an exact candidate has none).
+    """
+    n_runs = check_integer("n_runs", n_runs, low=1)
+    out = []
+    for r in rows:
+        cands = TABLE1_CANDIDATES.get(r["quantity"])
+        if not cands or math.isnan(r.get("exact", math.nan)):
+            continue
+        paper_se = r["paper_sd"] / math.sqrt(n_paper_runs)
+        for name, (key, sd_key, shift) in cands.items():
+            value = r.get(key, math.nan)
+            if value is None or math.isnan(value):
+                continue
+            value += shift
+            se = r[sd_key] / math.sqrt(n_runs) if sd_key and n_runs > 1 else 0.0
+            diff = r["paper_mean"] - value
+            out.append(dict(quantity=r["quantity"], estimator=name, setting=r["setting"], paper=r["paper_mean"],
+                            candidate=value, difference=diff, z=diff / math.hypot(paper_se, se)))
+    return out
+
+
+def table1_verdicts(comparison: list[dict]) -> list[dict]:
+    """One row per (quantity, estimator): how well it explains the paper's column.
+
+    ``n_above`` settings where the paper is above the candidate, the two-sided sign-test
+    p-value of that count, the range of differences and of z, and the joint chi-square
+    p-value of all z (independent settings; a correct reading gives a uniform p).
+    """
+    from scipy import stats
+
+    out = []
+    keys = sorted({(c["quantity"], c["estimator"]) for c in comparison}, key=lambda k: (k[0], k[1]))
+    for quantity, estimator in keys:
+        sel = [c for c in comparison if c["quantity"] == quantity and c["estimator"] == estimator]
+        z = np.array([c["z"] for c in sel])
+        d = np.array([c["difference"] for c in sel])
+        above = int((d > 0).sum())
+        out.append(dict(quantity=quantity, estimator=estimator, n_settings=len(sel), n_above=above,
+                        sign_test_p=float(stats.binomtest(above, len(sel)).pvalue),
+                        min_difference=float(d.min()), max_difference=float(d.max()),
+                        min_z=float(z.min()), max_z=float(z.max()),
+                        chi2_p=float(stats.chi2.sf(float((z ** 2).sum()), len(sel)))))
+    return out
+
+
+# -- R-V: the verification experiments (row builders and agreement tests) -----------------
+
+def random_systems(seed: int, n: int) -> list[RedundancySystem]:
+    """`n` random small systems, system i drawn from ``child_seed(seed, "system", i)``.
+
+    Odd-numbered systems have random speeds, even-numbered ones identical speeds.
+    """
+    n = check_integer("n", n, low=0)
+    return [random_system(np.random.default_rng(child_seed(seed, "system", i)), heterogeneous=bool(i % 2))
+            for i in range(n)]
+
+
+POD_CASES = ((6, 2), (8, 3), (10, 5), (12, 11))
+
+
+def stability_rows(systems: list[RedundancySystem], seed: int, pod_cases=POD_CASES) -> list[dict]:
+    """R-V-stab: the three critical-subset searches and conditions (1), (2) just below and
+    above lambda* per random system; then, per power-of-d case with random speeds
+    (``child_seed(seed, "pod speeds", n, d)``), the general search against formula (3)."""
+    from . import stability as S
+
+    rows = []
+    for i, sy in enumerate(systems):
+        res = {m: S.critical_subset(sy, m) for m in ("servers", "flow", "types")}
+        ls = res["types"].critical_load
+        c1 = [S.condition_1(sy, f * ls).holds for f in (0.999, 1.001)]
+        c2 = [S.condition_2(sy, f * ls).holds for f in (0.999, 1.001)]
+        rows.append(dict(kind="random", system=i, n_servers=sy.n_servers, n_types=sy.n_types,
+                         ratio_types=res["types"].ratio, ratio_servers=res["servers"].ratio,
+                         ratio_flow=res["flow"].ratio,
+                         same_subset=int(res["types"].types == res["servers"].types == res["flow"].types),
+                         unique=int(res["types"].unique), cond1_below=int(c1[0]), cond1_above=int(c1[1]),
+                         cond2_below=int(c2[0]), cond2_above=int(c2[1])))
+    for n, d in pod_cases:
+        sp = np.random.default_rng(child_seed(seed, "pod speeds", n, d)).uniform(0.2, 3, n)
+        rows.append(dict(kind="power-of-d (3)", system=f"N={n}, d={d}", n_servers=n,
+                         n_types=int(math.comb(n, d)), ratio_types=float("nan"),
+                         ratio_servers=1 / (n * S.critical_load(power_of_d(n, d, sp))),
+                         ratio_flow=1 / (n * S.power_of_d_critical_load(sp, d)), same_subset=1, unique=1,
+                         cond1_below=1, cond1_above=0, cond2_below=1, cond2_above=0))
+    return rows
+
+
+def stability_agreement(rows: list[dict]) -> tuple[bool, float]:
+    """(do the three searches and (1) <=> (2) agree on every random system, largest relative
+    gap between formula (3) and the general search over the power-of-d rows)."""
+    rand = [r for r in rows if r["kind"] == "random"]
+    agree = all(r["same_subset"] and r["cond1_below"] == r["cond2_below"] == 1
+                and r["cond1_above"] == r["cond2_above"] == 0
+                and abs(r["ratio_flow"] - r["ratio_types"]) <= 1e-12 * r["ratio_types"]
+                and abs(r["ratio_servers"] - r["ratio_types"]) <= 1e-12 * r["ratio_types"] for r in rand)
+    pods = [abs(r["ratio_servers"] - r["ratio_flow"]) / r["ratio_flow"] for r in rows if r["kind"] != "random"]
+    return agree, max(pods) if pods else float("nan")
+
+
+def local_stability_rows(systems: list[RedundancySystem]) -> list[dict]:
+    """R-V-local: conditions (7), (8), (9), (11), (10) and the critical-subset test per system."""
+    from . import stability as S
+
+    rows = []
+    for i, sy in enumerate(systems):
+        flags = {c: getattr(S, f"local_condition_{c}")(sy).holds for c in (7, 8, 9, 11)}
+        rows.append(dict(system=i, n_servers=sy.n_servers, n_types=sy.n_types,
+                         **{f"cond_{c}": int(v) for c, v in flags.items()},
+                         efficient=int(S.is_locally_stable(sy)),
+                         cond_10=int(S.local_condition_10(sy).holds) if sy.n_types > 1 else 1))
+    return rows
+
+
+def local_stability_agreement(rows: list[dict]) -> tuple[bool, int, bool]:
+    """(all of (7), (8), (9), (11) and the critical-subset test agree, number locally stable,
+    (10) holds whenever they do)."""
+    same = all(len({r["cond_7"], r["cond_8"], r["cond_9"], r["cond_11"], r["efficient"]}) == 1 for r in rows)
+    return same, sum(r["efficient"] for r in rows), all(r["cond_10"] for r in rows if r["efficient"])
+
+
+def product_form_rows(cases, n_runs: int, n_events: int, seed: int, *, warmup: int = 10_000,
+                      max_q: int = 5) -> list[dict]:
+    """R-V-pf: simulated E[Q], Var(Q), P(Q = 0..max_q) (and E[Q_S] for c.o.c.) against the
+    product forms, one row per quantity with the z-score over runs.
+
+    `cases` are (name, system, load fraction of lambda*); the runs of case i and mechanism m
+    use ``child_seed(seed, "pf", i, m)``.
+    """
+    from .stability import critical_load
+
+    rows = []
+    for i, (name, sy, f) in enumerate(cases):
+        lam = f * critical_load(sy)
+        for mech in ("coc", "cos"):
+            rr = simulate_setting(sy, lam, n_runs, n_events, child_seed(seed, "pf", i, mech), mechanism=mech,
+                                  initial_scale=0.0, warmup=warmup, hist_max=max(80, max_q + 1),
+                                  desc=f"{name} {mech}")
+            exact = total_jobs_moments(sy, lam, mech)
+            pmf = total_jobs_pmf(sy, lam, max_q, mech)
+            quantities = [("E[Q]", [r.mean_q for r in rr], exact.mean),
+                          ("Var(Q)", [r.var_q for r in rr], exact.variance)]
+            quantities += [(f"P(Q={q})", [r.hist[q] for r in rr], pmf[q]) for q in range(max_q + 1)]
+            if mech == "coc":
+                quantities += [(f"E[Q_{sy.labels[k]}]", [r.type_means[k] for r in rr], m.mean)
+                               for k, m in enumerate(type_moments(sy, lam))]
+            for q, xs, ex in quantities:
+                x = np.asarray(xs)
+                se = float(x.std(ddof=1) / np.sqrt(x.size))
+                rows.append(dict(system=name, mechanism=mech, load=lam, quantity=q, simulation=float(x.mean()),
+                                 se=se, exact=float(ex), z=float((x.mean() - ex) / se)))
+    return rows
+
+
+def pgf_rows(systems: list[RedundancySystem], seed: int, *, max_types: int = 5, n_systems: int = 25,
+             load_fraction: float = 0.95) -> list[dict]:
+    """R-V-prop31: the PGF of Proposition 3.1 (sum over ordered type vectors) against the DP
+    at a random z (``child_seed(seed, "pgf z", i)``), for the first `n_systems` systems
+    with at most `max_types` types."""
+    from .productform import pgf, pgf_prop31
+    from .stability import critical_load
+
+    rows = []
+    for i, sy in enumerate([s for s in systems if s.n_types <= max_types][:n_systems]):
+        lam = load_fraction * critical_load(sy)
+        z = np.random.default_rng(child_seed(seed, "pgf z", i)).uniform(0, 1, sy.n_types)
+        lit, dp = pgf_prop31(sy, lam, z), pgf(sy, lam, z)
+        rows.append(dict(system=i, n_types=sy.n_types, load=lam, pgf_proposition_31=lit, pgf_dp=dp,
+                         abs_diff=abs(lit - dp)))
+    return rows

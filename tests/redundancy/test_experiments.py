@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from qtheory.redundancy import experiments as E
 from qtheory.redundancy import model as M
@@ -25,7 +26,7 @@ def test_exact_share_of_symmetric_settings_is_busy_probability_over_k():
     # for an exchangeable system the shares of all types sum to P(Q > 0)
     s = E.table1_settings()[1]
     ex = E.exact_setting(s, 0.9)
-    p_empty = PF.empty_probability(s.system, 0.9, "cos")
+    p_empty = PF.total_jobs_pmf(s.system, 0.9, 0, "cos")[0]
     assert ex["share_first"] * s.system.n_types == pytest.approx(1 - p_empty)
     assert math.isnan(E.exact_setting(E.table1_settings()[2], 0.9)["share_first"])
 
@@ -46,8 +47,7 @@ def test_m_model_tail_at_load_06_by_the_closed_form_13():
     pmf = PF.total_jobs_pmf(M.m_model(7 / 12), 0.6, 15)
     assert tail == pytest.approx(1 - pmf.sum(), rel=1e-9)
     assert tail == pytest.approx(6.577e-4, rel=1e-3)
-    assert abs(tail - 4.7e-4) > 1e-4          # the printed value is not the M-model's tail ...
-    assert 0.6 ** 15 == pytest.approx(4.7e-4, rel=1e-3)  # ... it is the M/M/1 tail
+    assert abs(tail - 4.7e-4) > 1e-4          # the printed value is not the M-model's tail
 
 
 def test_cdf_of_the_total_approaches_the_exponential_approximation_14():
@@ -58,3 +58,107 @@ def test_cdf_of_the_total_approaches_the_exponential_approximation_14():
         q = np.arange(pmf.size)
         gaps.append(np.abs(np.cumsum(pmf) - (1 - np.exp(-(1 - lam) * (q + 1)))).max())
     assert gaps[1] < gaps[0] < 0.05
+
+
+def test_appendix_e1_runs_start_from_floor_of_10_exp1_jobs_at_load_09():
+    # with one recorded event and no warm-up, a run's time average is its initial count
+    # floor(10 X), X ~ Exp(1): mean sum_k exp(-k/10) = 1/(e^0.1 - 1), sd about 10
+    runs = E.simulate_setting(M.power_of_d(4, 2), 0.9, 400, 1, 7, mechanism="cos")
+    x = np.array([r.mean_q for r in runs])
+    assert np.all(x == np.floor(x))
+    expected = 1 / math.expm1(0.1)
+    assert abs(x.mean() - expected) < 5 * x.std(ddof=1) / math.sqrt(x.size)
+
+
+def test_table1_share_statistic_is_time_weighted():
+    # a symmetric system: the time-average share of one type is P(Q > 0) / K exactly; the
+    # unweighted (event) average over-samples busy states and is larger
+    s = E.table1_settings()[1]
+    lam = 0.4
+    runs = E.simulate_setting(s.system, lam, 16, 200_000, 11, mechanism="cos", warmup=2_000)
+    exact = E.exact_setting(s, lam)["share_first"]
+    x = np.array([r.ratio_first for r in runs])
+    tol = stats.t.ppf(1 - 1e-3 / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size)
+    assert abs(x.mean() - exact) < tol
+    ev = np.array([r.event_ratio_first for r in runs])
+    assert ev.mean() - exact > 5 * tol
+
+
+def test_convergence_order_is_one_for_linear_gaps_and_zero_for_a_wrong_limit():
+    from qtheory.errors import ParameterError
+    rows = [dict(load_fraction=1 - e, distance=3 * e + e * e) for e in (1e-2, 1e-3, 1e-4)]
+    assert E.convergence_order(rows) == pytest.approx(1.0, abs=1e-3)
+    wrong = [dict(load_fraction=1 - e, distance=0.05 + e) for e in (1e-2, 1e-3, 1e-4)]
+    assert E.convergence_order(wrong) < 0.05
+    with pytest.raises(ParameterError):
+        E.convergence_order(rows[:1])
+
+
+def _t1_rows(shift, n=12):
+    rows = []
+    for s in range(1, n + 1):
+        exact = 10.0 + s
+        rows.append(dict(setting=s, quantity="mean", paper_mean=exact + shift, paper_sd=math.sqrt(10) * 0.1,
+                         exact=exact, time_mean=exact, time_sd=0.0, event_mean=exact + 0.5, event_sd=0.0,
+                         arrival_mean=exact + 1, arrival_sd=0.0))
+    return rows
+
+
+def test_table1_comparison_scores_each_candidate_by_the_papers_standard_error():
+    comp = E.table1_comparison(_t1_rows(0.9), n_runs=10)
+    exact = [c for c in comp if c["estimator"] == "exact"]
+    assert len(exact) == 12 and all(c["z"] == pytest.approx(9.0) for c in exact)
+    plus1 = [c for c in comp if c["estimator"] == "exact + 1"]
+    assert all(c["difference"] == pytest.approx(-0.1) for c in plus1)
+    verdicts = {v["estimator"]: v for v in E.table1_verdicts(comp)}
+    # all 12 below exact + 1: two-sided sign test 2 / 2^12
+    assert verdicts["exact + 1"]["n_above"] == 0
+    assert verdicts["exact + 1"]["sign_test_p"] == pytest.approx(2 / 2 ** 12)
+    assert verdicts["exact"]["n_above"] == 12 and verdicts["exact"]["chi2_p"] < 1e-100
+    # a column that is the exact value: no difference, chi2 p = 1
+    ok = {v["estimator"]: v for v in E.table1_verdicts(E.table1_comparison(_t1_rows(0.0), 10))}
+    assert ok["exact"]["max_difference"] == 0.0 and ok["exact"]["chi2_p"] == pytest.approx(1.0)
+
+
+# -- R-V builders -----------------------------------------------------------------------
+
+def test_random_systems_are_keyed_by_index_and_reproducible():
+    a, b = E.random_systems(5, 6), E.random_systems(5, 3)
+    assert [s.types for s in a[:3]] == [s.types for s in b]          # a longer list keeps the prefix
+    assert all(np.all(s.speeds == 1.0) for s in a[0::2])
+    assert len({s.types + tuple(s.probabilities) for s in a}) == 6
+
+
+def test_stability_rows_agree_and_a_broken_search_is_detected():
+    systems = E.random_systems(1, 12)
+    rows = E.stability_rows(systems, 1, pod_cases=((6, 2),))
+    agree, gap = E.stability_agreement(rows)
+    assert agree and gap < 1e-12
+    bad = [dict(r, ratio_flow=r["ratio_flow"] * (1 + 1e-6)) if r["system"] == 3 else r for r in rows]
+    assert not E.stability_agreement(bad)[0]
+    wrong_cond = [dict(r, cond2_above=1) if r["system"] == 0 else r for r in rows]
+    assert not E.stability_agreement(wrong_cond)[0]
+
+
+def test_local_stability_rows_agree_and_count():
+    rows = E.local_stability_rows(E.random_systems(2, 20))
+    same, n_loc, necessary = E.local_stability_agreement(rows)
+    assert same and necessary and 0 < n_loc < 20
+    flipped = [dict(r, cond_9=1 - r["cond_9"]) if r["system"] == 0 else r for r in rows]
+    assert not E.local_stability_agreement(flipped)[0]
+
+
+def test_product_form_rows_z_scores_are_consistent_with_the_exact_values():
+    rows = E.product_form_rows([("M-model", M.m_model(7 / 12), 0.6)], 6, 100_000, 3, max_q=2)
+    assert {r["mechanism"] for r in rows} == {"coc", "cos"}
+    assert len(rows) == 2 * 5 + 2   # E[Q], Var(Q), P(Q=0..2) per mechanism, and two E[Q_S] for c.o.c.
+    for r in rows:
+        assert r["z"] == pytest.approx((r["simulation"] - r["exact"]) / r["se"])
+    # 12 comparisons with 6 runs: Bonferroni t(5) quantile, family-wise 1e-3
+    assert max(abs(r["z"]) for r in rows) < stats.t.ppf(1 - 1e-3 / (2 * len(rows)), 5)
+
+
+def test_pgf_rows_compare_proposition_31_with_the_dp():
+    rows = E.pgf_rows(E.random_systems(4, 10), 4, n_systems=4)
+    assert len(rows) == 4 and max(r["abs_diff"] for r in rows) < 1e-10
+    assert all(0 < r["pgf_dp"] < 1 for r in rows)

@@ -90,3 +90,19 @@ def test_eps_example_scaled_total_mean_is_one_for_eps_positive_and_n_for_eps_zer
         eps_load = 1e-3
         mean = PF.total_jobs_moments(sy, (1 - eps_load) * sy.mean_speed, "coc").mean * eps_load
         assert mean == pytest.approx(expected, rel=0.02)
+
+
+def test_corollary_31_q_n_is_normalised_by_p_of_the_critical_types():
+    # T* = {{1}} != S: type {1} has p = 0.5 on a server of speed 1 (lambda* = 2/3), so
+    # q_1 = p_{1} / p_{T*} = 1 and q_2 = q_3 = 0 (not p_{1} = 0.5); and near lambda* the
+    # replicas at server 1 are, to O(eps), all the jobs: E[R_1] / E[Q] -> q_1
+    sy = M.RedundancySystem([1.0, 1.0, 1.0], [(0,), (0, 1, 2)], [0.5, 0.5])
+    lim = L.heavy_traffic_limit(sy)
+    assert lim.critical.types == (0,)
+    np.testing.assert_allclose(lim.server_weights, [1.0, 0.0, 0.0], atol=1e-15)
+    lam_star = 2 / 3
+    for mech in ("coc", "cos"):
+        ratio = [PF.server_replica_moments(sy, lam_star * (1 - e), mech, [0])[0].mean
+                 / PF.total_jobs_moments(sy, lam_star * (1 - e), mech).mean for e in (1e-3, 1e-4)]
+        assert abs(ratio[1] - lim.server_weights[0]) < abs(ratio[0] - lim.server_weights[0]) + 1e-12
+        assert ratio[1] == pytest.approx(lim.server_weights[0], abs=1e-2)

@@ -146,8 +146,14 @@ def test_replicas_per_server_are_sums_of_type_counts_under_coc():
 
 
 def test_circular_20_is_exact_fast_and_unstable_loads_raise():
-    mo = PF.total_jobs_moments(M.circular_d(20, 2), 0.9, "cos")
-    assert 45 < mo.mean < 60 and mo.variance > 0
+    system = M.circular_d(20, 2)
+    mo = PF.total_jobs_moments(system, 0.9, "cos")
+    # an independent route to the mean: the derivative of the PGF (C.1) at z = 1, by a
+    # second-order one-sided difference (truncation error ~ h^2 E[Q^3] / 3 < 1e-3 here)
+    h = 1e-4
+    g = [PF.pgf(system, 0.9, np.full(system.n_types, 1 - k * h), "cos", z_busy=1 - k * h) for k in range(3)]
+    assert mo.mean == pytest.approx((3 * g[0] - 4 * g[1] + g[2]) / (2 * h), rel=1e-4)
+    assert mo.variance > 0
     with pytest.raises(InstabilityError):
         PF.total_jobs_moments(M.m_model(0.25), 0.9)
 
@@ -173,3 +179,11 @@ def test_dp_inputs_are_validated():
         PF.pgf(SMALL, 0.5, [0.5, 0.5])
     with pytest.raises(ParameterError, match="at most one"):
         PF.total_jobs_pmf(SMALL, 0.5, 10, type_index=0, server_index=0)
+
+
+def test_cos_replicas_at_a_single_server_include_the_job_in_service():
+    # one server: R_1 = Q (the waiting jobs plus the one in service), an M/M/1 queue
+    rho = 0.6 / 1.5
+    for mech in ("coc", "cos"):
+        mo = PF.server_replica_moments(M.fully_flexible(1, speeds=[1.5]), 0.6, mech)[0]
+        assert mo.mean == pytest.approx(rho / (1 - rho), rel=1e-12)

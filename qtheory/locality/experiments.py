@@ -14,11 +14,14 @@ from ..errors import ParameterError
 from ..stats import mean_ci
 from ..validation import check_array, check_integer, check_seed
 from .graphs import CompatibilityGraph, complete_bipartite, irg, window_graph
+from .meanfield import solve_meanfield
 from .model import LocalitySystem
 from .simulation import exact_initial_state, iid_initial_state, simulate_gwsq, simulate_jsqd
 
 __all__ = ["build_graph", "trajectory_replication", "stationary_replication", "population_stationary_replication",
-           "occupancy_summary", "sup_l1_error", "pair_correlation", "loglog_slope"]
+           "occupancy_summary", "sup_l1_error", "pair_correlation", "loglog_slope", "band", "lemma1_system",
+           "lemma1_rows", "lemma2_matrices", "lemma2_rows", "random_design_system", "proposition1_rows",
+           "proposition1_summary", "lemma10_rows"]
 
 
 def build_graph(system: LocalitySystem, n_servers: int, kind, seed):
@@ -207,3 +210,233 @@ def band(samples, axis: int = 0):
     """Mean and 95% t-interval of replications (thin wrapper of :func:`qtheory.stats.mean_ci`)."""
     ci = mean_ci(np.asarray(samples), axis=axis)
     return ci.mean, ci.low, ci.high, ci.se
+
+
+# -- the stability page (L-V-stability): Lemma 1, Lemma 2, Proposition 1, Lemma 10 ------------------------
+
+#: the tiny system of the Lemma 1 check: four servers (two slow, u = 0.5; two fast, u = 10)
+#: and four dispatchers on the complete graph, d = 2
+LEMMA1_RATES = (0.5, 10.0)
+
+
+def lemma1_system(arrival_rate: float) -> LocalitySystem:
+    """The four-server system of the Lemma 1 check at the given arrival rate per dispatcher."""
+    return LocalitySystem(arrival_rate, 1.0, (1.0,), (0.5, 0.5), LEMMA1_RATES, ((1.0, 1.0),), 2)
+
+
+def lemma1_rows(seed: int, arrival_rates, n_runs: int, horizon: float) -> list[dict]:
+    """Lemma 1 on a tiny complete graph: exact ``rho^N`` against simulated queue growth.
+
+    For each arrival rate (index i) ``rho^N`` and its maximising server set are found by
+    enumerating all 15 sets (:func:`~qtheory.locality.stability.exact_load`) and by the
+    complete-graph closed form; `n_runs` simulations from empty (seeds
+    ``child_seed(seed, "lemma1", i)``) give the growth rate of the total queue length
+    over ``[horizon / 2, horizon]``. Above ``rho^N = 1`` the fluid prediction is
+    ``(rho^N - 1) * (service rate of the worst set)``; below it is 0.
+
+    ``growth_predicted_with_replacement`` is the prediction of the alternative reading in
+    which the d picks are drawn with replacement (the slow pair is hit with probability
+    (2/4)^d instead of C(2, d) / C(4, d)); the simulator samples distinct servers (Sec. 2.2).
+
+    Returns one row per arrival rate: ``arrival_rate, rho_N, worst_set, closed_form_rho_N,
+    growth_sim, ci_low, ci_high, se, growth_predicted, growth_predicted_with_replacement,
+    runs``.
+    """
+    from ..runtime import child_seed, spawn
+    from .stability import complete_bipartite_exact_load, exact_load
+
+    n_runs = check_integer("n_runs", n_runs, low=2)
+    if not (isinstance(horizon, (int, float)) and np.isfinite(horizon) and horizon > 0):
+        raise ParameterError(f"`horizon` must be a finite number > 0 (got {horizon!r})")
+    rows = []
+    for idx, lam in enumerate(arrival_rates):
+        tiny = lemma1_system(lam)
+        graph = complete_bipartite(tiny, 4)
+        rates = tiny.u[graph.server_type]
+        rho, worst = exact_load(graph, tiny, return_set=True)
+        predicted = max(rho - 1.0, 0.0) * rates[worst].sum()
+        # the reading with replacement: a task lands in the slow pair with probability (2/4)^d
+        rho_repl = 4 * lam * 0.5 ** tiny.d / (2 * LEMMA1_RATES[0])
+        predicted_repl = max(rho_repl - 1.0, 0.0) * 2 * LEMMA1_RATES[0]
+        slopes = []
+        for ss in spawn(child_seed(seed, "lemma1", idx), n_runs):
+            res = simulate_jsqd(tiny, graph, np.zeros(4, np.int64), [0.0, horizon / 2, horizon], ss, levels=1)
+            total = (res.mean_queue_length * 2).sum(axis=1)      # two servers per type
+            slopes.append((total[2] - total[1]) / (horizon / 2))
+        mean, low, high, se = band(slopes)
+        rows.append(dict(arrival_rate=float(lam), rho_N=rho, worst_set=str(np.nonzero(worst)[0].tolist()),
+                         closed_form_rho_N=complete_bipartite_exact_load(rates, 4, lam, 2),
+                         growth_sim=mean, ci_low=low, ci_high=high, se=se, growth_predicted=predicted,
+                         growth_predicted_with_replacement=predicted_repl, runs=n_runs))
+    return rows
+
+
+def lemma2_matrices(system: LocalitySystem) -> dict:
+    """The compatibility matrices of the Lemma 2 page: p^0 (all ones), p^1 (Sec. 6.1) and the
+    Proposition 1 design of :func:`~qtheory.locality.stability.design_compatibility`."""
+    from .model import PAPER_DESIGN
+    from .stability import design_compatibility
+
+    return {"p0 (complete)": np.ones((system.n_clusters, system.n_types)), "p1 (Sec. 6.1)": np.array(PAPER_DESIGN),
+            "Prop. 1 design": design_compatibility(system)}
+
+
+def lemma2_rows(seed: int, n_servers: int, n_runs: int, horizon: float) -> list[dict]:
+    """Criterion (3.1) as the random-routing load of each type, against simulation.
+
+    For the matrices of :func:`lemma2_matrices` (Sec. 6 system) each row gives the left
+    side of (3.1) for one type, whether (3.1) holds, and the asymptotic load (5.2). For
+    p^1 it adds the time-averaged busy fraction of the type in `n_runs` simulations of
+    d = 1 (random routing) on irg(p^1) with `n_servers` servers (seed
+    ``child_seed(seed, "lemma2")``), averaged over ``[horizon / 10, horizon]``: an M/M/1
+    queue is busy a fraction equal to its load. The runs start from the product-form law
+    of independent M/M/1 queues at the (3.1) loads (geometric tails), so that slowly
+    relaxing type-2 queues (load 0.91: relaxation time about ``1 / (u (1 - sqrt(rho))^2)``,
+    80 time units) start near stationarity.
+    """
+    from ..runtime import child_seed, replicate
+    from .model import paper_system
+    from .stability import asymptotic_load, type_loads
+
+    base = paper_system("design")
+    matrices = lemma2_matrices(base)
+    loads = {name: type_loads(base.with_compatibility(p)) for name, p in matrices.items()}
+    geometric = loads["p1 (Sec. 6.1)"][:, None] ** np.arange(1, 200)[None, :]
+    rr = replicate(stationary_replication, n_runs, child_seed(seed, "lemma2"),
+                   args=(base.with_d(1), n_servers, "irg", horizon / 10, horizon),
+                   kwargs={"levels": 1, "q0": geometric}, desc="random routing")
+    busy_mean, busy_low, busy_high, busy_se = band([r["occupancy"][:, 0] for r in rr])
+    rows = []
+    for name, ld in loads.items():
+        rho = asymptotic_load(base.with_compatibility(matrices[name])).rho
+        for m in range(base.n_types):
+            row = dict(matrix=name, server_type=m + 1, load_31=float(ld[m]), criterion_holds=bool(np.all(ld < 1)),
+                       rho_lemma10=rho)
+            if name.startswith("p1"):
+                row.update(busy_sim=busy_mean[m], ci_low=busy_low[m], ci_high=busy_high[m], se=busy_se[m], runs=n_runs)
+            rows.append(row)
+    return rows
+
+
+def random_design_system(rng: np.random.Generator) -> tuple[LocalitySystem, float]:
+    """A random system of the Proposition 1 check and its load over capacity
+    ``lambda zeta / sum_m v_m u_m`` (uniform on [0.05, 1.5]): K, M uniform on 1..4,
+    w and v Dirichlet(1), u uniform on [0.1, 10], p uniform on [0.001, 1], d = 2."""
+    K, M = int(rng.integers(1, 5)), int(rng.integers(1, 5))
+    v = rng.dirichlet(np.ones(M))
+    u = rng.uniform(0.1, 10.0, M)
+    frac = float(rng.uniform(0.05, 1.5))
+    system = LocalitySystem(frac * float(v @ u), 1.0, rng.dirichlet(np.ones(K)), v, u,
+                            rng.uniform(1e-3, 1.0, (K, M)), 2)
+    return system, frac
+
+
+def proposition1_rows(seed: int, n_designs: int, design=None) -> list[dict]:
+    """Proposition 1 on `n_designs` random systems (generator ``child_seed(seed, "prop1")``).
+
+    For each system (:func:`random_design_system`) below capacity the design
+    (`design`, default :func:`~qtheory.locality.stability.design_compatibility`, i.e.
+    ``p[k, m] = u_m / max u``) is applied and checked: the largest (3.1) load, whether
+    (3.1) holds, and the asymptotic load (5.2). Every row also has the largest (3.1)
+    load of the system's own random p. Above capacity the design raises
+    :class:`~qtheory.errors.InstabilityError` and the row records ``design = "none (2.1
+    fails)"``.
+    """
+    from ..errors import InstabilityError
+    from ..runtime import child_seed
+    from .stability import asymptotic_load, design_compatibility, lemma2_criterion, type_loads
+
+    n_designs = check_integer("n_designs", n_designs, low=1)
+    design = design_compatibility if design is None else design
+    rng = np.random.default_rng(child_seed(seed, "prop1"))
+    rows = []
+    for trial in range(n_designs):
+        system, frac = random_design_system(rng)
+        row = dict(trial=trial, K=system.n_clusters, M=system.n_types, load_over_capacity=frac,
+                   random_p_max_load=float(type_loads(system).max()))
+        try:
+            designed = system.with_compatibility(design(system))
+        except InstabilityError:
+            row.update(design="none (2.1 fails)", max_load=np.nan, criterion_holds=False, rho=np.nan)
+        else:
+            row.update(design="u_m / max u", max_load=float(type_loads(designed).max()),
+                       criterion_holds=lemma2_criterion(designed), rho=asymptotic_load(designed).rho)
+        rows.append(row)
+    return rows
+
+
+def proposition1_summary(rows) -> dict:
+    """Counts of :func:`proposition1_rows`: systems below capacity and how many the design
+    stabilises ((3.1) holds and rho < 1); systems at or above capacity and how many of
+    their random p violate (3.1)."""
+    below = [r for r in rows if r["load_over_capacity"] < 1]
+    above = [r for r in rows if r["load_over_capacity"] >= 1]
+    return dict(n_below_capacity=len(below),
+                design_stable=sum(bool(r["criterion_holds"] and r["rho"] < 1) for r in below),
+                n_above_capacity=len(above),
+                random_p_violating=sum(bool(r["random_p_max_load"] >= 1) for r in above))
+
+
+def lemma10_rows(seed: int, n_list, n_runs: int, horizon: float, *, n_times: int = 41,
+                 exact_n_list=(10, 20, 50, 100, 1000, 10000, 100000)) -> list[dict]:
+    """Lemma 10 / (5.2) at the Sec. 6 parameters, and the growth of the unstable complete graph.
+
+    Parts (column ``part``):
+
+    * ``"rho by set of types"``: the left side of (5.2) at each 0/1 vector alpha (a set
+      of server types) for p^0 and p^1; ``critical`` marks the maximiser.
+    * ``"rho^N complete graph"``: Lemma 1's exact ``rho^N`` of the complete graph with N
+      servers (closed form), for N in `exact_n_list`.
+    * ``"type-1 growth rate"``: for N in `n_list` (index i), `n_runs` simulations of the
+      complete graph from the Sec. 6 start Q (seed ``child_seed(seed, "lemma10", i)``);
+      the growth rate of the mean type-1 queue over ``[horizon / 2, horizon]``; ``ode``
+      is the same rate of the ODE (3.7) (the N = infinity limit over the same window),
+      ``long_run = (rho^N - 1) u_1`` the rate once every type-1 queue is longer than the
+      others: a type-1 server then receives the tasks whose d picks are all type 1, rate
+      ``rho^N u_1``, and serves at ``u_1`` (the set of all type-1 servers maximises
+      ``rho^N``). The ODE's rate exceeds the long-run one while mixed pairs still reach
+      short type-1 queues, and tends to ``(rho - 1) u_1 = 0.5``.
+    * ``"type-1 mean queue"``: the mean path with its 95% band on `n_times` times and the
+      ODE's value (``ode``).
+    """
+    from ..runtime import child_seed, replicate
+    from .model import paper_initial_occupancy, paper_system, system_sizes
+    from .stability import asymptotic_load, complete_bipartite_exact_load
+
+    n_runs = check_integer("n_runs", n_runs, low=2)
+    n_times = check_integer("n_times", n_times, low=3)
+    rows = []
+    for name, comp in (("p0 (complete)", "complete"), ("p1 (Sec. 6.1)", "design")):
+        al = asymptotic_load(paper_system(comp))
+        for types, value in al.by_set.items():
+            rows.append(dict(part="rho by set of types", matrix=name, types=str([t + 1 for t in types]), value=value,
+                             critical=types == al.critical_types))
+    complete = paper_system("complete")
+
+    def rho_n(n):
+        sz = system_sizes(complete, n)
+        return complete_bipartite_exact_load(complete.u[sz.server_type], sz.n_dispatchers, complete.arrival_rate,
+                                             complete.d)
+
+    for n in exact_n_list:
+        rows.append(dict(part="rho^N complete graph", matrix="p0 (complete)", N=int(n), value=rho_n(n)))
+    t_grid = np.linspace(0.0, horizon, n_times)
+    q0 = paper_initial_occupancy("Q")
+    half = n_times // 2
+    ode = solve_meanfield(complete, q0, t_grid).mean_queue_length[:, 0]
+    ode_slope = float((ode[-1] - ode[half]) / (t_grid[-1] - t_grid[half]))
+    for idx, n in enumerate(n_list):
+        runs = replicate(trajectory_replication, n_runs, child_seed(seed, "lemma10", idx),
+                         args=(complete, n, "complete", q0, t_grid), kwargs={"levels": 1}, desc=f"complete N={n}")
+        mq = np.array([r["mean_queue_length"][:, 0] for r in runs])
+        slopes = (mq[:, -1] - mq[:, half]) / (t_grid[-1] - t_grid[half])
+        mean, low, high, se = band(slopes)
+        rows.append(dict(part="type-1 growth rate", matrix="p0 (complete)", N=int(n), value=mean, ci_low=low,
+                         ci_high=high, se=se, runs=n_runs, ode=ode_slope,
+                         long_run=(rho_n(n) - 1.0) * float(complete.u[0]),
+                         t_from=float(t_grid[half]), t_to=float(t_grid[-1])))
+        for g, t in enumerate(t_grid):
+            m, lo, hi, _ = band(mq[:, g])
+            rows.append(dict(part="type-1 mean queue", matrix="p0 (complete)", N=int(n), t=float(t), value=m,
+                             ci_low=lo, ci_high=hi, ode=float(ode[g])))
+    return rows

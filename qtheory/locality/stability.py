@@ -1,6 +1,8 @@
 """Stability of local JSQ(d): Lemma 1, criterion (3.1) (Lemma 2), Lemma 10 and Proposition 1.
 
-Reconstructions (the displayed formulas of Lemma 1 and Sec. 6.1 were lost in the text):
+Our readings (recorded as reconstructions on the page L-V-stability): ``rho^N`` of Lemma 1
+in the form of the result the paper cites for it, and Sec. 6.1's value for the complete
+bipartite graph as our evaluation of (5.2):
 
 * Lemma 1 (Foss and Chernova 1998, Thm 2.5). A task of dispatcher i lands in a set U
   of servers with long queues only if all d sampled servers lie in U, which happens

@@ -34,7 +34,10 @@ def _write_package(root, constant):
 
 def _run(root, cache_base):
     code = "from toy.kernel import kernel; print(kernel(1))"
-    env = {"PATH": "/usr/bin:/bin", "QTHEORY_CACHE_DIR": str(cache_base), "PYTHONPATH": str(root)}
+    # no .pyc files: Python validates them by the source's mtime in whole seconds and its
+    # size, so a same-size rewrite within one second would run the old bytecode
+    env = {"PATH": "/usr/bin:/bin", "QTHEORY_CACHE_DIR": str(cache_base), "PYTHONPATH": str(root),
+           "PYTHONDONTWRITEBYTECODE": "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     return int(out.stdout.strip())
 

@@ -141,6 +141,17 @@ class LocalitySystem:
         """Capacity sufficiency (2.1): ``lambda zeta < sum_m u_m v_m``."""
         return self.total_arrival_rate < self.capacity
 
+    @classmethod
+    def homogeneous(cls, load: float, d: int = 2) -> "LocalitySystem":
+        """The classical homogeneous system: one dispatcher cluster, one server type of rate
+        1, one dispatcher per server (``zeta = 1``), full compatibility.
+
+        `load` is the arrival rate per server, ``lambda zeta / u`` (the load of an M/M/1
+        queue under random routing); with ``d = 2`` this is the JSQ(2) supermarket model.
+        """
+        load = check_positive("load", load)
+        return cls(load, 1.0, (1.0,), (1.0,), (1.0,), ((1.0,),), d)
+
     def with_compatibility(self, compatibility) -> "LocalitySystem":
         """The same system with another compatibility matrix."""
         return LocalitySystem(self.arrival_rate, self.zeta, self.cluster_weights, self.type_fractions,

@@ -15,7 +15,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from ..errors import ParameterError
-from ..validation import check_array, check_integer, check_positive
+from ..validation import check_array, check_integer, check_positive, check_real
 from .model import Enumeration, PoolSystem, enumeration, marginal_utilities, overall_utility, tabulate
 
 __all__ = ["OptimalAssignment", "optimal_assignment", "upper_bound", "optimal_assignment_lp", "class_change_loads",
@@ -87,8 +87,9 @@ def optimal_assignment(system: PoolSystem, rho: float | None = None, *, alpha=No
     system : PoolSystem
         Classes and utilities.
     rho : float, optional
-        Load to assign (default ``system.rho``); e.g. the time average of ``s_n`` for the
-        empirical bound of Sec. 3.4.1.
+        Load to assign (default ``system.rho``), >= 0; e.g. the time average of ``s_n`` for
+        the empirical bound of Sec. 3.4.1. ``rho = 0`` gives the empty assignment (every
+        pool idle; ``sigma*`` is then the first coordinate of the ranking, holding 0).
     alpha : array, optional
         Class fractions (default ``system.alpha``); pass ``A_n / n`` for a finite system.
     depth : int, optional
@@ -101,7 +102,7 @@ def optimal_assignment(system: PoolSystem, rho: float | None = None, *, alpha=No
     ``sum_{(i, j) ranked above sigma*} alpha(i) <= rho < sum_{(i, j) ranked at or above sigma*} alpha(i)``;
     ``q*`` equals ``alpha(i)`` above it, the remainder at it, and 0 below (Proposition 1).
     """
-    rho = system.rho if rho is None else check_positive("rho", rho)
+    rho = system.rho if rho is None else check_real("rho", rho, low=0.0)
     alpha = system.alpha_array if alpha is None else _check_alpha(system, alpha)
     depth = default_depth(system, rho, alpha) if depth is None else check_integer("depth", depth, low=1)
     while True:
@@ -145,7 +146,7 @@ def optimal_assignment_lp(system: PoolSystem, rho: float | None = None, *, alpha
     harmless when ``depth * alpha(i) > rho`` for every class, the choice of ``k`` in the
     proof of Proposition 1. Returns ``(q, value)``.
     """
-    rho = system.rho if rho is None else check_positive("rho", rho)
+    rho = system.rho if rho is None else check_real("rho", rho, low=0.0)
     alpha = system.alpha_array if alpha is None else np.asarray(alpha, dtype=float)
     if depth is None:
         depth = int(math.floor(rho / alpha.min())) + 2

@@ -71,3 +71,17 @@ def test_paper_initial_condition_readings():
 def test_occupancy_from_pmf_rejects_a_row_not_summing_to_one():
     with pytest.raises(ParameterError, match=r"pmf\[1\]"):
         occupancy_from_pmf([[0.5, 0.5], [0.5, 0.4]])
+
+
+def test_homogeneous_constructor_is_the_supermarket_model():
+    from qtheory.locality.meanfield import fixed_point
+
+    s = LocalitySystem.homogeneous(0.9, d=2)
+    assert s == LocalitySystem(0.9, 1.0, (1.0,), (1.0,), (1.0,), ((1.0,),), 2)
+    # Vvedenskaya et al. (1996): q_l = rho^((d^l - 1) / (d - 1)) for JSQ(d), an independent closed form
+    q = fixed_point(s).q[0, :5]     # levels 1..5
+    assert np.allclose(q, 0.9 ** ((2.0 ** np.arange(1, 6) - 1) / (2 - 1)), atol=1e-10)
+    with pytest.raises(ParameterError, match="load"):
+        LocalitySystem.homogeneous(0.0)
+    with pytest.raises(ParameterError, match="`d`"):
+        LocalitySystem.homogeneous(0.5, d=0)

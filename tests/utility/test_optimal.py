@@ -5,6 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
+from qtheory.errors import ParameterError
 from qtheory.utility import (LogUtility, PiecewiseLinearUtility, PoolSystem, optimal_assignment,
                              optimal_assignment_lp, overall_utility, upper_bound)
 from qtheory.utility.examples import figure3_left_system, figure3_right_system
@@ -127,3 +128,15 @@ def test_class_change_loads_are_the_cumulative_masses_of_the_ranking():
     # two identical classes alternate at every coordinate: a change after every alpha = 1/2
     twins = PoolSystem((LogUtility(5), LogUtility(5)), (0.5, 0.5), 1.0)
     assert class_change_loads(twins, 2.0) == [0.5, 1.0, 1.5]
+
+
+def test_zero_load_gives_the_empty_assignment_and_negative_load_is_refused():
+    system = table1(10.0)
+    opt = optimal_assignment(system, 0.0)
+    assert np.array_equal(opt.q[:, 0], system.alpha_array) and not np.any(opt.q[:, 1:])
+    assert opt.theta == 0.0 and opt.rank == 1
+    empty = np.zeros_like(opt.q)
+    empty[:, 0] = system.alpha_array
+    assert opt.utility == pytest.approx(overall_utility(system, empty))
+    with pytest.raises(ParameterError, match="`rho` must be >= 0"):
+        optimal_assignment(system, -0.1)

@@ -8,6 +8,8 @@ replications into estimates with confidence intervals.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ..errors import ParameterError
@@ -21,7 +23,8 @@ from .simulation import exact_initial_state, iid_initial_state, simulate_gwsq, s
 __all__ = ["build_graph", "trajectory_replication", "stationary_replication", "population_stationary_replication",
            "occupancy_summary", "sup_l1_error", "pair_correlation", "loglog_slope", "band", "lemma1_system",
            "lemma1_rows", "lemma2_matrices", "lemma2_rows", "random_design_system", "proposition1_rows",
-           "proposition1_summary", "lemma10_rows"]
+           "proposition1_summary", "lemma10_rows", "gwsq_printed_weights", "gwsq_hypergeometric_weights",
+           "gwsq_weight_rows"]
 
 
 def build_graph(system: LocalitySystem, n_servers: int, kind, seed):
@@ -439,4 +442,65 @@ def lemma10_rows(seed: int, n_list, n_runs: int, horizon: float, *, n_times: int
             m, lo, hi, _ = band(mq[:, g])
             rows.append(dict(part="type-1 mean queue", matrix="p0 (complete)", N=int(n), t=float(t), value=m,
                              ci_low=lo, ci_high=hi, ode=float(ode[g])))
+    return rows
+
+
+# -- Algorithm 1 (GWSQ(d)) as printed ----------------------------------------------------------------------
+
+def gwsq_printed_weights(system: LocalitySystem, q) -> np.ndarray:
+    """Algorithm 1's ``x_{k,m,l} = (v_m p_{k,m} / delta_k)(q_{m,l+1} - q_{m,l})`` as printed, for
+    l = 0 .. L (array (K, M, L + 1)); `q` is the (M, L) array of tails ``q_{m,l}``, l >= 1
+    (``q_{m,0} = 1`` and ``q_{m,L+1} = 0`` are added). Each cluster's entries sum to -1."""
+    q = check_array("q", q, ndim=2, low=0.0, high=1.0)
+    if q.shape[0] != system.n_types:
+        raise ParameterError(f"`q` needs one row per server type ({system.n_types}), got {q.shape[0]}")
+    full = np.concatenate([np.ones((q.shape[0], 1)), q, np.zeros((q.shape[0], 1))], axis=1)
+    share = system.v * system.p / system.delta[:, None]
+    return share[:, :, None] * (full[None, :, 1:] - full[None, :, :-1])
+
+
+def gwsq_hypergeometric_weights(counts, n_servers: int, d: int) -> list[tuple[tuple, float]]:
+    """The selection law of Algorithm 1: ``prod_i C(X_i, Y_i) / C(N, d)`` for every
+    multiset Y of d classes i (``sum_i Y_i = d``), with generalized binomial coefficients
+    ``C(x, y) = x (x - 1) ... (x - y + 1) / y!`` for the counts ``X_i = N x_i``, which need
+    not be integers. Returns the list of (Y as a tuple of class indices, weight).
+
+    By the Chu-Vandermonde identity the weights sum to ``C(sum X, d) / C(N, d)``, i.e. to
+    one when the counts sum to N, integer or not; for integer counts they are the
+    hypergeometric probabilities of drawing d distinct servers, and a count strictly
+    between 0 and d - 1 makes some weights negative.
+    """
+    from scipy.special import binom
+
+    counts = check_array("counts", counts, ndim=1, low=0.0)
+    n = check_integer("n_servers", n_servers, low=1)
+    d = check_integer("d", d, low=1)
+    live = np.nonzero(counts > 0)[0]
+    out = []
+    for sel in itertools.combinations_with_replacement(live.tolist(), d):
+        ys = np.bincount(sel, minlength=counts.size)
+        w = float(np.prod([binom(counts[i], ys[i]) for i in set(sel)]) / binom(n, d))
+        out.append((sel, w))
+    return out
+
+
+def gwsq_weight_rows(system: LocalitySystem, states: dict, n_list, d: int | None = None) -> list[dict]:
+    """For each named occupancy state (dict name -> (M, L) tails) and N in `n_list`, per
+    cluster k: the sum and the smallest entry of the printed ``x_{k,m,l}``, and the total
+    and the smallest of Algorithm 1's selection weights with the sign-corrected counts
+    ``X = N |x|`` (:func:`gwsq_hypergeometric_weights`), plus the largest distance of a
+    count from an integer."""
+    d = system.d if d is None else check_integer("d", d, low=1)
+    rows = []
+    for name, q in states.items():
+        printed = gwsq_printed_weights(system, q)
+        for n in n_list:
+            for k in range(system.n_clusters):
+                counts = -n * printed[k].ravel()
+                counts = np.where(counts > 0, counts, 0.0)
+                weights = [w for _, w in gwsq_hypergeometric_weights(counts, n, d)]
+                rows.append(dict(state=name, N=int(n), cluster=k + 1, printed_sum=float(printed[k].sum()),
+                                 printed_max=float(printed[k].max()), weight_total=float(np.sum(weights)),
+                                 weight_min=float(np.min(weights)),
+                                 fractional_count=float(np.max(np.abs(counts - np.round(counts))))))
     return rows

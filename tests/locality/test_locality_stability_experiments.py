@@ -91,3 +91,26 @@ def test_lemma10_rows_supremum_rho_n_and_growth():
     assert abs(g["value"] - g["ode"]) <= t_bound(8, 1) * g["se"]
     path = [r for r in rows if r["part"] == "type-1 mean queue"]
     assert len(path) == 41 and path[-1]["ode"] > path[0]["ode"] + 8
+
+
+def test_gwsq_printed_weights_sum_to_minus_one_and_the_hypergeometric_law():
+    from math import comb
+
+    from qtheory.locality.experiments import gwsq_hypergeometric_weights, gwsq_printed_weights, gwsq_weight_rows
+    from qtheory.locality.model import paper_initial_occupancy, paper_system
+
+    s = paper_system()
+    x = gwsq_printed_weights(s, paper_initial_occupancy("Q"))
+    assert x.shape == (2, 3, 4)     # l = 0 .. 3 for the tails q_1 .. q_3
+    assert x.sum(axis=(1, 2)) == pytest.approx([-1.0, -1.0]) and x.max() <= 0
+    # type 1 of cluster 1 at l = 1: share 0.5 * 0.05 / 0.405 times (q_2 - q_1) = 0.8 - 1
+    assert x[0, 0, 1] == pytest.approx(0.5 * 0.05 / 0.405 * (0.8 - 1.0))
+    # integer counts: the hypergeometric law of 2 distinct servers among 3 + 2 (by hand: C(5, 2) = 10)
+    w = dict(gwsq_hypergeometric_weights(np.array([3.0, 2.0]), 5, 2))
+    assert w == pytest.approx({(0, 0): 3 / 10, (0, 1): 6 / 10, (1, 1): 1 / 10})
+    # fractional counts: still summing to one (Chu-Vandermonde), one weight negative
+    w = dict(gwsq_hypergeometric_weights(np.array([0.5, 4.5]), 5, 2))
+    assert sum(w.values()) == pytest.approx(1.0)
+    assert w[(0, 0)] == pytest.approx(0.5 * -0.5 / 2 / comb(5, 2)) and w[(0, 0)] < 0
+    rows = gwsq_weight_rows(s, {"Q": paper_initial_occupancy("Q")}, [1000])
+    assert len(rows) == 2 and all(r["weight_total"] == pytest.approx(1.0) for r in rows)

@@ -20,7 +20,7 @@ from ..errors import ParameterError
 from ..validation import check_array, check_integer, check_positive, check_real
 
 
-__all__ = ["local_candidates", "gwsq_candidates", "stationary", "type_occupancy", "OccupancyLaw",
+__all__ = ["local_candidates", "local_candidates_with_replacement", "gwsq_candidates", "stationary", "type_occupancy", "OccupancyLaw",
            "occupancy_stationary"]
 
 
@@ -34,6 +34,18 @@ def local_candidates(neighbourhood, d):
     if len(nb) < d:
         return [((j,), 1.0 / len(nb)) for j in nb]
     tuples = list(itertools.permutations(nb, d))
+    return [(t, 1.0 / len(tuples)) for t in tuples]
+
+
+def local_candidates_with_replacement(neighbourhood, d):
+    """The alternative reading of local JSQ(d) with d independent uniform picks (repeats
+    allowed): all ordered d-tuples of neighbours, equally likely. Used to show that the
+    simulator (distinct picks, Sec. 2.2) is told apart from this reading."""
+    nb = [int(j) for j in check_array("neighbourhood", neighbourhood, ndim=1, low=0, dtype=np.int64)]
+    if not nb:
+        raise ParameterError("`neighbourhood` must not be empty: the dispatcher needs a server")
+    d = check_integer("d", d, low=1)
+    tuples = list(itertools.product(nb, repeat=d))
     return [(t, 1.0 / len(tuples)) for t in tuples]
 
 

@@ -24,7 +24,7 @@ __all__ = ["build_graph", "trajectory_replication", "stationary_replication", "p
            "occupancy_summary", "sup_l1_error", "pair_correlation", "loglog_slope", "band", "lemma1_system",
            "lemma1_rows", "lemma2_matrices", "lemma2_rows", "random_design_system", "proposition1_rows",
            "proposition1_summary", "lemma10_rows", "gwsq_printed_weights", "gwsq_hypergeometric_weights",
-           "gwsq_weight_rows"]
+           "gwsq_weight_rows", "occupancy_drops"]
 
 
 def build_graph(system: LocalitySystem, n_servers: int, kind, seed):
@@ -503,4 +503,26 @@ def gwsq_weight_rows(system: LocalitySystem, states: dict, n_list, d: int | None
                                  printed_max=float(printed[k].max()), weight_total=float(np.sum(weights)),
                                  weight_min=float(np.min(weights)),
                                  fractional_count=float(np.max(np.abs(counts - np.round(counts))))))
+    return rows
+
+
+def occupancy_drops(t_grid, occupancy, *, early: float) -> list[dict]:
+    """How fast each ``q_{m,l}`` falls: for a path (T, M, L) on `t_grid`, one row per (m, l)
+    with the values at t = 0, at the first grid time >= `early` and at the last time, the
+    drops ``early_drop = q(0) - q(early)`` and ``total_drop = q(0) - q(end)`` (negative
+    when the curve rises)."""
+    t_grid = check_array("t_grid", t_grid, ndim=1, low=0.0)
+    occupancy = check_array("occupancy", occupancy, ndim=3)
+    if occupancy.shape[0] != t_grid.size:
+        raise ParameterError(f"`occupancy` needs one entry per time ({t_grid.size}), got {occupancy.shape[0]}")
+    if not t_grid[0] < early <= t_grid[-1]:
+        raise ParameterError(f"`early` must lie in ({t_grid[0]:g}, {t_grid[-1]:g}] (got {early!r})")
+    g = int(np.argmax(t_grid >= early - 1e-12))
+    rows = []
+    for m in range(occupancy.shape[1]):
+        for l in range(occupancy.shape[2]):
+            q = occupancy[:, m, l]
+            rows.append(dict(server_type=m + 1, level=l + 1, start=float(q[0]), t_early=float(t_grid[g]),
+                             at_early=float(q[g]), end=float(q[-1]), early_drop=float(q[0] - q[g]),
+                             total_drop=float(q[0] - q[-1])))
     return rows

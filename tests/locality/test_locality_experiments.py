@@ -110,3 +110,17 @@ def test_one_given_graph_is_used_by_every_replication():
     assert np.array_equal(rs[1]["occupancy"], direct.occupancy)
     with pytest.raises(ParameterError, match="60 servers"):
         build_graph(s, 80, graph, 0)
+
+
+def test_occupancy_drops_of_known_paths():
+    from qtheory.locality.experiments import occupancy_drops
+
+    t = np.linspace(0.0, 1.0, 11)
+    occ = np.stack([np.stack([1 - 0.5 * t, 1 - 0.1 * t], axis=-1), np.stack([np.exp(-5 * t), 0.2 + 0 * t], axis=-1)],
+                   axis=1)                                   # (T, M = 2, L = 2)
+    rows = {(r["server_type"], r["level"]): r for r in occupancy_drops(t, occ, early=0.1)}
+    assert rows[(1, 1)]["early_drop"] == pytest.approx(0.05) and rows[(1, 1)]["total_drop"] == pytest.approx(0.5)
+    assert rows[(2, 1)]["early_drop"] == pytest.approx(1 - np.exp(-0.5))
+    assert rows[(2, 2)]["total_drop"] == pytest.approx(0.0) and rows[(1, 2)]["t_early"] == pytest.approx(0.1)
+    with pytest.raises(ParameterError, match="early"):
+        occupancy_drops(t, occ, early=0.0)

@@ -114,3 +114,12 @@ def test_gwsq_printed_weights_sum_to_minus_one_and_the_hypergeometric_law():
     assert w[(0, 0)] == pytest.approx(0.5 * -0.5 / 2 / comb(5, 2)) and w[(0, 0)] < 0
     rows = gwsq_weight_rows(s, {"Q": paper_initial_occupancy("Q")}, [1000])
     assert len(rows) == 2 and all(r["weight_total"] == pytest.approx(1.0) for r in rows)
+
+
+def test_local_candidates_with_replacement_are_all_ordered_tuples():
+    from qtheory.locality.exact import local_candidates, local_candidates_with_replacement
+
+    c = local_candidates_with_replacement([4, 7, 9], 2)
+    assert len(c) == 9 and {t for t, _ in c} == {(a, b) for a in (4, 7, 9) for b in (4, 7, 9)}
+    assert sum(p for _, p in c) == pytest.approx(1.0)
+    assert len(local_candidates([4, 7, 9], 2)) == 6            # distinct picks: no (j, j)

@@ -11,7 +11,7 @@ from ..errors import ParameterError
 from ..runtime import child_seed, replicate
 from ..validation import check_integer
 from .model import RedundancySystem, circular_d, power_of_d
-from .productform import MAX_DP_SERVERS, empty_probability, total_jobs_moments, total_jobs_pmf, type_moments
+from .productform import MAX_DP_SERVERS, empty_probability, total_jobs_law, total_jobs_moments, total_jobs_pmf, type_moments
 from .simulation import SimulationResult, simulate_replication
 
 __all__ = ["Setting", "table1_settings", "TABLE1_PAPER", "simulate_setting", "exact_setting", "random_system", "exact_cdf",
@@ -108,20 +108,20 @@ def summarise_runs(runs: list[SimulationResult], average: str = "time") -> dict[
 
 
 def exact_setting(setting: Setting, lam: float, mechanism: str = "cos") -> dict[str, float]:
-    """Exact E[Q], Var(Q) (and the shares for symmetric settings) by the product-form DP.
+    """Exact E[Q], Var(Q), P(Q = 0) (and the shares for symmetric settings) by one
+    product-form DP (:func:`~qtheory.redundancy.productform.total_jobs_law`).
 
     NaN where the DP does not give the quantity (the shares of asymmetric settings need
-    the types of the jobs in service, which (6) does not record).
+    the types of the jobs in service, which (6) does not record; every quantity when the
+    system has more than ``MAX_DP_SERVERS`` servers).
     """
     nan = float("nan")
     sy = setting.system
     if sy.n_servers > MAX_DP_SERVERS:
-        return dict(mean=nan, var=nan, share_first=nan, share_last=nan)
-    mo = total_jobs_moments(sy, lam, mechanism)
-    share = nan
-    if setting.symmetric:
-        share = (1.0 - empty_probability(sy, lam, mechanism)) / sy.n_types
-    return dict(mean=mo.mean, var=mo.variance, share_first=share, share_last=share)
+        return dict(mean=nan, var=nan, p0=nan, share_first=nan, share_last=nan)
+    law = total_jobs_law(sy, lam, mechanism)
+    share = (1.0 - law.empty_probability) / sy.n_types if setting.symmetric else nan
+    return dict(mean=law.mean, var=law.variance, p0=law.empty_probability, share_first=share, share_last=share)
 
 
 def exact_cdf(system: RedundancySystem, lam: float, max_jobs: int, mechanism: str = "cos") -> np.ndarray | None:

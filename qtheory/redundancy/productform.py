@@ -52,6 +52,8 @@ __all__ = [
     "Moments",
     "normalisation_constant",
     "total_jobs_moments",
+    "TotalJobs",
+    "total_jobs_law",
     "type_moments",
     "server_replica_moments",
     "waiting_type_moments",
@@ -310,6 +312,46 @@ def total_jobs_moments(system: RedundancySystem, lam: float, mechanism: str = "c
     if mechanism == "cos" and not waiting_only:
         idle = system.n_servers - _popcount(system.n_servers)
     return _moments(_jets_for(system, lam, mechanism, marks, idle))
+
+
+@dataclass(frozen=True)
+class TotalJobs:
+    """Stationary summaries of the total number of jobs Q from one product-form DP.
+
+    Attributes
+    ----------
+    mean, variance : float
+        :math:`E[Q]` and :math:`Var(Q)` (waiting + in service).
+    empty_probability : float
+        :math:`P(Q = 0)`.
+    normaliser : float
+        :math:`1/C` (c.o.c.) or :math:`1/C'` (c.o.s.).
+    mechanism : str
+    """
+
+    mean: float
+    variance: float
+    empty_probability: float
+    normaliser: float
+    mechanism: str
+
+
+def total_jobs_law(system: RedundancySystem, lam: float, mechanism: str = "coc") -> TotalJobs:
+    """E[Q], Var(Q) and P(Q = 0) from a single subset DP.
+
+    The DP's value at the marks z = 1 is the normaliser whatever the marks, so the
+    normalising constant (and with it the empty probability) comes with the moments:
+    :func:`total_jobs_moments` and :func:`empty_probability` called separately run the
+    DP twice.
+    """
+    _check_mechanism(mechanism)
+    lam = check_load(lam)
+    mo = total_jobs_moments(system, lam, mechanism)
+    if mechanism == "coc":
+        p0 = 1.0 / mo.normaliser
+    else:
+        p0 = float(_idle_weights(system, lam)[-1]) / mo.normaliser
+    return TotalJobs(mo.mean, mo.variance, p0, mo.normaliser, mechanism)
 
 
 def _per_type_moments(system: RedundancySystem, lam: float, types, mechanism: str) -> list[Moments]:

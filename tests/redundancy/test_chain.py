@@ -93,3 +93,18 @@ def test_chain_solver_rejects_bad_input():
         CH.solve_coc_chain(NESTED, 0.5, 0)
     with pytest.raises(ParameterError, match="lam"):
         CH.solve_coc_chain(NESTED, -0.5, 3)
+
+
+@pytest.mark.parametrize("name,lam", CASES)
+@pytest.mark.parametrize("mechanism", ["coc", "cos"])
+def test_total_jobs_law_is_one_dp_with_the_empty_probability_of_the_chain(name, lam, mechanism):
+    system = SYSTEMS[name]
+    law = PF.total_jobs_law(system, lam, mechanism)
+    mo = PF.total_jobs_moments(system, lam, mechanism)
+    assert (law.mean, law.variance) == pytest.approx((mo.mean, mo.variance), rel=1e-13)
+    assert law.empty_probability == pytest.approx(PF.empty_probability(system, lam, mechanism), rel=1e-12)
+    # the truncated chain holds P(Q = 0) / P(Q <= max); P(Q > max) <= E[Q^2] / (max + 1)^2
+    sol = coc(name, lam) if mechanism == "coc" else cos(name, lam)
+    tail = (law.variance + law.mean ** 2) / (sol.max_jobs + 1) ** 2
+    assert law.empty_probability <= sol.pmf[0] * (1 + 1e-12)
+    assert sol.pmf[0] <= law.empty_probability / (1 - tail)

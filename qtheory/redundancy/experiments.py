@@ -17,7 +17,8 @@ from .simulation import SimulationResult, simulate_replication
 __all__ = ["Setting", "table1_settings", "TABLE1_PAPER", "simulate_setting", "exact_setting", "random_system", "exact_cdf",
            "summarise_runs", "convergence_order", "TABLE1_CANDIDATES", "table1_comparison", "table1_verdicts",
            "random_systems", "POD_CASES", "stability_rows", "stability_agreement", "local_stability_rows",
-           "local_stability_agreement", "product_form_rows", "pgf_rows"]
+           "local_stability_agreement", "product_form_rows", "pgf_rows", "limit_rows", "replica_rows", "sojourn_rows",
+           "truncated_pgf_rows"]
 
 
 @dataclass(frozen=True)
@@ -352,4 +353,109 @@ def pgf_rows(systems: list[RedundancySystem], seed: int, *, max_types: int = 5, 
         lit, dp = pgf_prop31(sy, lam, z), pgf(sy, lam, z)
         rows.append(dict(system=i, n_types=sy.n_types, load=lam, pgf_proposition_31=lit, pgf_dp=dp,
                          abs_diff=abs(lit - dp)))
+    return rows
+
+
+# -- heavy-traffic limits (page R-V: Theorems 3.1-3.2, Corollaries 3.1-3.2, Appendix D) ---------------------
+
+def _load_fractions(load_fractions) -> list[float]:
+    out = [float(f) for f in load_fractions]
+    if not out or any(not 0.0 < f < 1.0 for f in out):
+        raise ParameterError(f"`load_fractions` must be a non-empty list of lambda/lambda* in (0, 1) (got {load_fractions!r})")
+    return out
+
+
+def limit_rows(system: RedundancySystem, load_fractions, laplace_points) -> list[dict]:
+    """Theorems 3.1/3.2: prelimit quantities against their heavy-traffic limits.
+
+    For each load ``lambda = f lambda*`` (f in `load_fractions`): the Laplace transform of
+    the scaled type counts ``(1 - f) Q`` at each vector of `laplace_points`, for c.o.c. and
+    c.o.s. (:func:`~qtheory.redundancy.limits.scaled_laplace`), against
+    :func:`~qtheory.redundancy.limits.limit_laplace`; and the scaled mean count of each
+    type (c.o.c.) against the limit's type weights. Rows: ``mechanism, load_fraction,
+    quantity, value, limit, distance``.
+    """
+    from . import limits as L
+
+    lim = L.heavy_traffic_limit(system)
+    out = []
+    for f in _load_fractions(load_fractions):
+        lam = f * lim.critical.critical_load
+        for mech in ("coc", "cos"):
+            for j, t in enumerate(laplace_points):
+                out.append(dict(mechanism=mech, load_fraction=f, quantity=f"Laplace t{j}",
+                                value=L.scaled_laplace(system, lam, t, mech), limit=L.limit_laplace(system, t)))
+        for k, m in enumerate(type_moments(system, lam)):
+            out.append(dict(mechanism="coc", load_fraction=f, quantity=f"scaled E[Q_{system.labels[k]}]",
+                            value=(1 - f) * m.mean, limit=float(lim.type_weights[k])))
+    for r in out:
+        r["distance"] = abs(r["value"] - r["limit"])
+    return out
+
+
+def replica_rows(system: RedundancySystem, load_fractions) -> list[dict]:
+    """Corollary 3.1: ``(1 - f) E[R_n]`` (replicas at server n, c.o.c. and c.o.s., exact)
+    against the limit ``q_n`` (the heavy-traffic limit's server weights). Rows:
+    ``mechanism, load_fraction, server, scaled_mean, q_n, distance``."""
+    from . import limits as L
+    from .productform import server_replica_moments
+
+    lim = L.heavy_traffic_limit(system)
+    rows = []
+    for f in _load_fractions(load_fractions):
+        lam = f * lim.critical.critical_load
+        for mech in ("coc", "cos"):
+            for n, m in enumerate(server_replica_moments(system, lam, mech)):
+                scaled = (1 - f) * m.mean
+                rows.append(dict(mechanism=mech, load_fraction=f, server=n + 1, scaled_mean=scaled,
+                                 q_n=float(lim.server_weights[n]), distance=abs(scaled - lim.server_weights[n])))
+    return rows
+
+
+def sojourn_rows(system: RedundancySystem, load_fractions, s_values=(0.5, 1.0, 2.0)) -> list[dict]:
+    """Corollary 3.2: the exact Laplace transform of ``(1 - f) V_S`` for each type S, both
+    mechanisms, against the limit we derive (:func:`~qtheory.redundancy.limits.limit_sojourn_laplace`,
+    exponential with mean ``1 / mu_T*`` for S in T*) and the limit as printed (mean
+    ``rho_T*``; 1 for types outside T*). Rows: ``mechanism, load_fraction, type, s, laplace,
+    limit_corrected, limit_as_printed``."""
+    from . import limits as L
+
+    lim = L.heavy_traffic_limit(system)
+    rows = []
+    for f in _load_fractions(load_fractions):
+        lam = f * lim.critical.critical_load
+        for mech in ("coc", "cos"):
+            for k in range(system.n_types):
+                for s in s_values:
+                    rows.append(dict(mechanism=mech, load_fraction=f, type=system.labels[k], s=float(s),
+                                     laplace=L.sojourn_laplace(system, lam, k, s, mech),
+                                     limit_corrected=L.limit_sojourn_laplace(system, k, s),
+                                     limit_as_printed=(1 / (1 + lim.paper_delay_scale * s))
+                                     if k in lim.critical.types else 1.0))
+    return rows
+
+
+def truncated_pgf_rows(system: RedundancySystem, load_fractions, z_values=(0.3, 0.6, 0.9)) -> list[dict]:
+    """Appendix D (Lemma D.1, Theorem D.1): the PGF of the non-critical type counts of the
+    full system at ``lambda = f lambda*`` (z on the non-critical types, 1 on T*) against the
+    PGF of the truncated system (:func:`~qtheory.redundancy.limits.truncated_system`) at its
+    load. Rows: ``mechanism, z, load_fraction, pgf_full, pgf_truncated, distance``."""
+    from . import limits as L
+    from .productform import pgf
+    from .stability import critical_load
+
+    tr = L.truncated_system(system)
+    lam_star = critical_load(system)
+    fractions = _load_fractions(load_fractions)
+    rows = []
+    for zval in z_values:
+        zt = np.full(tr.system.n_types, float(zval))
+        for mech in ("coc", "cos"):
+            target = pgf(tr.system, tr.load, zt, mech)
+            for f in fractions:
+                z = np.ones(system.n_types)
+                z[list(tr.type_map)] = zval
+                val = pgf(system, f * lam_star, z, mech)
+                rows.append(dict(mechanism=mech, z=float(zval), load_fraction=f, pgf_full=val, pgf_truncated=target,
+                                 distance=abs(val - target)))
     return rows

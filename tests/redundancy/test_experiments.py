@@ -162,3 +162,58 @@ def test_pgf_rows_compare_proposition_31_with_the_dp():
     rows = E.pgf_rows(E.random_systems(4, 10), 4, n_systems=4)
     assert len(rows) == 4 and max(r["abs_diff"] for r in rows) < 1e-10
     assert all(0 < r["pgf_dp"] < 1 for r in rows)
+
+
+def test_limit_rows_converge_linearly_and_a_wrong_limit_does_not():
+    from qtheory.redundancy import model as M
+    from qtheory.redundancy.experiments import convergence_order, limit_rows
+
+    sy = M.circular_d(4, 2, [0.4, 0.1, 0.4, 0.1])
+    rows = limit_rows(sy, [0.99, 0.999, 0.9999], [np.array([1.0, 0.0, 0.5, 2.0])])
+    assert {r["mechanism"] for r in rows} == {"coc", "cos"}
+    assert abs(convergence_order(rows) - 1.0) < 0.1
+    # Laplace transforms at t = 0 are 1 for prelimit and limit alike
+    zero = limit_rows(sy, [0.99, 0.999], [np.zeros(4)])
+    assert all(r["value"] == pytest.approx(1.0) and r["limit"] == pytest.approx(1.0)
+               for r in zero if r["quantity"] == "Laplace t0")
+    # a limit off by 1%: the gap stops shrinking (order near 0)
+    for r in rows:
+        r["distance"] = abs(r["value"] - 1.01 * r["limit"])
+    assert convergence_order(rows) < 0.2
+
+
+def test_replica_rows_sum_of_limits_and_convergence():
+    from qtheory.redundancy import model as M
+    from qtheory.redundancy.experiments import convergence_order, replica_rows
+
+    sy = M.RedundancySystem([1, 2, 1], [(0, 1), (1, 2), (0,)], [0.5, 0.3, 0.2])
+    rows = replica_rows(sy, [0.99, 0.999, 0.9999])
+    assert len(rows) == 3 * 2 * 3 and all(r["q_n"] >= 0 for r in rows)
+    assert abs(convergence_order(rows) - 1.0) < 0.1
+    assert max(r["distance"] for r in rows if r["load_fraction"] == 0.9999) < 1e-2
+
+
+def test_sojourn_rows_approach_the_corrected_limit_not_the_printed_one():
+    from qtheory.redundancy import model as M
+    from qtheory.redundancy.experiments import sojourn_rows
+
+    sy = M.m_model(0.25)                     # T* = {2,3}: p_T* = 3/4, mu_T* = 2
+    rows = sojourn_rows(sy, [0.999, 0.9999], (1.0,))
+    top = [r for r in rows if r["load_fraction"] == 0.9999 and r["type"] == "{2,3}"]
+    assert len(top) == 2
+    for r in top:
+        assert r["limit_corrected"] == pytest.approx(1 / (1 + 1.0 / 2.0))
+        assert abs(r["laplace"] - r["limit_corrected"]) < 1e-3 < abs(r["laplace"] - r["limit_as_printed"])
+
+
+def test_truncated_pgf_rows_converge():
+    from qtheory.redundancy import model as M
+    from qtheory.errors import ParameterError
+    from qtheory.redundancy.experiments import convergence_order, truncated_pgf_rows
+
+    sy = M.RedundancySystem([1, 1, 1, 1], [(0, 1), (1, 2), (2, 3), (3,)], [0.15, 0.4, 0.3, 0.15])
+    rows = truncated_pgf_rows(sy, [0.99, 0.999, 0.9999], (0.5,))
+    assert all(0 < r["pgf_truncated"] <= 1 for r in rows)
+    assert abs(convergence_order(rows) - 1.0) < 0.1
+    with pytest.raises(ParameterError, match="load_fractions"):
+        truncated_pgf_rows(sy, [1.0])

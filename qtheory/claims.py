@@ -239,18 +239,22 @@ NOTED: tuple[Noted, ...] = (
     Noted("L-V-thm4", "reconstruction",
           "(5.1), the fixed-point equations: the right side of (3.7) set to zero",
           (("L-V-thm4", "root_residual"), ("L-V-thm4", "max_final_distance")),
-          "consistent: the root of (5.1) is the limit of every integration of (3.7)", source="eq. (5.1)"),
+          "consistent: the root of (5.1) is the limit of every integration of (3.7)", source="eq. (5.1)",
+          alternatives="the recursive form (5.3) from q*_(m,1) (used for the tails, refined_tail): the same root"),
     Noted("L-V-thm8", "reconstruction",
           "Condition 1: deg_w(i, m) = number of type-m neighbours of dispatcher i, deg_v(k, j) = number "
           "of cluster-k neighbours of server j (our reading of the two degrees)",
           (("L-V-thm8", "at_largest_N"),),
           "consistent: irg(p) meets the condition and proportional sparsity, the window graph does not",
-          source="Condition 1 (Sec. 2)"),
+          source="Condition 1 (Sec. 2)",
+          alternatives="total degrees over all types / clusters: they cannot express the per-pair densities of (2.2)"),
     Noted("L-F1", "reconstruction",
           "Fig. 1 plots the mean queue length of each type, sum over l >= 1 of q_(m,l)(t), on t in "
           "[0, 2.5] (the horizon is not stated)",
           (("L-F1", "claim:95% CIs"), ("L-F1", "claim:almost monotonically"), ("L-F1", "type1_growth_second_half_S1")),
-          "consistent with the figure's description", source="Sec. 6.1, Fig. 1"),
+          "consistent with the figure's description", source="Sec. 6.1, Fig. 1",
+          alternatives="q_(m,1)(t) (fraction busy) instead of the mean queue length; a longer horizon than the "
+                       "marked times 0.5, ..., 2.5"),
     Noted("L-F1", "erratum",
           "Sec. 6 notation: mu = (1, 5, 10) stands for the rates u of Secs. 2-5, and Sec. 6.1 writes "
           "p_(m,k) for p_(k,m)",

@@ -24,7 +24,8 @@ def test_homogeneous_fixed_point_is_doubly_exponential(load, d):
     q = refined_tail(homogeneous(load, d), fp)
     exact = homogeneous_fixed_point(load, d, q.shape[1])
     keep = exact > 1e-280
-    assert np.allclose(q[0][keep], exact[keep], rtol=1e-9, atol=0)
+    # relative accuracy at every level, far below the root solve's absolute 1e-16
+    assert np.allclose(q[0][keep], exact[keep], rtol=1e-12, atol=0)
 
 
 def test_identical_types_and_full_flexibility_reduce_to_the_homogeneous_formula():
@@ -117,3 +118,19 @@ def test_bad_initial_state_is_rejected():
         solve_meanfield(paper_system(), [[0.2, 0.5], [0.1, 0.0], [0.0, 0.0]], [0.0, 1.0])
     with pytest.raises(ParameterError, match="one row per server type"):
         solve_meanfield(paper_system(), [[0.2]], [0.0, 1.0])
+
+
+def test_times_must_increase_strictly():
+    q0 = paper_initial_occupancy("Q")
+    for t_eval in ([0.0, 1.0, 1.0], [0.0, 2.0, 1.0], []):
+        with pytest.raises(ParameterError, match="increasing"):
+            solve_meanfield(paper_system(), q0, t_eval)
+
+
+def test_tail_ratios_are_nan_where_a_tail_is_zero_or_one():
+    q = np.array([[1.0, 0.5, 0.25, 0.0, 0.0], [0.0, 0.5, 0.5, 0.25, 0.125]])
+    r = tail_decay_ratios(q)
+    assert r[0, 1] == pytest.approx(2.0)          # log 0.25 / log 0.5
+    assert r[1, 2] == pytest.approx(2.0) and r[1, 3] == pytest.approx(1.5)
+    # a 1 below, a 0 above or below: no ratio
+    assert np.isnan(r[0, 0]) and np.isnan(r[0, 2]) and np.isnan(r[0, 3]) and np.isnan(r[1, 0])

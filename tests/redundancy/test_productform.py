@@ -187,3 +187,29 @@ def test_cos_replicas_at_a_single_server_include_the_job_in_service():
     for mech in ("coc", "cos"):
         mo = PF.server_replica_moments(M.fully_flexible(1, speeds=[1.5]), 0.6, mech)[0]
         assert mo.mean == pytest.approx(rho / (1 - rho), rel=1e-12)
+
+
+@pytest.mark.parametrize("mu", [0.5, 2.0, 3.0])
+def test_m_model_with_speed_mu_is_the_unit_model_in_time_scaled_by_mu(mu):
+    # every rate divided by mu leaves the stationary law unchanged
+    for lam_over_mu, p12 in ((0.3, 0.4), (0.6, 7 / 12), (0.9, 0.5)):
+        assert PF.m_model_constant(lam_over_mu * mu, p12, mu) == pytest.approx(
+            PF.m_model_constant(lam_over_mu, p12), rel=1e-12)
+        np.testing.assert_allclose(PF.m_model_joint_pmf(lam_over_mu * mu, p12, 6, mu),
+                                   PF.m_model_joint_pmf(lam_over_mu, p12, 6), rtol=1e-12)
+    # stability needs 3 lam p12 < 2 mu: at mu = 0.5, lam = 0.45, p12 = 0.8 it fails (1.08 > 1)
+    with pytest.raises(InstabilityError):
+        PF.m_model_constant(0.45 * mu / 0.5, 0.8, mu)
+
+
+@pytest.mark.parametrize("lam, p12, mu, on_boundary", [
+    (0.45, 0.2, 0.5, False),     # only 3 lam p23 < 2 mu fails (1.08 > 1)
+    (1.0, 0.5, 1.0, True),       # only lam < mu fails (at equality)
+    (0.5, 0.75, 0.5625, True),   # 3 lam p12 = 2 mu exactly (9/8 both, exact in binary): null recurrent
+    (0.5, 0.25, 0.5625, True),   # 3 lam p23 = 2 mu exactly
+])
+def test_m_model_stability_conditions_each_bind_and_are_strict(lam, p12, mu, on_boundary):
+    with pytest.raises(InstabilityError):
+        PF.m_model_constant(lam, p12, mu)
+    if on_boundary:     # just inside, the constant is a probability
+        assert 0 < PF.m_model_constant(lam * (1 - 1e-9), p12, mu) < 1

@@ -1,0 +1,22 @@
+"""HTML tables for the book pages."""
+
+import re
+
+import pytest
+
+from qtheory.display import html_table
+from qtheory.errors import ParameterError
+
+
+def test_one_line_per_row_one_cell_per_column_and_text_escaped():
+    rows = [dict(a=1, b="x<y"), dict(a=2, b="&")]
+    out = html_table(rows, {"a": lambda r: r["a"], "b & c": lambda r: r["b"]}, caption="t < 1")
+    assert out.count("<tr>") == 3 and out.count("<td>") == 4
+    assert re.findall(r"<th>(.*?)</th>", out) == ["a", "b &amp; c"]
+    assert re.findall(r"<td>(.*?)</td>", out) == ["1", "x&lt;y", "2", "&amp;"]
+    assert "<caption>t &lt; 1</caption>" in out
+
+
+def test_no_columns_is_an_error_naming_the_parameter():
+    with pytest.raises(ParameterError, match="`columns`"):
+        html_table([{}], {})

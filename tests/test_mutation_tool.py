@@ -95,3 +95,16 @@ def test_harness_refuses_a_failing_baseline(mutation, tmp_path):
     with pytest.raises(RuntimeError, match="unmutated"):
         mutation.run("toy.py", ["test_toy.py"], root=tmp_path, timeout=60, only=[],
                      log=lambda *a: None)
+
+
+def test_summary_skips_files_that_are_not_reports(mutation, tmp_path, capsys):
+    import json
+
+    report = dict(module="m.py", tests=["t.py"], mutants_run=1, mutants_total=1, killed=1, timeout=0,
+                  survived=0, equivalent=0, error=0, score=1.0, mutants=[])
+    (tmp_path / "r.json").write_text(json.dumps(report))
+    (tmp_path / "equivalent.json").write_text(json.dumps({"m.py": {}}))
+    assert mutation.main(["summary", str(tmp_path / "equivalent.json"), str(tmp_path / "r.json")]) == 0
+    out = capsys.readouterr()
+    assert "| `m.py` |" in out.out and "1.00" in out.out
+    assert "skipping" in out.err and "equivalent.json" in out.err

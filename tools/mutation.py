@@ -325,7 +325,11 @@ def main(argv=None) -> int:
     if argv is None:
         argv = sys.argv[1:]
     if argv and argv[0] == "summary":
-        print(summary([json.loads(Path(f).read_text()) for f in argv[1:]]))
+        loaded = [(f, json.loads(Path(f).read_text())) for f in argv[1:]]
+        skipped = [f for f, r in loaded if not (isinstance(r, dict) and "mutants" in r)]
+        for f in skipped:      # e.g. equivalent.json caught by a glob
+            print(f"summary: skipping {f} (not a mutation report)", file=sys.stderr)
+        print(summary([r for f, r in loaded if f not in skipped]))
         return 0
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--module", required=True, help="file to mutate, relative to the project")

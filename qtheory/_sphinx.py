@@ -69,6 +69,9 @@ def _claims_pages(app, config) -> None:
     from .results import results_root
 
     write_pages(results_root(), Path(app.srcdir) / "book")
+    from .manifest import write_index
+
+    write_index(Path(app.srcdir) / "book")
 
 
 class ChecksDirective(Directive):

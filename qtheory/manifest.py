@@ -27,6 +27,21 @@ PAPERS = {
     "U": "Utility maximizing load balancing policies",
 }
 
+#: bibliographic record of each paper (the version our equation numbers follow is named)
+RECORDS = {
+    "L": dict(authors="Zhisheng Zhao, Debankur Mukherjee and Ruoyu Wu", year=2024,
+              venue="Stochastic Systems 14(3):229-272", link="https://doi.org/10.1287/stsy.2022.0040",
+              version="equation numbers as in arXiv:2211.16416 (2022)"),
+    "R": dict(authors="Ellen Cardinaels, Sem C. Borst and Johan S. H. van Leeuwaarden", year=2024,
+              venue="Operations Research 72(4):1539-1555, as \"Heavy-Traffic Universality of Redundancy "
+                    "Systems with Assignment Constraints\"",
+              link="https://doi.org/10.1287/opre.2022.2385",
+              version="equation numbers as in arXiv:2005.14566 (2020), whose title is used here"),
+    "U": dict(authors="Diego Goldsztajn, Sem C. Borst and Johan S. H. van Leeuwaarden", year=2023,
+              venue="Stochastic Systems 13(2):211-246", link="https://doi.org/10.1287/stsy.2022.0103",
+              version="equation numbers as in the journal version"),
+}
+
 #: book part (folder under ``book/``) of each paper
 PARTS = {"L": "locality", "R": "redundancy", "U": "utility"}
 
@@ -158,3 +173,41 @@ def get(item_id: str) -> Item:
         close = difflib.get_close_matches(item_id, list(ITEMS) + list(notebooks()), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise ParameterError(f"unknown manifest ID {item_id!r}{hint}") from None
+
+
+#: what a kind letter is called in the papers' own terms (for the index)
+_PAPER_TERMS = {"F": "Figure", "T": "Table", "V": "Result", "X": "Statement", "P": "Model", "R": "Beyond the paper"}
+
+
+def index_markdown(book) -> str:
+    """The intro page's index: per paper, its record and a table from each manifest item
+    to the page that computes it (a link when the page exists in `book`)."""
+    from pathlib import Path
+
+    book = Path(book)
+    out = []
+    for paper, title in PAPERS.items():
+        rec = RECORDS[paper]
+        out += [f"### {paper}: *{title}*", "",
+                f"{rec['authors']} ({rec['year']}). {rec['venue']}. <{rec['link']}>; {rec['version']}.", "",
+                "| manifest ID | kind | what | page |", "|---|---|---|---|"]
+        for item in ITEMS.values():
+            if item.paper != paper:
+                continue
+            nb = book / item.part / f"{item.notebook}.ipynb"
+            page = f"[{item.notebook}]({item.part}/{item.notebook}.ipynb)" if nb.exists() else \
+                f"{item.notebook} (not computed in this build)"
+            what = item.title.replace("|", "\\|")
+            out.append(f"| {item.id} | {_PAPER_TERMS.get(item.kind, item.kind)} | {what} | {page} |")
+        out.append("")
+    return "\n".join(out)
+
+
+def write_index(book) -> None:
+    """Write ``paper_index.md`` (included by the intro page) into `book` if it changed."""
+    from pathlib import Path
+
+    path = Path(book) / "paper_index.md"
+    text = index_markdown(book)
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")

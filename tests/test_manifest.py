@@ -28,3 +28,21 @@ def test_every_item_maps_to_a_notebook_of_its_own_paper():
 def test_unknown_id_suggests_close_matches():
     with pytest.raises(ValueError, match="did you mean L-F1"):
         manifest.get("L-F11")
+
+
+def test_index_links_every_item_whose_page_exists_and_names_the_others(tmp_path):
+    from qtheory import manifest
+
+    (tmp_path / "locality").mkdir()
+    (tmp_path / "locality" / "L-F1.ipynb").write_text("{}")
+    text = manifest.index_markdown(tmp_path)
+    for item in manifest.ITEMS.values():
+        line = next(x for x in text.splitlines() if x.startswith(f"| {item.id} |"))
+        if item.notebook == "L-F1":
+            assert "[L-F1](locality/L-F1.ipynb)" in line
+        else:
+            assert "not computed in this build" in line
+    for paper, rec in manifest.RECORDS.items():
+        assert rec["link"] in text and str(rec["year"]) in text
+    manifest.write_index(tmp_path)
+    assert (tmp_path / "paper_index.md").read_text() == text

@@ -35,6 +35,11 @@ _CSS_TEXT = """\
 .bd-article p > code.literal, .bd-article p > code.literal span.pre { white-space: normal; overflow-wrap: anywhere; }
 .qtheory-badge { display: inline-block; font-size: 0.9em; padding: 0.15em 0.6em; border-radius: 0.3em; background: var(--pst-color-surface); border: 1px solid var(--pst-color-border); }
 .qtheory-checks { font-size: 0.92em; border-left: 3px solid var(--pst-color-border); padding-left: 0.8em; }
+table.qtheory-table { font-size: 0.88em; border-collapse: collapse; margin: 0.8em 0 1.4em; }
+table.qtheory-table caption { caption-side: top; text-align: left; padding-bottom: 0.4em; }
+table.qtheory-table th, table.qtheory-table td { padding: 0.2em 0.55em; border-bottom: 1px solid var(--pst-color-border); vertical-align: top; }
+table.qtheory-table thead th { border-bottom: 2px solid var(--pst-color-primary); }
+table.qtheory-table tbody tr:nth-child(odd) { background: var(--pst-color-surface); }
 """
 FONTS = Path("output") / "chtml" / "fonts" / "woff-v2"
 
@@ -64,7 +69,8 @@ def _prepare(app, config) -> None:
 
 
 def _claims_pages(app, config) -> None:
-    """Regenerate book/claims.md and book/errata.md from the results of this build."""
+    """Regenerate book/claims.md, reconstructions.md and errata.md from the results of this
+    build, and the intro's index (book/paper_index.md) from the manifest."""
     from .claims import write_pages
     from .results import results_root
 

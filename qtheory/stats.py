@@ -1,4 +1,8 @@
-"""Small statistics shared by the notebooks and tests: means with confidence intervals."""
+"""General statistics shared by the papers, notebooks and tests.
+
+Means with confidence intervals (`mean_ci`, `band`), a log-log slope (`loglog_slope`) and the
+correlation of two exchangeable units estimated from whole-group sums (`pair_correlation`).
+"""
 
 from __future__ import annotations
 
@@ -8,9 +12,9 @@ import numpy as np
 from scipy import stats as _st
 
 from .errors import ParameterError
-from .validation import check_real
+from .validation import check_array, check_integer, check_real, check_seed
 
-__all__ = ["MeanCI", "mean_ci"]
+__all__ = ["MeanCI", "mean_ci", "band", "loglog_slope", "pair_correlation"]
 
 
 @dataclass(frozen=True)
@@ -61,3 +65,49 @@ def mean_ci(samples, axis: int = 0, level: float = 0.95) -> MeanCI:
         se = x.std(axis=axis, ddof=1) / np.sqrt(n)
         half = _st.t.ppf(0.5 + level / 2, df=n - 1) * se
     return MeanCI(mean=mean, se=se, low=mean - half, high=mean + half, n=n, level=level)
+
+
+def pair_correlation(mean, mean_square, n_servers: int, *, n_boot: int = 1000, seed: int = 0):
+    """Correlation of two distinct tagged servers of one type, from whole-type sums.
+
+    Servers of a type are exchangeable (random graph, i.i.d. start), so with
+    ``S = sum_j X_j`` over the type's n servers, ``Var S = n Var X (1 + (n - 1) corr)``.
+    `mean` and `mean_square` are, per replication, the type averages of X and X^2 at
+    one time. Returns the estimate and a bootstrap 95% interval (resampling replications).
+    """
+    mean = check_array("mean", mean, ndim=1, low=0.0)
+    mean_square = check_array("mean_square", mean_square, shape=mean.shape, low=0.0)
+    if mean.size < 2:
+        raise ParameterError(f"`mean` needs at least 2 replications (got {mean.size})")
+    n = check_integer("n_servers", n_servers, low=2)
+    n_boot = check_integer("n_boot", n_boot, low=1)
+    seed = check_seed("seed", seed)
+
+    def estimate(idx):
+        s = n * mean[idx]
+        var_x = mean_square[idx].mean() - mean[idx].mean() ** 2
+        return (s.var(ddof=1) / n - var_x) / ((n - 1) * var_x)
+
+    rng = np.random.default_rng(seed)
+    full = estimate(np.arange(mean.size))
+    boots = np.array([estimate(rng.integers(0, mean.size, mean.size)) for _ in range(n_boot)])
+    low, high = np.percentile(boots, [2.5, 97.5])
+    return float(full), float(low), float(high)
+
+
+def loglog_slope(x, y) -> float:
+    """Least-squares slope of log y against log x."""
+    x = check_array("x", x, ndim=1, low=0.0, low_open=True)
+    y = check_array("y", y, shape=x.shape, low=0.0, low_open=True)
+    if x.size < 2 or np.unique(x).size < 2:
+        raise ParameterError("`x` needs at least two distinct values")
+    return float(np.polyfit(np.log(x), np.log(y), 1)[0])
+
+
+def band(samples, axis: int = 0):
+    """Mean and 95% t-interval of replications (thin wrapper of :func:`mean_ci`).
+
+    Returns the tuple ``(mean, low, high, se)``.
+    """
+    ci = mean_ci(samples, axis=axis)
+    return ci.mean, ci.low, ci.high, ci.se

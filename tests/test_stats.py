@@ -3,6 +3,7 @@ import pytest
 
 from qtheory import stats
 from qtheory.errors import ParameterError
+from qtheory.stats import band, loglog_slope, mean_ci, pair_correlation
 
 
 def test_t_interval_has_its_nominal_coverage():
@@ -29,3 +30,27 @@ def test_single_replication_has_no_interval_and_bad_levels_are_rejected():
         stats.mean_ci([1.0, 2.0], level=1.0)
     with pytest.raises(ParameterError, match="samples"):
         stats.mean_ci([])
+
+
+def test_pair_correlation_recovers_a_known_equicorrelation():
+    rng = np.random.default_rng(0)
+    n, reps, rho = 50, 400, 0.05
+    common = rng.standard_normal((reps, 1))
+    x = np.sqrt(rho) * common + np.sqrt(1 - rho) * rng.standard_normal((reps, n)) + 3.0
+    est, low, high = pair_correlation(x.mean(axis=1), (x ** 2).mean(axis=1), n, n_boot=400)
+    assert low <= rho <= high
+    assert high - low < 0.05
+
+
+def test_loglog_slope_of_a_power_law():
+    assert loglog_slope([10, 100, 1000], [3.0, 0.3, 0.03]) == pytest.approx(-1.0)
+
+
+def test_band_is_mean_ci_as_a_tuple():
+    x = np.array([[1.0, 2.0], [2.0, 4.0], [4.0, 9.0]])
+    mean, low, high, se = band(x)
+    ci = mean_ci(x)
+    np.testing.assert_array_equal(mean, ci.mean)
+    np.testing.assert_array_equal(low, ci.low)
+    np.testing.assert_array_equal(high, ci.high)
+    np.testing.assert_array_equal(se, x.std(axis=0, ddof=1) / np.sqrt(3))

@@ -13,7 +13,7 @@ import itertools
 import numpy as np
 
 from ..errors import ParameterError
-from ..stats import mean_ci
+from ..stats import band
 from ..validation import check_array, check_integer, check_seed
 from .graphs import CompatibilityGraph, complete_bipartite, irg, window_graph
 from .meanfield import solve_meanfield
@@ -21,7 +21,7 @@ from .model import LocalitySystem
 from .simulation import exact_initial_state, iid_initial_state, simulate_gwsq, simulate_jsqd
 
 __all__ = ["build_graph", "trajectory_replication", "stationary_replication", "population_stationary_replication",
-           "occupancy_summary", "sup_l1_error", "pair_correlation", "loglog_slope", "band", "lemma1_system",
+           "occupancy_summary", "sup_l1_error", "lemma1_system",
            "lemma1_rows", "lemma2_matrices", "lemma2_rows", "random_design_system", "proposition1_rows",
            "proposition1_summary", "lemma10_rows", "gwsq_printed_weights", "gwsq_hypergeometric_weights",
            "gwsq_weight_rows", "occupancy_drops"]
@@ -170,49 +170,6 @@ def sup_l1_error(occupancy, reference) -> np.ndarray:
     L = min(occupancy.shape[-1], reference.shape[-1])
     diff = np.abs(occupancy[..., :L] - reference[..., :L]).sum(axis=(-1, -2))
     return diff.max(axis=-1)
-
-
-def pair_correlation(mean, mean_square, n_servers: int, *, n_boot: int = 1000, seed: int = 0):
-    """Correlation of two distinct tagged servers of one type, from whole-type sums.
-
-    Servers of a type are exchangeable (random graph, i.i.d. start), so with
-    ``S = sum_j X_j`` over the type's n servers, ``Var S = n Var X (1 + (n - 1) corr)``.
-    `mean` and `mean_square` are, per replication, the type averages of X and X^2 at
-    one time. Returns the estimate and a bootstrap 95% interval (resampling replications).
-    """
-    mean = check_array("mean", mean, ndim=1, low=0.0)
-    mean_square = check_array("mean_square", mean_square, shape=mean.shape, low=0.0)
-    if mean.size < 2:
-        raise ParameterError(f"`mean` needs at least 2 replications (got {mean.size})")
-    n = check_integer("n_servers", n_servers, low=2)
-    n_boot = check_integer("n_boot", n_boot, low=1)
-    seed = check_seed("seed", seed)
-
-    def estimate(idx):
-        s = n * mean[idx]
-        var_x = mean_square[idx].mean() - mean[idx].mean() ** 2
-        return (s.var(ddof=1) / n - var_x) / ((n - 1) * var_x)
-
-    rng = np.random.default_rng(seed)
-    full = estimate(np.arange(mean.size))
-    boots = np.array([estimate(rng.integers(0, mean.size, mean.size)) for _ in range(n_boot)])
-    low, high = np.percentile(boots, [2.5, 97.5])
-    return float(full), float(low), float(high)
-
-
-def loglog_slope(x, y) -> float:
-    """Least-squares slope of log y against log x."""
-    x = check_array("x", x, ndim=1, low=0.0, low_open=True)
-    y = check_array("y", y, shape=x.shape, low=0.0, low_open=True)
-    if x.size < 2 or np.unique(x).size < 2:
-        raise ParameterError("`x` needs at least two distinct values")
-    return float(np.polyfit(np.log(x), np.log(y), 1)[0])
-
-
-def band(samples, axis: int = 0):
-    """Mean and 95% t-interval of replications (thin wrapper of :func:`qtheory.stats.mean_ci`)."""
-    ci = mean_ci(np.asarray(samples), axis=axis)
-    return ci.mean, ci.low, ci.high, ci.se
 
 
 # -- the stability page (L-V-stability): Lemma 1, Lemma 2, Proposition 1, Lemma 10 ------------------------

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import solve_ivp
 from scipy.optimize import root
+from scipy.special import logsumexp
 
 from ..errors import ParameterError
 from ..validation import check_array, check_integer, check_real
@@ -20,7 +21,7 @@ from .model import LocalitySystem, check_tails
 from .stability import require_stable, type_loads
 
 __all__ = ["drift", "MeanFieldSolution", "solve_meanfield", "FixedPoint", "fixed_point",
-           "homogeneous_fixed_point", "refined_tail", "tail_decay_ratios", "mean_queue_length"]
+           "homogeneous_fixed_point", "refined_tail", "log_tail", "tail_decay_ratios", "mean_queue_length"]
 
 
 def _padded(q: np.ndarray) -> np.ndarray:
@@ -267,6 +268,73 @@ def refined_tail(system: LocalitySystem, fp: FixedPoint, *, max_levels: int = 64
                 q[:, l:] = 0.0
                 break
     return q
+
+
+def log_tail(system: LocalitySystem, fp: FixedPoint, levels: int, *, relative_from: float = 1e-6,
+             passes: int = 4) -> np.ndarray:
+    """``log q*_{m,l}`` for l = 1..`levels`, with relative accuracy where q* underflows.
+
+    `fp.q` is accurate only in absolute terms (about 1e-16); deep tails of JSQ(d) fall
+    doubly exponentially and leave double precision within a few levels. This route
+    works on logarithms throughout: from the first level where every tail is below
+    `relative_from`, each level is recomputed from the cancellation-free relation of
+    :func:`refined_tail`, ``u_m q*_{m,l} = lambda zeta sum_{j>=l} (q*_{m,j-1} - q*_{m,j})
+    sum_k (p[k,m] w_k / delta_k) c_{k,j}(q*)``, with every sum a log-sum-exp and
+    ``q_{j-1} - q_j`` as ``log q_{j-1} + log1p(-q_j/q_{j-1})``; repeated `passes` times.
+    For the homogeneous system it reproduces ``(d^l - 1)/(d - 1) log rho``.
+
+    Returns
+    -------
+    (M, levels) array of natural logarithms of the tails (finite, even below 1e-308).
+
+    Raises
+    ------
+    ParameterError
+        For d = 1 (tails ``rho_m^l`` in closed form), or if `fp` is not this system's.
+    """
+    if system.d < 2:
+        raise ParameterError("`log_tail` needs d >= 2 (random routing has geometric tails rho_m^l)")
+    if not isinstance(fp, FixedPoint) or fp.q.shape[0] != system.n_types:
+        raise ParameterError("`fp` must be the FixedPoint of this system (see fixed_point)")
+    levels = check_integer("levels", levels, low=1)
+    relative_from = check_real("relative_from", relative_from, low=0.0, high=1.0, low_open=True)
+    passes = check_integer("passes", passes, low=1)
+    M, d = system.n_types, system.d
+    small = np.nonzero(fp.q.max(axis=0) < relative_from)[0]
+    start = min(int(small[0]) if small.size else fp.q.shape[1], levels)
+    lq = np.full((M, levels + 1), -np.inf)        # column j holds level j (level 0: log 1 = 0)
+    lq[:, 0] = 0.0
+    with np.errstate(divide="ignore"):
+        lq[:, 1:start + 1] = np.log(fp.q[:, :start])
+    # levels beyond the start: a first guess one step of the dominant term below, refined next
+    for l in range(start + 1, levels + 1):
+        lq[:, l] = d * lq[:, l - 1]
+    r = system.neighbourhood_shares                 # (K, M)
+    weight = ((system.w / system.delta)[:, None] * system.p).T   # (M, K)
+    with np.errstate(divide="ignore"):
+        log_r = np.log(r)
+        log_w = np.log(weight)
+    log_rate = np.log(system.total_arrival_rate) - np.log(system.u)
+    expo = np.arange(d)
+    for _ in range(passes):
+        for l in range(max(start, 1), levels + 1):
+            for _it in range(60):
+                # cluster views log qt_{k,j} for j = l-1..levels
+                lqt = logsumexp(log_r[:, :, None] + lq[None, :, l - 1:], axis=1)          # (K, J)
+                a, b = lqt[:, :-1], lqt[:, 1:]                                              # levels j-1, j
+                lsel = logsumexp(expo[:, None, None] * a[None] + (d - 1 - expo)[:, None, None] * b[None],
+                                 axis=0)                                                    # (K, J-1)
+                lmix = logsumexp(log_w[:, :, None] + lsel[None], axis=1)                   # (M, J-1)
+                prev, cur = lq[:, l - 1:-1], lq[:, l:]
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    ldiff = prev + np.log1p(-np.exp(np.where(np.isfinite(prev), cur - prev, -np.inf)))
+                new = log_rate + logsumexp(ldiff + lmix, axis=1)
+                new = np.minimum(new, lq[:, l - 1])
+                done = np.allclose(new, lq[:, l], rtol=1e-15, atol=0.0)
+                lq[:, l] = new
+                if done:
+                    break
+    return lq[:, 1:]
 
 
 def homogeneous_fixed_point(load: float, d: int, levels: int) -> np.ndarray:

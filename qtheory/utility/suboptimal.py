@@ -15,6 +15,13 @@ leave at rate ``mu`` each; ``rho = lam / mu``.
 JLMU loses (``E[U] < E[V]``) iff ``eps < eps_c(rho) = a [(1 + rho)(1 - e^{-rho}) - rho] / rho^2``.
 :func:`stationary_mean_utility` computes both by solving a truncated CTMC, an
 independent route to the same numbers.
+
+Convention of this module: `rho` is always the **total** offered load of the two pools
+and every utility returned here is the **total** over both pools. The generic routes
+normalise per pool: ``two_pool_system(eps, rho).rho == rho / 2`` and
+``simulate(two_pool_system(eps, rho), 2, ...).mean_utility`` (likewise
+``exact_stationary``) is per pool, so twice it is ``jlmu_mean_utility(eps, rho)``
+(tests/utility/test_sec83_conventions.py crosses the routes).
 """
 
 from __future__ import annotations
@@ -52,7 +59,11 @@ def two_pool_system(eps: float, rho: float, a: float = 1.0, mu: float = 1.0) -> 
 
 
 def jlmu_mean_utility(eps: float, rho: float, a: float = 1.0) -> float:
-    """Stationary mean aggregate utility ``E[u_1(X) + u_2(Y)]`` under JLMU (closed form)."""
+    """Stationary mean aggregate utility ``E[u_1(X) + u_2(Y)]`` under JLMU (closed form).
+
+    Total over the two pools at total load `rho`; the per-pool ``simulate(...).mean_utility``
+    of :func:`two_pool_system` is half of it.
+    """
     eps, rho, a = _check(eps, rho, a)
     p_busy = rho / (1.0 + rho)
     return eps * (rho - p_busy) + a * p_busy

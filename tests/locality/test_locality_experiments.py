@@ -4,8 +4,7 @@ import numpy as np
 import pytest
 
 from qtheory.errors import ParameterError
-from qtheory.locality.experiments import (build_graph, loglog_slope, pair_correlation, stationary_replication,
-                                          sup_l1_error, trajectory_replication)
+from qtheory.locality.experiments import build_graph, stationary_replication, sup_l1_error, trajectory_replication
 from qtheory.locality.graphs import irg
 from qtheory.locality.meanfield import fixed_point, solve_meanfield
 from qtheory.locality.model import paper_initial_occupancy, paper_system
@@ -18,20 +17,6 @@ T_GRID = np.linspace(0.0, 2.5, 26)
 
 def runs(n_runs, seed, *args, **kwargs):
     return replicate(trajectory_replication, n_runs, seed, args=args, kwargs=kwargs, workers=1, progress=False)
-
-
-def test_pair_correlation_recovers_a_known_equicorrelation():
-    rng = np.random.default_rng(0)
-    n, reps, rho = 50, 400, 0.05
-    common = rng.standard_normal((reps, 1))
-    x = np.sqrt(rho) * common + np.sqrt(1 - rho) * rng.standard_normal((reps, n)) + 3.0
-    est, low, high = pair_correlation(x.mean(axis=1), (x ** 2).mean(axis=1), n, n_boot=400)
-    assert low <= rho <= high
-    assert high - low < 0.05
-
-
-def test_loglog_slope_of_a_power_law():
-    assert loglog_slope([10, 100, 1000], [3.0, 0.3, 0.03]) == pytest.approx(-1.0)
 
 
 def test_theorem1_correlation_of_tagged_queues_vanishes():

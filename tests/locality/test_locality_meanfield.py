@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from qtheory.errors import InstabilityError, ParameterError
-from qtheory.locality.meanfield import (drift, fixed_point, homogeneous_fixed_point, refined_tail,
+from qtheory.locality.meanfield import (drift, fixed_point, homogeneous_fixed_point, log_tail, refined_tail,
                                         solve_meanfield, tail_decay_ratios)
 from qtheory.locality.model import LocalitySystem, paper_initial_occupancy, paper_system
 from qtheory.locality.stability import type_loads
@@ -134,3 +134,35 @@ def test_tail_ratios_are_nan_where_a_tail_is_zero_or_one():
     assert r[1, 2] == pytest.approx(2.0) and r[1, 3] == pytest.approx(1.5)
     # a 1 below, a 0 above or below: no ratio
     assert np.isnan(r[0, 0]) and np.isnan(r[0, 2]) and np.isnan(r[0, 3]) and np.isnan(r[1, 0])
+
+
+@pytest.mark.parametrize("load, d", [(0.5, 2), (0.9, 2), (0.8, 3)])
+def test_log_tail_keeps_relative_accuracy_where_the_tail_underflows(load, d):
+    # independent closed form: log q_l = (d^l - 1)/(d - 1) log rho (Mitzenmacher's fixed point)
+    s = homogeneous(load, d)
+    levels = 14 if d == 2 else 10
+    lt = log_tail(s, fixed_point(s), levels)
+    l = np.arange(1, levels + 1)
+    exact = (float(d) ** l - 1) / (d - 1) * np.log(load)
+    assert np.exp(exact[-1]) == 0.0   # the deepest levels lie below double precision
+    assert np.all(np.isfinite(lt))
+    assert np.allclose(lt[0], exact, rtol=1e-10, atol=0)
+
+
+def test_log_tail_agrees_with_refined_tail_on_the_paper_system():
+    s = paper_system()
+    fp = fixed_point(s)
+    q = refined_tail(s, fp)
+    lt = log_tail(s, fp, q.shape[1])
+    keep = q > 1e-250
+    assert np.allclose(lt[keep], np.log(q[keep]), rtol=1e-9, atol=0)
+    assert np.all(np.isfinite(lt))
+
+
+def test_log_tail_rejects_random_routing_and_foreign_fixed_points():
+    with pytest.raises(ParameterError, match="d >= 2"):
+        log_tail(homogeneous(0.5, 1), fixed_point(homogeneous(0.5, 1)), 5)
+    with pytest.raises(ParameterError, match="fp"):
+        log_tail(homogeneous(0.5, 2), None, 5)
+    with pytest.raises(ParameterError, match="levels"):
+        log_tail(homogeneous(0.5, 2), fixed_point(homogeneous(0.5, 2)), 0)

@@ -231,7 +231,12 @@ def solver_agreement_rows(system: PoolSystem, starts: dict, times, dts) -> list[
 
 def assignment_rows(system: PoolSystem, rhos) -> list[dict]:
     """Fig. 3: the optimal assignment ``q_*`` against ``rho``: tasks per pool of each class,
-    the fraction of class pools at the top level and ``sigma_*``."""
+    the fraction of class pools at the top level and ``sigma_*``.
+
+    Numbering convention of the package: Python objects index classes from 0 (array rows,
+    ``Assignment.sigma[0]``); tidy rows and tables number them from 1 as the paper does
+    (``cls``, ``sigma_cls`` = ``sigma[0] + 1``). Levels are numbered from 1 everywhere.
+    """
     rows = []
     alpha = system.alpha_array
     for rho in rhos:

@@ -33,7 +33,8 @@ class OptimalAssignment:
     q : ndarray, shape (m, J + 1)
         ``q*(i, j)``; ``q[:, 0]`` are the class fractions used.
     sigma : tuple of int
-        ``sigma* = (i, j)`` (class from 0, level from 1), eq. (5) / (10).
+        ``sigma* = (i, j)`` (class from 0 as a Python index, level from 1), eq. (5) / (10);
+        tidy rows (e.g. ``assignment_rows``) print the class from 1, as the paper.
     rank : int
         Position ``r*`` of ``sigma*`` in the enumeration (from 1): ``sigma* = (i_r*, j_r*)``.
     theta : float

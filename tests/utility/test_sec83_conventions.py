@@ -33,3 +33,16 @@ def test_simulated_per_pool_utility_times_two_is_the_closed_form_total():
     # 8 runs: t_7 quantile at 1e-4 two-sided is about 6.1; one comparison
     assert abs(2 * vals.mean() - jlmu_mean_utility(EPS, RHO)) < 2 * 6.1 * se
     assert abs(2 * vals.mean() - conservative_mean_utility(EPS, RHO)) > 2 * 6.1 * se
+
+
+def test_class_numbering_python_from_0_rows_from_1():
+    from qtheory.utility import optimal_assignment
+    from qtheory.utility.experiments import assignment_rows
+    from qtheory.utility.model import LinearUtility, StepUtility, PoolSystem
+    system = PoolSystem((StepUtility(1.0), LinearUtility(0.3)), (0.5, 0.5), 0.2)
+    a = optimal_assignment(system, 0.2)
+    # the step class (index 0) fills first: its level-1 coordinate holds sigma* at low load
+    assert a.sigma == (0, 1)
+    rows = assignment_rows(system, [0.2])
+    assert [r["cls"] for r in rows] == [1, 2]
+    assert all(r["sigma_cls"] == 1 for r in rows)

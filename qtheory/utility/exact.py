@@ -18,7 +18,8 @@ from scipy.sparse.linalg import spsolve
 from ..errors import ParameterError
 from ..validation import check_integer, check_positive
 from .model import TIE_DECIMALS, PoolSystem, enumeration, tabulate
-from .simulation import POLICIES, default_beta
+from .policies import as_policy
+from .simulation import default_beta
 
 __all__ = ["ExactStationary", "exact_stationary"]
 
@@ -82,12 +83,16 @@ def _dispatch(policy, occ, cls, r, key, thresholds, ecls, elev, green_min, targe
     return [(p, 1.0 / len(chosen)) for p in chosen], new_r
 
 
-def exact_stationary(system: PoolSystem, n: int, policy: str, *, max_tasks: int, beta: float | None = None,
+def exact_stationary(system: PoolSystem, n: int, policy, *, max_tasks: int, beta: float | None = None,
                      target_class: int | None = None) -> ExactStationary:
     """Stationary mean utility (per pool), mean ``s_n`` and law of ``r_n`` of the chain with
-    ``n`` pools, arrivals blocked at `max_tasks` tasks (exact up to that truncation)."""
-    if policy not in POLICIES:
-        raise ParameterError(f"`policy` must be one of {', '.join(POLICIES)} (got {policy!r})")
+    ``n`` pools, arrivals blocked at `max_tasks` tasks (exact up to that truncation).
+
+    `policy` is a :mod:`qtheory.utility.policies` object or a registered name (then with
+    `beta`, `target_class` as keywords); the chain keeps its own implementation of each
+    rule, independent of the simulation kernel. SLTA's ``r0`` does not enter (stationary law)."""
+    pol = as_policy(policy, beta=beta, target_class=target_class)
+    policy, beta, target_class = pol.name, getattr(pol, "beta", None), getattr(pol, "target_class", None)
     n = check_integer("n", n, low=1)
     max_tasks = check_integer("max_tasks", max_tasks, low=1)
     counts = system.pool_counts(n)

@@ -48,3 +48,16 @@ def test_system_dependent_checks_still_apply():
 def test_policies_are_frozen():
     with pytest.raises(AttributeError):
         SLTA(beta=0.3).beta = 0.5
+
+
+def test_exact_chain_accepts_policy_objects():
+    from qtheory.utility.exact import exact_stationary
+    small = PoolSystem((LogUtility(2), LogUtility(3)), (0.5, 0.5), 0.8)
+    a = exact_stationary(small, 2, "slta", max_tasks=5, beta=0.7)
+    b = exact_stationary(small, 2, SLTA(beta=0.7), max_tasks=5)
+    assert a.mean_utility == b.mean_utility
+    c = exact_stationary(small, 2, Conservative(target_class=0), max_tasks=5)
+    d = exact_stationary(small, 2, "conservative", max_tasks=5, target_class=0)
+    assert c.mean_utility == d.mean_utility
+    e = exact_stationary(small, 2, Conservative(), max_tasks=5)  # default: the last class
+    assert e.mean_utility != c.mean_utility  # the object's target_class reaches the chain

@@ -11,6 +11,7 @@ from qtheory.locality.model import paper_initial_occupancy, paper_system
 from qtheory.locality.simulation import iid_initial_state, simulate_jsqd
 from qtheory.locality.stability import design_compatibility
 from qtheory.runtime import replicate
+from qtheory.stats import pair_correlation
 
 T_GRID = np.linspace(0.0, 2.5, 26)
 

@@ -2,7 +2,8 @@
 #   make book    -- venv from the pinned requirements, every notebook through papermill, HTML
 #   make test    -- the test suite
 #   make stress  -- the test suite N times (default 20) with every core busy (flaky tests)
-# Options: PRESET=quick|paper (default paper), JOBS=N notebooks at a time, STRICT=1
+# Options: PRESET=quick|paper (default paper), JOBS=N notebooks at a time,
+# SCHEDULER=ADDRESS replications on a Dask cluster, STRICT=1
 # to turn Sphinx warnings into errors (CI does).
 PYTHON ?= python3
 VENV   ?= .venv
@@ -23,7 +24,7 @@ $(VENV)/.installed: requirements.txt constraints.txt pyproject.toml
 	touch $@
 
 book: $(VENV)/.installed
-	$(BIN)/python -m qtheory book --preset $(PRESET) --jobs $(JOBS) $(if $(STRICT),--strict,)
+	$(BIN)/python -m qtheory book --preset $(PRESET) --jobs $(JOBS) $(if $(STRICT),--strict,) $(if $(SCHEDULER),--scheduler $(SCHEDULER),)
 
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest

@@ -39,6 +39,8 @@ table.qtheory-table { font-size: 0.88em; border-collapse: collapse; margin: 0.8e
 table.qtheory-table caption { caption-side: top; text-align: left; padding-bottom: 0.4em; }
 table.qtheory-table th, table.qtheory-table td { padding: 0.2em 0.55em; border-bottom: 1px solid var(--pst-color-border); vertical-align: top; }
 table.qtheory-table thead th { border-bottom: 2px solid var(--pst-color-primary); }
+figure.qtheory-figure { margin: 0.8em 0 1.4em; }
+figure.qtheory-figure figcaption { font-size: 0.9em; margin-top: 0.4em; color: var(--pst-color-text-muted); }
 table.qtheory-table tbody tr:nth-child(odd) { background: var(--pst-color-surface); }
 """
 FONTS = Path("output") / "chtml" / "fonts" / "woff-v2"

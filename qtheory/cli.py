@@ -67,6 +67,10 @@ def _overrides(pairs) -> dict:
 
 
 def cmd_reproduce(args) -> int:
+    if getattr(args, "scheduler", None):
+        from qtheory import runtime
+        runtime.dask_executor(args.scheduler)  # fail early, naming --scheduler
+        os.environ["QTHEORY_SCHEDULER"] = args.scheduler  # inherited by the notebook processes
     reproduce.reproduce(args.preset, args.only, _overrides(args.param), jobs=args.jobs,
                         results_dir=args.results_dir, workers=args.workers, force=args.force,
                         wait=args.wait)
@@ -104,6 +108,9 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=int, default=1, help="notebooks run at the same time (default 1)")
     p.add_argument("--workers", type=int, default=None,
                    help="worker processes per notebook for replications (default: CPUs / jobs)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="send every notebook's replications to the Dask scheduler at ADDRESS "
+                        "(e.g. tcp://10.0.0.1:8786); same numbers as a local run")
     p.add_argument("--results-dir", default=None, help="results root (default: results/)")
     p.add_argument("--force", action="store_true",
                    help="rerun notebooks whose results are up to date (default: skip them)")

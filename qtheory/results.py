@@ -147,6 +147,10 @@ def replace_dir(src: Path, dst: Path) -> None:
         shutil.rmtree(trash, ignore_errors=True)
 
 
+#: figures shown so far in this process (one notebook run): numbers the captions
+_FIGURE_NUMBER = 0
+
+
 class ResultWriter:
     """Collect the files of one manifest item and publish them atomically.
 
@@ -220,8 +224,13 @@ class ResultWriter:
         _atomic_write_text(path, json.dumps(_jsonable(data), indent=1))
         self._register(path)
 
-    def save_figure(self, fig, name: str | None = None, *, dpi: int = 150) -> None:
-        """Save a matplotlib figure as PNG and SVG (``<ID>[_<name>].png`` / ``.svg``)."""
+    def save_figure(self, fig, name: str | None = None, *, dpi: int = 150, caption: str | None = None) -> None:
+        """Save a matplotlib figure as PNG and SVG (``<ID>[_<name>].png`` / ``.svg``).
+
+        In a notebook the figure is then shown as a numbered HTML figure with alt text and
+        a caption: `caption` (what is plotted) followed by the item, the preset, the seed
+        and the data files, so that every figure of the book says where it comes from.
+        """
         from .plotting import declutter_log_ticks
 
         declutter_log_ticks(fig)
@@ -231,6 +240,44 @@ class ResultWriter:
         svg = self._path(name, ".svg")
         fig.savefig(svg, bbox_inches="tight")
         self._register(svg)
+        self._show_figure(fig, png, name, caption)
+
+    def figure_caption(self, name: str | None = None, caption: str | None = None) -> tuple[str, str]:
+        """The (caption, alt text) :meth:`save_figure` shows with a figure."""
+        what = caption or self.item.title      # not capitalised: titles may start with a symbol
+        part = f" ({name})" if name else ""
+        preset = os.environ.get("QTHEORY_PRESET", "interactive")
+        overrides = os.environ.get("QTHEORY_OVERRIDES")
+        changed = f", with {', '.join(f'{k} = {v!r}' for k, v in json.loads(overrides).items())}" \
+            if overrides and json.loads(overrides) else ""
+        seed = "no random numbers" if self.seed is None else f"seed {self.seed}"
+        data = [f for f in self._files if f.endswith(".csv")]
+        source = f"; data: {', '.join(data)}" if data else ""
+        text = f"{self.item.id}{part}. {what.rstrip('.')}. Computed with the {preset} preset{changed}, {seed}{source}."
+        return text, f"{self.item.id}{part}: {what}"
+
+    def _show_figure(self, fig, png: Path, name: str | None, caption: str | None) -> None:
+        try:
+            from IPython import get_ipython
+        except ImportError:  # pragma: no cover - IPython comes with the notebook stack
+            return
+        if get_ipython() is None:
+            return
+        import base64
+        import html as _html
+
+        import matplotlib.pyplot as plt
+        from IPython.display import HTML, display
+
+        global _FIGURE_NUMBER
+        _FIGURE_NUMBER += 1
+        text, alt = self.figure_caption(name, caption)
+        data = base64.b64encode(png.read_bytes()).decode("ascii")
+        display(HTML(f'<figure class="qtheory-figure"><img src="data:image/png;base64,{data}" '
+                     f'alt="{_html.escape(alt, quote=True)}" style="max-width: 100%; height: auto;">'
+                     f"<figcaption><strong>Figure {_FIGURE_NUMBER}.</strong> {_html.escape(text)}</figcaption>"
+                     "</figure>"))
+        plt.close(fig)      # shown above: the inline backend must not show it a second time
 
     def claim(self, text: str, *, paper: float | None = None, ours: float | None = None,
               paper_se: float | None = None, ours_se: float | None = None,

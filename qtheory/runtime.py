@@ -118,6 +118,36 @@ def default_workers() -> int:
     return os.cpu_count() or 1
 
 
+def default_scheduler() -> str | None:
+    """Address of a Dask scheduler for replications: ``$QTHEORY_SCHEDULER`` (set by
+    ``python -m qtheory reproduce --scheduler ADDRESS``), else None (local processes)."""
+    return os.environ.get("QTHEORY_SCHEDULER") or None
+
+
+_DASK_CLIENTS: dict = {}
+
+
+def dask_executor(address: str) -> Executor:
+    """A ``concurrent.futures`` executor on the Dask scheduler at `address`.
+
+    ``dask.distributed`` is imported only here. The client is created once per
+    address and process. An unreachable address raises :class:`ParameterError`
+    naming ``--scheduler``.
+    """
+    if address not in _DASK_CLIENTS:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise ParameterError("--scheduler needs dask.distributed: pip install 'dask[distributed]'") from None
+        try:
+            client = Client(address, timeout="10s", set_as_default=False)
+        except (OSError, TimeoutError, ValueError, TypeError) as exc:
+            raise ParameterError(
+                f"--scheduler {address!r}: cannot connect to a Dask scheduler there ({exc})") from None
+        _DASK_CLIENTS[address] = client
+    return _DASK_CLIENTS[address].get_executor()
+
+
 def progress_enabled() -> bool:
     """Whether progress bars are shown: off under ``QTHEORY_PROGRESS=0`` (set by reproduce)."""
     return os.environ.get("QTHEORY_PROGRESS", "1") not in ("0", "false", "no")
@@ -154,8 +184,10 @@ def replicate(
         Extra arguments passed to every call.
     executor : concurrent.futures.Executor, optional
         Where to run the calls (e.g. ``dask.distributed.Client(...).get_executor()``).
-        By default a local process pool with `workers` processes, or the calling
-        process itself when ``workers == 1``.
+        By default the Dask scheduler of ``$QTHEORY_SCHEDULER`` when set (see
+        :func:`dask_executor`), else a local process pool with `workers` processes,
+        or the calling process itself when ``workers == 1``. The results do not
+        depend on the executor: replication k always gets child k of the seed.
     workers : int, optional
         Size of the default pool; defaults to :func:`default_workers`.
     progress : bool, optional
@@ -173,6 +205,8 @@ def replicate(
     kwargs = dict(kwargs or {})
     show = progress_enabled() if progress is None else bool(progress)
     bar = _progress_bar(n_replications, desc or getattr(func, "__name__", "replications"), show)
+    if executor is None and default_scheduler():
+        executor = dask_executor(default_scheduler())
     try:
         if executor is not None:
             return _run_on(executor, func, seeds, args, kwargs, bar)
@@ -197,11 +231,14 @@ def _run_on(executor: Executor, func, seeds, args, kwargs, bar) -> list:
     try:
         for fut in futures:
             fut.add_done_callback(lambda _f: bar.update(1))
-        return [fut.result() for fut in futures]
+        out = [fut.result() for fut in futures]
     except BaseException:
         for fut in futures:
             fut.cancel()
         raise
+    if len(out) != len(seeds):  # pragma: no cover - a broken executor
+        raise RuntimeError(f"executor returned {len(out)} of {len(seeds)} replications")
+    return out
 
 
 class _NoBar:

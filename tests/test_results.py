@@ -68,3 +68,18 @@ def test_infinite_values_stay_readable_in_json(results_dir):
         rec.write_table([{"a": 1}])
     text = (results_dir / "L-F3" / "L-F3.json").read_text()
     assert json.loads(text)["parameters"]["horizon"] == "inf"
+
+
+def test_figure_caption_names_item_preset_seed_and_data(tmp_path, monkeypatch):
+    monkeypatch.setenv("QTHEORY_PRESET", "quick")
+    monkeypatch.setenv("QTHEORY_OVERRIDES", '{"n_runs": 20}')
+    w = results.ResultWriter("L-F2", parameters={"seed": 7}, seed=7, root=tmp_path)
+    w.write_table([{"a": 1}])
+    text, alt = w.figure_caption("tail", "mean paths against the ODE")
+    assert text.startswith("L-F2 (tail). mean paths against the ODE. Computed with the quick preset")
+    assert "n_runs = 20" in text and "seed 7" in text and "L-F2.csv" in text
+    assert alt == "L-F2 (tail): mean paths against the ODE"
+    w.discard()
+    d = results.ResultWriter("L-X-homog", parameters={}, seed=None, root=tmp_path)
+    assert "no random numbers" in d.figure_caption()[0] and "homogeneous" in d.figure_caption()[1]
+    d.discard()

@@ -221,3 +221,26 @@ def test_theorem_environments_render(book_html):
         wanted = {i.id for i in manifest.ITEMS.values() if i.paper == paper and i.kind in ("V", "X")}
         assert wanted <= parsed.ids, f"{paper}: theorem anchors missing {sorted(wanted - parsed.ids)}"
         assert "Recorded in this build" in parsed.text or "records no single number" in parsed.text
+
+
+_FIGURE_CAPTIONS = """() => Array.from(document.querySelectorAll('.cell_output img')).map(img => {
+    const fig = img.closest('figure');
+    const cap = fig ? fig.querySelector('figcaption') : null;
+    return {alt: img.alt || '', caption: cap ? cap.innerText : ''};
+})"""
+
+
+@pytest.mark.parametrize("doc", [d for d, _ in result_pages()])
+def test_every_result_figure_has_a_caption_and_alt_text(doc, book_html, server, browser):
+    page = browser.new_page()
+    page.goto(urljoin(server, f"{doc}.html"), wait_until="load")
+    figures = page.evaluate(_FIGURE_CAPTIONS)
+    page.close()
+    items = dict(result_pages())[doc]
+    for fig in figures:
+        # alt text names the item and what is drawn (not a hashed file name), and the
+        # caption says where the numbers come from: preset and seed
+        assert re.match(r"[LRU]-[A-Za-z0-9-]+", fig["alt"]), f"{doc}: figure without alt text ({fig['alt']!r})"
+        assert re.match(r"Figure \d+\.", fig["caption"]), f"{doc}: figure without a numbered caption"
+        assert "preset" in fig["caption"] and ("seed" in fig["caption"] or "no random numbers" in fig["caption"])
+    assert len(figures) >= len(items)

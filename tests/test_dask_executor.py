@@ -1,0 +1,56 @@
+"""Replications on a real Dask cluster of separate worker processes (issue 18).
+
+Same numbers as a local run (replication k gets child k of the seed wherever it runs);
+a worker killed mid-run costs no replication (Dask reruns its task); a bad address is a
+ParameterError naming --scheduler. The kill is deterministic: the task of replication 0
+creates a marker file and exits its worker process on its first attempt only.
+"""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+from qtheory import runtime
+from qtheory.errors import ParameterError
+
+distributed = pytest.importorskip("distributed")
+cloudpickle = pytest.importorskip("cloudpickle")
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+
+def draw(seed_sequence, marker=None):
+    """Mean of 1000 uniforms; with `marker`, the first call of replication 0 kills its worker."""
+    if marker is not None and seed_sequence.spawn_key[-1] == 0 and not os.path.exists(marker):
+        open(marker, "w").close()
+        os._exit(1)
+    return (tuple(seed_sequence.spawn_key), float(np.random.default_rng(seed_sequence).random(1000).mean()))
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(host="127.0.0.1", n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, silence_logs=40) as c:
+        yield c
+
+
+def test_dask_matches_local(cluster, monkeypatch):
+    local = runtime.replicate(draw, 8, seed=7, workers=1, progress=False)
+    monkeypatch.setenv("QTHEORY_SCHEDULER", cluster.scheduler_address)
+    remote = runtime.replicate(draw, 8, seed=7, progress=False)
+    assert remote == local
+    assert len({v for _, v in remote}) == 8
+
+
+def test_killed_worker_loses_no_replication(cluster, tmp_path):
+    marker = tmp_path / "killed"
+    ex = runtime.dask_executor(cluster.scheduler_address)
+    out = runtime.replicate(draw, 6, seed=3, executor=ex, kwargs={"marker": str(marker)}, progress=False)
+    assert marker.exists()  # a worker did die
+    assert len(out) == 6
+    assert out == runtime.replicate(draw, 6, seed=3, workers=1, progress=False)
+
+
+def test_bad_address_names_the_option():
+    with pytest.raises(ParameterError, match="--scheduler"):
+        runtime.dask_executor("tcp://127.0.0.1:1")

@@ -41,11 +41,12 @@ from .._rng import exponential, randint, uniform
 from ..runtime import kernel_state
 from ..validation import check_array, check_integer, check_positive, check_real
 from .model import TIE_DECIMALS, PoolSystem, enumeration, tabulate
+from .policies import REGISTRY, as_policy
 from .rules import jlmu_class, slta_decrement, slta_increment
 
 __all__ = ["POLICIES", "SimulationResult", "simulate", "occupancy_from_state", "default_beta"]
 
-POLICIES = {"jlmu": 0, "slta": 1, "random": 2, "jsq": 3, "conservative": 4}
+POLICIES = {name: cls.code for name, cls in REGISTRY.items()}  # old name -> kernel code map
 
 _ERRORS = {
     1: "a pool exceeded `max_occupancy` tasks; raise `max_occupancy`",
@@ -350,7 +351,9 @@ def simulate(system: PoolSystem, n: int, policy: str, *, t_end: float, seed, war
         Classes, utilities, load ``rho`` and service rate ``mu``.
     n : int
         Number of pools; ``n alpha(i)`` must be whole numbers.
-    policy : {"jlmu", "slta", "random", "jsq", "conservative"}
+    policy : Policy or {"jlmu", "slta", "random", "jsq", "conservative"}
+        A :mod:`qtheory.utility.policies` object (owning its parameters) or a registered
+        name; with a name, `beta`, `r0`, `target_class` are given as keywords.
     t_end : float
         Horizon.
     seed : int or numpy.random.SeedSequence
@@ -377,8 +380,11 @@ def simulate(system: PoolSystem, n: int, policy: str, *, t_end: float, seed, war
         Poisson mean, or the initial number).
     """
     n = check_integer("n", n, low=1)
-    if policy not in POLICIES:
-        raise ParameterError(f"`policy` must be one of {', '.join(POLICIES)} (got {policy!r})")
+    pol = as_policy(policy, beta=beta, r0=r0, target_class=target_class)
+    policy = pol.name
+    beta = getattr(pol, "beta", None)
+    r0 = getattr(pol, "r0", 1)
+    target_class = getattr(pol, "target_class", None)
     t_end = check_positive("t_end", t_end)
     warmup = check_real("warmup", warmup, low=0.0, high=t_end, high_open=True)
     counts = system.pool_counts(n)
@@ -461,7 +467,7 @@ def simulate(system: PoolSystem, n: int, policy: str, *, t_end: float, seed, war
     time_r = np.zeros(ecls.size + 2)
     start = time.perf_counter()
     status, events, area_u, area_s, _ = _kernel_simulate(
-        POLICIES[policy], kernel_state(seed), n, system.lam, system.mu, t_end, warmup, pool_class, offset,
+        pol.code, kernel_state(seed), n, system.lam, system.mu, t_end, warmup, pool_class, offset,
         occ.copy(), perm, posn, bound, minocc, tasks, n0, delta, key, u_start, ecls, elev, r0,
         float(n * beta), target, sample_t, out_q, out_r, out_s, out_u, area_q, hist_n, time_r)
     wall = time.perf_counter() - start

@@ -91,6 +91,8 @@ def exact_stationary(system: PoolSystem, n: int, policy, *, max_tasks: int, beta
     `policy` is a :mod:`qtheory.utility.policies` object or a registered name (then with
     `beta`, `target_class` as keywords); the chain keeps its own implementation of each
     rule, independent of the simulation kernel. SLTA's ``r0`` does not enter (stationary law)."""
+    if target_class is not None:  # checked for every policy, as before
+        check_integer("target_class", target_class, low=0, high=system.m - 1)
     pol = as_policy(policy, beta=beta, target_class=target_class)
     policy, beta, target_class = pol.name, getattr(pol, "beta", None), getattr(pol, "target_class", None)
     n = check_integer("n", n, low=1)

@@ -380,6 +380,8 @@ def simulate(system: PoolSystem, n: int, policy: str, *, t_end: float, seed, war
         Poisson mean, or the initial number).
     """
     n = check_integer("n", n, low=1)
+    if target_class is not None:  # checked for every policy, as before
+        check_integer("target_class", target_class, low=0, high=system.m - 1)
     pol = as_policy(policy, beta=beta, r0=r0, target_class=target_class)
     policy = pol.name
     beta = getattr(pol, "beta", None)

@@ -213,6 +213,17 @@ def fixed_point(system: LocalitySystem, *, levels: int | None = None, tol: float
     return FixedPoint(q, residual, L, balance)
 
 
+def _check_tail_inputs(func: str, system: LocalitySystem, fp, levels, relative_from, passes, levels_name: str):
+    """The common arguments of :func:`refined_tail` and :func:`log_tail`, checked."""
+    if system.d < 2:
+        raise ParameterError(f"`{func}` needs d >= 2 (random routing has geometric tails rho_m^l)")
+    if not isinstance(fp, FixedPoint) or fp.q.shape[0] != system.n_types:
+        raise ParameterError("`fp` must be the FixedPoint of this system (see fixed_point)")
+    return (check_integer(levels_name, levels, low=1),
+            check_real("relative_from", relative_from, low=0.0, high=1.0, low_open=True),
+            check_integer("passes", passes, low=1))
+
+
 def refined_tail(system: LocalitySystem, fp: FixedPoint, *, max_levels: int = 64,
                  relative_from: float = 1e-6, passes: int = 4) -> np.ndarray:
     """The fixed point's tails with *relative* accuracy far below the root solve's 1e-16.
@@ -234,13 +245,8 @@ def refined_tail(system: LocalitySystem, fp: FixedPoint, *, max_levels: int = 64
         For d = 1, whose tails are geometric (``rho_m^l``, known in closed form) and
         not dominated by the level below.
     """
-    if system.d < 2:
-        raise ParameterError("`refined_tail` needs d >= 2 (random routing has geometric tails rho_m^l)")
-    if not isinstance(fp, FixedPoint) or fp.q.shape[0] != system.n_types:
-        raise ParameterError("`fp` must be the FixedPoint of this system (see fixed_point)")
-    max_levels = check_integer("max_levels", max_levels, low=1)
-    relative_from = check_real("relative_from", relative_from, low=0.0, high=1.0, low_open=True)
-    passes = check_integer("passes", passes, low=1)
+    max_levels, relative_from, passes = _check_tail_inputs("refined_tail", system, fp, max_levels,
+                                                           relative_from, passes, "max_levels")
     q = np.zeros((system.n_types, max_levels))
     L0 = min(fp.q.shape[1], max_levels)
     q[:, :L0] = fp.q[:, :L0]
@@ -292,13 +298,8 @@ def log_tail(system: LocalitySystem, fp: FixedPoint, levels: int, *, relative_fr
     ParameterError
         For d = 1 (tails ``rho_m^l`` in closed form), or if `fp` is not this system's.
     """
-    if system.d < 2:
-        raise ParameterError("`log_tail` needs d >= 2 (random routing has geometric tails rho_m^l)")
-    if not isinstance(fp, FixedPoint) or fp.q.shape[0] != system.n_types:
-        raise ParameterError("`fp` must be the FixedPoint of this system (see fixed_point)")
-    levels = check_integer("levels", levels, low=1)
-    relative_from = check_real("relative_from", relative_from, low=0.0, high=1.0, low_open=True)
-    passes = check_integer("passes", passes, low=1)
+    levels, relative_from, passes = _check_tail_inputs("log_tail", system, fp, levels, relative_from, passes,
+                                                       "levels")
     M, d = system.n_types, system.d
     small = np.nonzero(fp.q.max(axis=0) < relative_from)[0]
     start = min(int(small[0]) if small.size else fp.q.shape[1], levels)

@@ -25,3 +25,25 @@ def test_every_item_whose_notebook_exists_is_written_by_it():
         text = path.read_text()
         for item in manifest.notebooks()[path.stem]:
             assert item.id in text, f"{path.name} never mentions {item.id}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_every_name_a_notebook_imports_from_qtheory_exists(path):
+    """A moved or renamed function fails here, not after minutes of a book build."""
+    import ast
+    import importlib
+
+    nb = json.loads(path.read_text())
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        try:
+            tree = ast.parse("".join(cell["source"]))
+        except SyntaxError:         # IPython magics: not used by our notebooks
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("qtheory"):
+                module = importlib.import_module(node.module)
+                for alias in node.names:
+                    if not hasattr(module, alias.name):     # a submodule: `from pkg import mod`
+                        importlib.import_module(f"{node.module}.{alias.name}")

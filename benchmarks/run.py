@@ -40,12 +40,12 @@ SECTIONS = ("peers", "limit", "scaling", "book", "dask")
 #: per-implementation run sizes (events scale with the horizon); Ciw is ~1000x slower
 SCALES = {
     "full": {"numba": {"horizon": 2000.0, "r_events": 2_000_000, "u_t_end": 2000.0},
-             "c": {"horizon": 2000.0},
+             "c": {"horizon": 2000.0, "r_events": 2_000_000, "u_t_end": 2000.0},
              "plain": {"horizon": 400.0, "r_events": 200_000, "u_t_end": 200.0},
              "simpy": {"horizon": 200.0, "r_events": 100_000, "u_t_end": 100.0},
              "ciw": {"horizon": 80.0}},
     "quick": {"numba": {"horizon": 500.0, "r_events": 500_000, "u_t_end": 500.0},
-              "c": {"horizon": 500.0},
+              "c": {"horizon": 500.0, "r_events": 500_000, "u_t_end": 500.0},
               "plain": {"horizon": 130.0, "r_events": 50_000, "u_t_end": 50.0},
               "simpy": {"horizon": 80.0, "r_events": 25_000, "u_t_end": 25.0},
               "ciw": {"horizon": 40.0}},

@@ -8,7 +8,11 @@ statistics can be checked to agree within standard errors.
 - ``plain``: event loops in pure Python (``random`` module), one event at a time;
 - ``simpy_models``: the idiomatic SimPy process model (a process per job, resources);
 - ``ciw_models``: Ciw networks with custom routing objects, where Ciw can express the model;
-- ``csupermarket``: compiles and runs ``supermarket.c`` (gcc -O2), the speed limit.
+- ``csupermarket``, ``credundancy``, ``cutility``: compile and run the C loops
+  ``supermarket.c`` (JSQ(2) supermarket), ``redundancy.c`` (c.o.s.-ALIS and c.o.c. on
+  circular-d) and ``utility.c`` (JLMU and SLTA) with gcc -O2: the speed limit. Each is the
+  numba kernel's event loop written in C with the same generator and the same draws, so
+  that fed the same stream it takes the same path.
 """
 
 from dataclasses import dataclass

@@ -21,6 +21,7 @@ Enabled in ``_config.yml`` under ``sphinx.extra_extensions``.
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -30,7 +31,10 @@ from docutils.parsers.rst import Directive
 SCRIPT = "tex-chtml-full.js"
 CSS = "qtheory.css"
 # long test names (tests/<part>/test_x.py::test_...) wrap instead of overflowing the
-# column; the recorded checks under a theorem sit closer to it than ordinary text
+# column; the recorded checks under a theorem sit closer to it than ordinary text; table
+# cells break long tokens (headers do not, so narrow columns keep whole words) and tables
+# of eight columns or more are set smaller, so that no table is wider than the column;
+# printed output wraps at the column's edge instead of hiding behind a scroll bar
 _CSS_TEXT = """\
 .bd-article p > code.literal, .bd-article p > code.literal span.pre { white-space: normal; overflow-wrap: anywhere; }
 .qtheory-badge { display: inline-block; font-size: 0.9em; padding: 0.15em 0.6em; border-radius: 0.3em; background: var(--pst-color-surface); border: 1px solid var(--pst-color-border); }
@@ -42,8 +46,30 @@ table.qtheory-table thead th { border-bottom: 2px solid var(--pst-color-primary)
 figure.qtheory-figure { margin: 0.8em 0 1.4em; }
 figure.qtheory-figure figcaption { font-size: 0.9em; margin-top: 0.4em; color: var(--pst-color-text-muted); }
 table.qtheory-table tbody tr:nth-child(odd) { background: var(--pst-color-surface); }
+.bd-article table { max-width: 100%; }
+.bd-article table td { overflow-wrap: anywhere; }
+.bd-article table th { overflow-wrap: normal; }
+.bd-article .cell_output table.qtheory-table { width: auto; }
+.bd-article table.qtheory-table td { overflow-wrap: normal; }
+.bd-article .cell_output pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+.bd-article table:has(th:nth-child(8)) { font-size: 0.8em; }
+.bd-article table:has(th:nth-child(8)) th, .bd-article table:has(th:nth-child(8)) td { padding-left: 0.3em; padding-right: 0.3em; }
 """
 FONTS = Path("output") / "chtml" / "fonts" / "woff-v2"
+JS = "qtheory.js"
+#: classes of the HTML that notebooks output (figures, tables) whose math MathJax typesets
+MATH_CLASSES = ("qtheory-figure", "qtheory-table")
+# the header's download menu and the run record link the notebooks (.ipynb): a browser
+# would show their JSON; the download attribute makes it save the file instead
+_JS_TEXT = """\
+document.addEventListener("DOMContentLoaded", function () {
+  document.querySelectorAll('a[href$=".ipynb"]').forEach(function (a) {
+    if (!a.hasAttribute("download")) { a.setAttribute("download", a.pathname.split("/").pop()); }
+  });
+});
+"""
+#: launch services offered when the repository is set (see _repository)
+LAUNCH = {"binderhub_url": "https://mybinder.org", "colab_url": "https://colab.research.google.com"}
 
 
 def _mathjax_es5() -> Path:
@@ -63,11 +89,64 @@ def _prepare(app, config) -> None:
         (dest / FONTS).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src / SCRIPT, dest / SCRIPT)
         shutil.copytree(src / FONTS, dest / FONTS, dirs_exist_ok=True)
-    css = static / CSS
-    if not css.exists() or css.read_text(encoding="utf-8") != _CSS_TEXT:
-        css.write_text(_CSS_TEXT, encoding="utf-8")
+    for name, text in ((CSS, _CSS_TEXT), (JS, _JS_TEXT)):
+        path = static / name
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
     config.html_static_path = list(config.html_static_path) + [str(static)]
     config.mathjax_path = f"mathjax/{SCRIPT}"
+    # myst-nb marks notebook pages "mathjax_ignore" and typesets only its own .math nodes;
+    # the figures' captions and the HTML tables of the notebooks (qtheory.display) carry
+    # \\(...\\) math of their own, so MathJax also processes those two classes
+    mj = dict(config.mathjax3_config or {})
+    options = dict(mj.get("options") or {})
+    classes = options.get("processHtmlClass") or "tex2jax_process|mathjax_process|math|output_area"
+    options["processHtmlClass"] = classes + "|" + "|".join(MATH_CLASSES)
+    mj["options"] = options
+    config.mathjax3_config = mj
+    # myst-parser would reset processHtmlClass to its own list (which the one above extends)
+    config.myst_update_mathjax = False
+
+
+def repository(config) -> str:
+    """The book's public repository: ``$QTHEORY_REPOSITORY``, else ``qtheory_repository`` of _config.yml."""
+    return (os.environ.get("QTHEORY_REPOSITORY") or config.qtheory_repository or "").strip().rstrip("/")
+
+
+def _repository(app, config) -> None:
+    """The repository button and the launch buttons (Binder, Colab), only when a repository is set.
+
+    One setting drives them: ``sphinx.config.qtheory_repository`` in ``_config.yml`` (empty
+    by default) or the environment variable ``QTHEORY_REPOSITORY``. When it is empty, no
+    repository link and no launch button is rendered (nothing points at a placeholder).
+    """
+    options = dict(config.html_theme_options or {})
+    url = repository(config)
+    if not url:
+        options.update(repository_url="", use_repository_button=False, use_issues_button=False,
+                       use_edit_page_button=False)
+        options["launch_buttons"] = {k: "" for k in ("binderhub_url", "jupyterhub_url", "colab_url",
+                                                     "deepnote_url", "jupyterlite_url")}
+    else:
+        launch = {k: v for k, v in dict(options.get("launch_buttons") or {}).items() if v}
+        options.update(repository_url=url, use_repository_button=True, path_to_docs="")
+        options["launch_buttons"] = {**LAUNCH, "notebook_interface": "jupyterlab", **launch}
+    config.html_theme_options = options
+
+
+def _launch_source_notebook(app, pagename, templatename, context, doctree) -> None:
+    """Launch buttons open the source notebook (notebooks/<name>.ipynb), not the executed copy.
+
+    The pages are executed copies written into book/<part>/ by ``reproduce``; they are not
+    in the repository, so Binder and Colab open the notebook they were made from.
+    """
+    executed = f"{pagename}.ipynb"
+    source = f"notebooks/{Path(pagename).name}.ipynb"
+    for button in context.get("header_buttons") or []:
+        if button.get("label") == "launch-buttons":
+            for b in button.get("buttons", []):
+                if b.get("url"):
+                    b["url"] = b["url"].replace(executed, source)
 
 
 def _claims_pages(app, config) -> None:
@@ -135,9 +214,13 @@ class ChecksDirective(Directive):
 def setup(app):
     app.add_directive("checks", ChecksDirective)
     app.add_css_file(CSS)
+    app.add_js_file(JS)
+    app.add_config_value("qtheory_repository", "", "html")
     # MathJax on every page: titles with math appear in the navigation of pages that
     # have no math of their own, and would otherwise show raw TeX there
     app.set_html_assets_policy("always")
     app.connect("config-inited", _prepare)
     app.connect("config-inited", _claims_pages)
+    app.connect("config-inited", _repository)
+    app.connect("html-page-context", _launch_source_notebook, priority=502)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -8,11 +8,38 @@ off at the text column's edge.
 from __future__ import annotations
 
 import html
+import re
 from typing import Any, Callable, Mapping, Sequence
 
 from .errors import ParameterError
 
-__all__ = ["html_table", "show_table"]
+__all__ = ["html_table", "show_table", "html_math", "plain_math"]
+
+_MATH = re.compile(r"\$([^$]+)\$")
+#: TeX commands of the titles and captions, and how alt text (plain text) writes them
+_PLAIN = {r"\lambda": "λ", r"\rho": "ρ", r"\mu": "μ", r"\epsilon": "ε", r"\varepsilon": "ε",
+          r"\tau": "τ", r"\zeta": "ζ", r"\alpha": "α", r"\ell": "l", r"\le": "≤", r"\ge": "≥",
+          r"\neq": "≠", r"\Leftrightarrow": "⇔", r"\times": "×", r"\infty": "∞", r"\sum": "Σ",
+          r"\mathcal": "", r"\mathrm": "", r"\,": " ", r"\;": " ", r"\ldots": "...", r"\log": "log"}
+
+
+def html_math(text: str) -> str:
+    """`text` escaped for HTML, its ``$...$`` turned into MathJax's inline ``\\(...\\)``.
+
+    The book's MathJax typesets ``\\(...\\)`` anywhere on a page, HTML outputs included,
+    but not ``$...$``, which only the Markdown of a page turns into math.
+    """
+    return _MATH.sub(lambda m: f"\\({m.group(1)}\\)", html.escape(text))
+
+
+def plain_math(text: str) -> str:
+    """`text` with its ``$...$`` written as plain text (for alt text): ``$\\lambda^*$`` -> ``λ^*``."""
+    def one(m):
+        tex = m.group(1)
+        for cmd in sorted(_PLAIN, key=len, reverse=True):
+            tex = re.sub(re.escape(cmd) + r"(?![A-Za-z])", _PLAIN[cmd], tex)
+        return tex.replace("{", "").replace("}", "").replace("\\", "")
+    return _MATH.sub(one, text)
 
 
 def html_table(rows: Sequence[Mapping[str, Any]], columns: Mapping[str, Callable[[Mapping[str, Any]], Any]],
@@ -30,10 +57,10 @@ def html_table(rows: Sequence[Mapping[str, Any]], columns: Mapping[str, Callable
     """
     if not columns:
         raise ParameterError("`columns` must name at least one column")
-    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(f(r)))}</td>" for f in columns.values()) + "</tr>"
+    head = "".join(f"<th>{html_math(str(h))}</th>" for h in columns)
+    body = "".join("<tr>" + "".join(f"<td>{html_math(str(f(r)))}</td>" for f in columns.values()) + "</tr>"
                    for r in rows)
-    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    cap = f"<caption>{html_math(caption)}</caption>" if caption else ""
     return (f'<table class="qtheory-table">{cap}<thead><tr>{head}</tr></thead>'
             f"<tbody>{body}</tbody></table>")
 

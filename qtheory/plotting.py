@@ -12,7 +12,16 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
-__all__ = ["PALETTE", "use_style", "ci_band", "new_figure", "declutter_log_ticks"]
+__all__ = ["PALETTE", "COLUMN_WIDTH", "DISPLAY_DPI", "MIN_FONT_PX", "use_style", "ci_band", "new_figure",
+           "figure_legend", "smallest_font", "rendered_font_px", "declutter_log_ticks"]
+
+#: the book's text column is 688 CSS px wide; figures are drawn at this width (inches) ...
+COLUMN_WIDTH = 6.9
+#: ... and shown at this many CSS px per inch, so that a point of text is the same size in
+#: every figure: 10 pt renders at 10 / 72 * 100 = 13.9 px (see ``ResultWriter.save_figure``)
+DISPLAY_DPI = 100
+#: smallest rendered text height (CSS px) a figure may have; the browser check tests it
+MIN_FONT_PX = 9.0
 
 #: Okabe-Ito colour-blind safe palette
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
@@ -30,8 +39,12 @@ _RC = {
     "axes.prop_cycle": matplotlib.cycler(color=PALETTE),
     "legend.frameon": False,
     "font.size": 10,
-    "axes.titlesize": 11,
+    "axes.titlesize": 10,
     "axes.labelsize": 10,
+    "xtick.labelsize": 9,
+    "ytick.labelsize": 9,
+    "legend.fontsize": 9,
+    "legend.title_fontsize": 9,
     "lines.linewidth": 1.6,
 }
 
@@ -41,12 +54,56 @@ def use_style() -> None:
     plt.rcParams.update(_RC)
 
 
-def new_figure(ncols: int = 1, nrows: int = 1, **kwargs):
-    """``plt.subplots`` with the companion's style applied."""
+#: height (inches) of one row of panels, by the number of panels in the row
+_ROW_HEIGHT = {1: 3.8, 2: 3.1, 3: 2.5}
+
+
+def new_figure(ncols: int = 1, nrows: int = 1, *, height: float | None = None, **kwargs):
+    """``plt.subplots`` with the companion's style, drawn at the width it is shown at.
+
+    The figure is :data:`COLUMN_WIDTH` wide (the text column) whatever the number of
+    panels, so that its text renders at the same size as on every other figure;
+    `height` (inches) overrides the default of a row height per row. Returns
+    ``(fig, axes)`` with `axes` always 2-d (``axes[row][col]``).
+    """
     use_style()
-    kwargs.setdefault("figsize", (4.2 * ncols + 0.8, 3.6 * nrows))
+    if height is None:
+        height = _ROW_HEIGHT.get(ncols, 2.2) * nrows
+    kwargs.setdefault("figsize", (COLUMN_WIDTH, height))
     kwargs.setdefault("constrained_layout", True)
     return plt.subplots(nrows, ncols, squeeze=False, **kwargs)
+
+
+def figure_legend(fig, axes=None, *, ncol: int = 2, **kwargs):
+    """One legend for the whole figure, below its panels (legible, and covering no data).
+
+    Handles are collected from `axes` (default: every axis), duplicates by label dropped.
+    """
+    handles, labels = [], []
+    for ax in (fig.get_axes() if axes is None else np.ravel(axes)):
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in labels and not lab.startswith("_"):
+                handles.append(h)
+                labels.append(lab)
+    return fig.legend(handles, labels, loc="outside lower center", ncol=ncol, **kwargs)
+
+
+def smallest_font(fig) -> float:
+    """Size (points) of the smallest visible, non-empty text of `fig` (ticks, labels, legends)."""
+    from matplotlib.text import Text
+
+    sizes = [t.get_fontsize() for t in fig.findobj(Text)
+             if t.get_visible() and t.get_text().strip()]
+    return float(min(sizes)) if sizes else float("nan")
+
+
+def rendered_font_px(font_pt: float, width_in: float, column_px: float = 688.0) -> float:
+    """Height (CSS px) of `font_pt` text in a figure `width_in` inches wide, shown as the book shows it.
+
+    The book shows a figure at :data:`DISPLAY_DPI` px per inch, shrunk to the column if wider.
+    """
+    shown = min(width_in * DISPLAY_DPI, column_px)
+    return font_pt / 72.0 * DISPLAY_DPI * shown / (width_in * DISPLAY_DPI)
 
 
 def ci_band(ax, x, mean, low, high, *, label=None, color=None, marker=None, **kwargs):

@@ -32,6 +32,7 @@ import subprocess
 import sys
 import time
 import uuid
+import warnings
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -53,6 +54,13 @@ def _run_started() -> float:
         return float(env) if env else _SESSION_START
     except ValueError:
         return _SESSION_START
+
+
+def _png_width(path: Path) -> int:
+    """Width in pixels of a PNG file (from its IHDR header)."""
+    with open(path, "rb") as f:
+        head = f.read(24)
+    return int.from_bytes(head[16:20], "big")
 
 
 def project_root() -> Path:
@@ -231,7 +239,7 @@ class ResultWriter:
         a caption: `caption` (what is plotted) followed by the item, the preset, the seed
         and the data files, so that every figure of the book says where it comes from.
         """
-        from .plotting import declutter_log_ticks
+        from .plotting import MIN_FONT_PX, declutter_log_ticks, rendered_font_px, smallest_font
 
         declutter_log_ticks(fig)
         png = self._path(name, ".png")
@@ -240,7 +248,13 @@ class ResultWriter:
         svg = self._path(name, ".svg")
         fig.savefig(svg, bbox_inches="tight")
         self._register(svg)
-        self._show_figure(fig, png, name, caption)
+        font_pt = smallest_font(fig)
+        width_in = _png_width(png) / dpi
+        if rendered_font_px(font_pt, width_in) < MIN_FONT_PX:
+            warnings.warn(f"{png.name}: its smallest text ({font_pt:g} pt in a {width_in:.1f} in wide figure) "
+                          f"renders below {MIN_FONT_PX:g} px in the book's column; draw it with "
+                          "qtheory.plotting.new_figure and larger fonts", stacklevel=2)
+        self._show_figure(fig, png, name, caption, dpi=dpi, font_pt=font_pt)
 
     def figure_caption(self, name: str | None = None, caption: str | None = None) -> tuple[str, str]:
         """The (caption, alt text) :meth:`save_figure` shows with a figure."""
@@ -256,7 +270,8 @@ class ResultWriter:
         text = f"{self.item.id}{part}. {what.rstrip('.')}. Computed with the {preset} preset{changed}, {seed}{source}."
         return text, f"{self.item.id}{part}: {what}"
 
-    def _show_figure(self, fig, png: Path, name: str | None, caption: str | None) -> None:
+    def _show_figure(self, fig, png: Path, name: str | None, caption: str | None, *, dpi: int = 150,
+                     font_pt: float = float("nan")) -> None:
         try:
             from IPython import get_ipython
         except ImportError:  # pragma: no cover - IPython comes with the notebook stack
@@ -273,9 +288,17 @@ class ResultWriter:
         _FIGURE_NUMBER += 1
         text, alt = self.figure_caption(name, caption)
         data = base64.b64encode(png.read_bytes()).decode("ascii")
+        from .display import html_math, plain_math
+        from .plotting import DISPLAY_DPI
+
+        # shown at DISPLAY_DPI px per inch (shrunk to the column if wider), so text of a given
+        # size in points has one size on every page; data-font-pt and data-dpi let the browser
+        # check compute the rendered height of the smallest text
+        width = round(_png_width(png) * DISPLAY_DPI / dpi)
         display(HTML(f'<figure class="qtheory-figure"><img src="data:image/png;base64,{data}" '
-                     f'alt="{_html.escape(alt, quote=True)}" style="max-width: 100%; height: auto;">'
-                     f"<figcaption><strong>Figure {_FIGURE_NUMBER}.</strong> {_html.escape(text)}</figcaption>"
+                     f'alt="{_html.escape(plain_math(alt), quote=True)}" width="{width}" data-font-pt="{font_pt:g}" '
+                     f'data-dpi="{dpi}" style="max-width: 100%; height: auto;">'
+                     f"<figcaption><strong>Figure {_FIGURE_NUMBER}.</strong> {html_math(text)}</figcaption>"
                      "</figure>"))
         plt.close(fig)      # shown above: the inline backend must not show it a second time
 

@@ -191,3 +191,137 @@ def test_c_supermarket_and_the_numba_kernel_simulate_the_same_path(seed):
     c = csupermarket.run(n, models.CASES["supermarket"].params["lam"], horizon, warmup, n_grid, seed)
     assert events == c.events > 0.9 * 2 * 0.9 * n * horizon
     assert mean_len[grid >= warmup, 0].mean() == pytest.approx(c.statistic, rel=1e-10, abs=1e-11)
+
+
+# -- the C loops of the R and U kernels ---------------------------------------------------
+def _t_quantile(dof, comparisons=4, level=1e-3):
+    """Two-sided t quantile at familywise `level` over `comparisons` tests (Bonferroni)."""
+    from scipy import stats
+
+    return float(stats.t.ppf(1 - level / (2 * comparisons), dof))
+
+
+def _redundancy_kernel_inputs(system):
+    from qtheory.redundancy.simulation import _alias_table
+
+    k = system.n_types
+    type_servers = np.array(system.types, dtype=np.int64)
+    prob, alias = _alias_table(np.asarray(system.probabilities, dtype=float))
+    # redundancy.c draws the type as floor(k x): the alias table must be the identity
+    assert np.all(prob == 1.0) and np.array_equal(alias, np.arange(k))
+    return type_servers, np.full(k, type_servers.shape[1], np.int64), prob, alias
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+@pytest.mark.parametrize("mechanism", ["cos", "coc"])
+@pytest.mark.parametrize("seed", [3, 2**40 + 1])
+def test_c_redundancy_and_the_numba_kernel_simulate_the_same_path(mechanism, seed):
+    """Fed the same xoshiro256+ stream, redundancy.c and the numba kernel take the same
+    decisions event by event (initial jobs, warm-up and recording included): every
+    statistic, per-type integral and histogram bin is equal to the last bit."""
+    from benchmarks.peers import credundancy
+    from qtheory._rng import seed_state
+    from qtheory.redundancy import model as M
+    from qtheory.redundancy.simulation import _kernel_simulate
+
+    system = M.circular_d(20, 2)
+    lam, n_events, warmup, init_jobs = 0.9, 100_000, 10_000, 40
+    ts, deg, prob, alias = _redundancy_kernel_inputs(system)
+    stats, hist_t, hist_e, acc_t, acc_e, code = _kernel_simulate(
+        1 if mechanism == "cos" else 0, ts, deg, prob, alias, np.ones(20), 20 * lam, n_events, warmup, init_jobs,
+        0, 19, 400, seed_state(seed))
+    c = credundancy.run_full(mechanism, 20, 2, lam, n_events, warmup, seed, init_jobs=init_jobs)
+    assert code == c.code == 0 and c.steps == n_events + warmup + init_jobs
+    assert stats[9] == n_events and stats[12] > 0.3 * n_events                # events and arrivals recorded
+    for a, b in ((stats, c.stats), (hist_t, c.hist_t), (hist_e, c.hist_e), (acc_t, c.acc_t), (acc_e, c.acc_e)):
+        assert np.array_equal(a, b)
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+@pytest.mark.parametrize("mechanism", ["cos", "coc"])
+def test_c_redundancy_agrees_with_numba_and_the_product_form(mechanism):
+    """Independent streams (numba seeded by kernel_state, C by splitmix64): the mean number
+    of jobs of 16 runs each agrees between the two and with the exact product-form value.
+    Runs start empty; the warm-up (30 000 events, about 800 time units) is long against the
+    relaxation time of the total count. The standard error is the spread of the 16 run
+    means (independent batches), the quantile is t with 15 degrees of freedom at familywise
+    level 1e-3 over the 3 comparisons (4.9 standard errors, about 2 jobs of 50)."""
+    from benchmarks.peers import credundancy
+    from qtheory.redundancy import model as M
+    from qtheory.redundancy import productform as PF
+    from qtheory.redundancy.simulation import simulate
+
+    system = M.circular_d(20, 2)
+    lam, n_events, warmup = 0.9, 300_000, 30_000
+    exact = PF.total_jobs_moments(system, lam, mechanism).mean
+    seeds = range(16)
+    numba = [simulate(system, lam, n_events, mechanism=mechanism, seed=s, warmup=warmup).mean_q for s in seeds]
+    c = [credundancy.run(mechanism, 20, 2, lam, n_events, warmup, 100 + s).statistic for s in seeds]
+    t = _t_quantile(len(seeds) - 1, comparisons=3)
+    (mn, sn), (mc, sc) = _mean_se(numba), _mean_se(c)
+    assert abs(mn - mc) <= t * np.hypot(sn, sc), (mn, sn, mc, sc)
+    assert abs(mc - exact) <= t * sc, (mc, sc, exact)
+    assert abs(mn - exact) <= t * sn, (mn, sn, exact)
+
+
+def _numba_utility_with_seed_state(system, n, policy, t_end, warmup, seed):
+    """`simulate` with the kernel's generator seeded like the C loop's (splitmix64 of `seed`)."""
+    import qtheory.utility.simulation as S
+    from qtheory._rng import seed_state
+
+    original = S.kernel_state
+    S.kernel_state = lambda s: seed_state(s)
+    try:
+        return S.simulate(system, n, policy, t_end=t_end, seed=seed, warmup=warmup, max_occupancy=models.U_DEPTH)
+    finally:
+        S.kernel_state = original
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+@pytest.mark.parametrize("policy", ["jlmu", "slta"])
+@pytest.mark.parametrize("seed", [3, 2**40 + 1])
+def test_c_utility_and_the_numba_kernel_simulate_the_same_path(policy, seed):
+    """Fed the same xoshiro256+ stream, utility.c and the numba kernel take the same path on
+    the Table 1 system (n = 100, rho = 10): same events, and the utility, task and occupancy
+    integrals and the law of SLTA's index equal to the last bit."""
+    from benchmarks.peers import cutility
+    from qtheory.utility import table1_system
+
+    system = table1_system(10.0)
+    n, t_end, warmup = 100, 60.0, 10.0
+    res = _numba_utility_with_seed_state(system, n, policy, t_end, warmup, seed)
+    c = cutility.run_full(system, n, policy, t_end, warmup, seed, models.U_DEPTH)
+    span = n * (t_end - warmup)
+    assert c.status == 0 and res.events == c.events > 1.8 * n * system.lam * t_end
+    assert res.mean_utility == c.area_u / span and res.mean_tasks == c.area_s / span
+    assert np.array_equal(res.mean_q[:, 1:], c.area_q.reshape(system.m, -1)[:, 1:models.U_DEPTH + 1] / span)
+    assert np.array_equal(res.r_distribution, c.time_r / (t_end - warmup))
+    if policy == "slta":
+        assert np.count_nonzero(c.time_r) > 3          # the index moved: the learning rules ran
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+@pytest.mark.parametrize("policy", ["jlmu", "slta"])
+def test_c_utility_agrees_with_numba(policy):
+    """Independent streams: the time-averaged utility per pool of 8 runs each agrees within
+    the t quantile (7 degrees of freedom, level 1e-3 over 2 comparisons) of the combined
+    standard error of the run means."""
+    scale = {"u_t_end": 60.0}
+    numba = _small(policy, "numba", SEEDS, **scale)
+    c = _small(policy, "c", [100 + s for s in SEEDS], **scale)
+    (mn, sn), (mc, sc) = _mean_se(numba), _mean_se(c)
+    assert abs(mn - mc) <= _t_quantile(len(SEEDS) - 1, comparisons=2) * np.hypot(sn, sc), (mn, sn, mc, sc)
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_c_redundancy_and_utility_binaries_reject_bad_arguments():
+    import subprocess
+
+    from benchmarks.peers.cbuild import build
+
+    for args in (["cos", "20", "2", "1.2", "1000", "0", "0", "400", "1"], ["lifo", "20", "2", "0.9", "1000", "0", "0",
+                                                                          "400", "1"]):
+        assert subprocess.run([str(build("redundancy")), *args], capture_output=True).returncode == 2
+    out = subprocess.run([str(build("utility")), "jlmu", "100", "2", "75", "10", "1", "5", "6", "0", "1000", "1", "1",
+                          "0"], capture_output=True, text=True)
+    assert out.returncode == 2                                   # warm-up past the horizon

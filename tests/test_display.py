@@ -20,3 +20,13 @@ def test_one_line_per_row_one_cell_per_column_and_text_escaped():
 def test_no_columns_is_an_error_naming_the_parameter():
     with pytest.raises(ParameterError, match="`columns`"):
         html_table([{}], {})
+
+
+def test_math_in_html_outputs_uses_mathjax_delimiters_and_alt_text_is_plain():
+    from qtheory.display import html_math, plain_math
+
+    text = r"pmf at $\lambda = 0.6\mu$ & $q_{m,\ell}$"
+    # MathJax typesets \( \) in HTML outputs, never $ $; the rest is escaped
+    assert html_math(text) == r"pmf at \(\lambda = 0.6\mu\) &amp; \(q_{m,\ell}\)"
+    assert plain_math(text) == "pmf at λ = 0.6μ & q_m,l"
+    assert "$" not in html_table([{"a": 1}], {"$\\rho$": lambda r: "$x^2$"}, caption="$n$")

@@ -89,6 +89,20 @@ def test_harness_kills_one_mutant_and_reports_the_survivor(mutation, tmp_path):
     assert (tmp_path / "toy.py").read_text() == TOY
 
 
+def test_equivalent_ids_moved_by_an_edit_are_reported_stale(mutation, tmp_path):
+    found = mutation.mutants(TOY)
+    assert mutation.stale_equivalents(found, {"6:11:cmp:0": "x", "5:11:cmp:0": "y"}) == ["5:11:cmp:0"]
+    moved = mutation.mutants(TOY.replace('"""A toy rule."""', '"""A toy rule."""\nimport os'))
+    assert mutation.stale_equivalents(moved, {"6:11:cmp:0": "x"}) == ["6:11:cmp:0"]
+    (tmp_path / "toy.py").write_text(TOY)
+    (tmp_path / "test_toy.py").write_text(TOY_TEST)
+    logged = []
+    report = mutation.run("toy.py", ["test_toy.py"], root=tmp_path, timeout=60, only=[],
+                          equivalent={"9:1:cmp:0": "gone"}, log=logged.append)
+    assert report["equivalent_stale"] == ["9:1:cmp:0"]
+    assert any("9:1:cmp:0" in line and "warning" in line for line in logged)
+
+
 def test_harness_refuses_a_failing_baseline(mutation, tmp_path):
     (tmp_path / "toy.py").write_text(TOY.replace("x > 0", "x < 0"))
     (tmp_path / "test_toy.py").write_text(TOY_TEST)

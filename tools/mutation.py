@@ -9,7 +9,9 @@ system's temporary folder, one mutant at a time, and runs a chosen test subset t
         -j 1 --max 60 --seed 0 --report benchmarks/mutation/utility_rules.json
 
 ``python tools/mutation.py summary benchmarks/mutation/*.json`` prints a markdown table
-of the reports.
+of the reports; ``python tools/mutation.py check benchmarks/mutation/equivalent.json``
+lists the documented ids that no longer name a mutant (ids carry line numbers, so an
+edit above a mutant moves it; a run warns about them too).
 
 Mutation operators (``op`` in the report):
 
@@ -194,6 +196,17 @@ def mutants(source: str) -> list[tuple[Mutant, str]]:
     return found
 
 
+def stale_equivalents(found: list, equivalent: dict) -> list[str]:
+    """Ids in `equivalent` that are no mutant of the module as it is now.
+
+    Ids carry line numbers, so an edit above a documented mutant moves it: its entry then
+    names another mutant or none. Re-key such entries (match ``before``/``after``).
+    """
+    ids = {m.id for m, _ in found}
+    return sorted((i for i in equivalent if i not in ids),
+                  key=lambda i: tuple(int(x) if x.isdigit() else x for x in i.split(":")))
+
+
 def select(found: list, max_n: int | None, seed: int) -> list:
     """All of `found`, or a seeded sample of `max_n` of them, kept in source order."""
     if max_n is None or len(found) <= max_n:
@@ -264,6 +277,10 @@ def run(module: str, tests: list[str], *, max_n: int | None = None, seed: int = 
     else:
         chosen = select(found, max_n, seed)
     equivalent = equivalent or {}
+    stale = stale_equivalents(found, equivalent)
+    if stale:
+        log(f"warning: equivalent ids that are no mutant of {module} now (re-key them): "
+            f"{', '.join(stale)}")
     base = Path(tempfile.mkdtemp(prefix="qtheory-mutation-"))
     try:
         work = base / "project"
@@ -291,7 +308,7 @@ def run(module: str, tests: list[str], *, max_n: int | None = None, seed: int = 
         shutil.rmtree(base, ignore_errors=True)
     return {"module": module, "tests": tests, "seed": seed, "max": max_n,
             "mutants_total": total, "mutants_run": len(results), "timeout": timeout,
-            **score(results), "mutants": [asdict(m) for m in results]}
+            **score(results), "equivalent_stale": stale, "mutants": [asdict(m) for m in results]}
 
 
 def _git_commit(root: Path) -> str:
@@ -324,6 +341,17 @@ def summary(reports: list[dict]) -> str:
 def main(argv=None) -> int:
     if argv is None:
         argv = sys.argv[1:]
+    if argv and argv[0] == "check":
+        # every id of an equivalent file still names a mutant of its module
+        eq = json.loads(Path(argv[1]).read_text())
+        bad = 0
+        for module, ids in eq.items():
+            stale = stale_equivalents(mutants((ROOT / module).read_text()), ids)
+            for i in stale:
+                print(f"{module}: {i} is no mutant now")
+            bad += len(stale)
+        print(f"{bad} stale id(s)")
+        return 1 if bad else 0
     if argv and argv[0] == "summary":
         loaded = [(f, json.loads(Path(f).read_text())) for f in argv[1:]]
         skipped = [f for f, r in loaded if not (isinstance(r, dict) and "mutants" in r)]

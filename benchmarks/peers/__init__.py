@@ -8,7 +8,11 @@ statistics can be checked to agree within standard errors.
 - ``plain``: event loops in pure Python (``random`` module), one event at a time;
 - ``simpy_models``: the idiomatic SimPy process model (a process per job, resources);
 - ``ciw_models``: Ciw networks with custom routing objects, where Ciw can express the model;
-- ``csupermarket``: compiles and runs ``supermarket.c`` (gcc -O2), the speed limit.
+- ``csupermarket``, ``credundancy``, ``cutility``: compile and run the C loops
+  ``supermarket.c`` (JSQ(2) supermarket), ``redundancy.c`` (c.o.s.-ALIS and c.o.c. on
+  circular-d) and ``utility.c`` (JLMU and SLTA) with gcc -O2: the speed limit. Each is the
+  numba kernel's event loop written in C with the same generator and the same draws, so
+  that fed the same stream it takes the same path.
 """
 
 from dataclasses import dataclass
@@ -26,12 +30,20 @@ class PeerRun:
         Wall time of the simulation itself (model construction excluded where possible).
     statistic : float
         The compared statistic (see each model's docstring).
+    cpu_seconds : float
+        Processor time of the same stretch (nan where not measured): on a shared machine
+        it moves less than the wall time, because waiting for a core is not counted.
     """
 
     events: int
     seconds: float
     statistic: float
+    cpu_seconds: float = float("nan")
 
     @property
     def events_per_second(self) -> float:
         return self.events / self.seconds if self.seconds > 0 else float("inf")
+
+    @property
+    def events_per_cpu_second(self) -> float:
+        return self.events / self.cpu_seconds if self.cpu_seconds > 0 else float("nan")

@@ -244,3 +244,164 @@ def test_every_result_figure_has_a_caption_and_alt_text(doc, book_html, server, 
         assert re.match(r"Figure \d+\.", fig["caption"]), f"{doc}: figure without a numbered caption"
         assert "preset" in fig["caption"] and ("seed" in fig["caption"] or "no random numbers" in fig["caption"])
     assert len(figures) >= len(items)
+
+
+# --- readability: what a reader sees at 1280 px ------------------------------------------
+
+#: elements whose right edge must stay inside the text column: cell outputs (printed text,
+#: HTML tables, figures) and every table of a page
+_TOO_WIDE = """() => {
+    const article = document.querySelector('.bd-article') || document.querySelector('main');
+    if (!article) return ['no article element'];
+    const col = article.getBoundingClientRect();
+    const out = [];
+    const sel = '.cell_output pre, .cell_output table, .cell_output img, .cell_output figure, table, .table-wrapper';
+    for (const el of article.querySelectorAll(sel)) {
+        if (el.closest('.cell_input, .mermaid')) continue;
+        const r = el.getBoundingClientRect();
+        const clipped = el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible';
+        if (r.right > col.right + 1 || clipped) {
+            out.push(`${el.tagName.toLowerCase()}.${el.className || ''} ${Math.round(Math.max(r.width, el.scrollWidth))}px `
+                     + `(column ${Math.round(col.width)}px): ${(el.innerText || el.alt || '').slice(0, 60)}`);
+        }
+    }
+    return out;
+}"""
+
+
+@pytest.fixture(scope="module")
+def wide_page(browser):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    yield ctx
+    ctx.close()
+
+
+def _open(ctx, server, doc):
+    page = ctx.new_page()
+    page.goto(urljoin(server, f"{doc}.html"), wait_until="load")
+    if page.evaluate("() => typeof window.MathJax !== 'undefined' && !!window.MathJax.startup"):
+        page.wait_for_function("() => window.MathJax.startup.promise", timeout=20000)
+        page.evaluate("() => window.MathJax.startup.promise")
+    return page
+
+
+@pytest.mark.parametrize("doc", toc_documents())
+def test_no_output_or_table_is_wider_than_the_column(doc, server, wide_page):
+    page = _open(wide_page, server, doc)
+    wide = page.evaluate(_TOO_WIDE)
+    page.close()
+    assert not wide, f"{doc}: wider than the text column at 1280 px (cut off or scrolled):\n" + "\n".join(wide[:10])
+
+
+#: rendered height (CSS px) of the smallest text of each result figure: its size in points
+#: (data-font-pt, recorded by ResultWriter.save_figure) at the PNG's dpi, times the scale the
+#: page shows the PNG at
+_FIGURE_TEXT = """() => Array.from(document.querySelectorAll('.cell_output img')).map(img => ({
+    alt: img.alt, pt: parseFloat(img.dataset.fontPt), dpi: parseFloat(img.dataset.dpi),
+    natural: img.naturalWidth, shown: img.getBoundingClientRect().width}))"""
+
+MIN_TEXT_PX = 9.0
+
+
+@pytest.mark.parametrize("doc", [d for d, _ in result_pages()])
+def test_result_figure_text_is_at_least_9_px(doc, server, wide_page):
+    page = _open(wide_page, server, doc)
+    figures = page.evaluate(_FIGURE_TEXT)
+    page.close()
+    assert figures, f"{doc}: no figure"
+    small = []
+    for f in figures:
+        assert f["pt"] == f["pt"] and f["dpi"] == f["dpi"], \
+            f"{doc}: figure {f['alt']!r} does not record its font size (shown without ResultWriter.save_figure?)"
+        px = f["pt"] / 72 * f["dpi"] * f["shown"] / f["natural"]
+        if px < MIN_TEXT_PX:
+            small.append(f"{f['alt'][:60]!r}: {f['pt']:g} pt text renders at {px:.1f} px "
+                         f"({f['natural']} px PNG shown at {f['shown']:.0f} px)")
+    assert not small, f"{doc}: figure text below {MIN_TEXT_PX:g} px:\n" + "\n".join(small)
+
+
+#: text a reader sees outside code and typeset math
+_PROSE = """() => {
+    const article = document.querySelector('.bd-article') || document.querySelector('main');
+    const skip = 'pre, code, kbd, samp, script, style, .math, mjx-container, .highlight, .cell_input, .MathJax';
+    const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
+    const out = [];
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        if (n.parentElement.closest(skip)) continue;
+        if (/\\^|_\\{/.test(n.textContent)) out.push(n.textContent.trim().slice(0, 100));
+    }
+    return out;
+}"""
+
+
+#: pages whose prose still writes math as plain text, left for issue 16: the API pages
+#: (docstrings rendered as text) and the pages that list claim texts recorded by the
+#: notebooks (theorems, claims, reconstructions, errata). Shrink this set as they are fixed;
+#: an expected failure that passes is reported (XPASS).
+PLAIN_MATH_LEFT = {"book/api", "book/locality/L-api", "book/redundancy/R-api", "book/utility/U-api",
+                   "book/locality/L-theorems", "book/redundancy/R-theorems", "book/utility/U-theorems",
+                   "book/claims", "book/reconstructions", "book/errata", "book/performance"}
+
+
+@pytest.mark.parametrize("doc", [pytest.param(d, marks=pytest.mark.xfail(reason="plain-text math left (issue 16)",
+                                                                       strict=False))
+                                 if d in PLAIN_MATH_LEFT else d for d in toc_documents()])
+def test_no_plain_text_math_in_prose(doc, server, wide_page):
+    page = _open(wide_page, server, doc)
+    raw = page.evaluate(_PROSE)
+    page.close()
+    assert not raw, f"{doc}: '^' or '_{{' in prose outside code and math (write $...$):\n" + "\n".join(raw[:15])
+
+
+@pytest.mark.parametrize("item", [i for i in manifest.ITEMS.values() if i.kind == "T"], ids=lambda i: i.id)
+def test_every_paper_table_is_an_html_table(item, book_html):
+    """A table of a paper is shown as an HTML <table> on its page, not as printed text."""
+    page = book_html / "book" / item.part / f"{item.notebook}.html"
+    html = page.read_text(encoding="utf-8")
+    # the outputs of the page's code cells (each cell's HTML runs to the start of the next)
+    outputs = [chunk[chunk.index("cell_output"):] for chunk in re.split(r'<div class="cell(?:\s|")', html)
+               if "cell_output" in chunk]
+    tables = [t for o in outputs for t in re.findall(r"<table.*?</table>", o, flags=re.S)]
+    assert any(len(re.findall(r"<tr", t)) >= 4 for t in tables), f"{item.id}: no HTML table of the paper's table"
+    printed = [line for o in outputs for pre in re.findall(r"<pre.*?</pre>", o, flags=re.S)
+               for line in pre.splitlines() if line.count("|") >= 3]
+    assert not printed, f"{item.id}: a table printed as text: {printed[:3]}"
+
+
+def test_intro_index_links_every_figure_and_table_of_the_papers(book_html):
+    parsed = _Anchors()
+    parsed.feed((book_html / "book" / "intro.html").read_text(encoding="utf-8", errors="replace"))
+    missing = []
+    for item in manifest.ITEMS.values():
+        if item.kind not in ("F", "T"):
+            continue
+        target = f"{item.part}/{item.notebook}.html"
+        if not any(href.split("#")[0].endswith(target) for href in parsed.rows.get(item.id, [])):
+            missing.append(item.id)
+    assert not missing, f"the intro's index does not link the page of {missing}"
+
+
+class _Anchors(HTMLParser):
+    """Table rows of a page: the first cell's text -> the links of the row."""
+
+    def __init__(self):
+        super().__init__()
+        self.rows, self._cells, self._links, self._in_row = {}, [], [], False
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "tr":
+            self._in_row, self._cells, self._links = True, [], []
+        elif tag in ("td", "th") and self._in_row:
+            self._cells.append("")
+        elif tag == "a" and self._in_row:
+            self._links.append(dict(attrs).get("href", ""))
+
+    def handle_data(self, data):
+        if self._in_row and self._cells:
+            self._cells[-1] += data
+
+    def handle_endtag(self, tag):
+        if tag == "tr" and self._in_row:
+            if self._cells:
+                self.rows.setdefault(self._cells[0].strip(), []).extend(self._links)
+            self._in_row = False

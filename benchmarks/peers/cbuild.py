@@ -1,0 +1,26 @@
+"""Compile a C peer (``benchmarks/peers/*.c``) with the system compiler, once per process."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+_BINARIES: dict = {}
+
+
+def build(name: str, flags: tuple = ()) -> Path:
+    """Compile ``<name>.c`` with ``gcc -O2`` (no -march, no fast-math: the same arithmetic as
+    numba's, which the identical-path tests rely on) into a temporary folder; cached."""
+    key = (name, tuple(flags))
+    if key in _BINARIES and _BINARIES[key].exists():
+        return _BINARIES[key]
+    gcc = shutil.which("gcc") or shutil.which("cc")
+    if gcc is None:
+        raise RuntimeError("a C compiler (gcc or cc) is needed for the C peers")
+    out = Path(tempfile.mkdtemp(prefix="qtheory-bench-")) / name
+    subprocess.run([gcc, "-O2", *flags, "-o", str(out), str(HERE / f"{name}.c"), "-lm"], check=True)
+    _BINARIES[key] = out
+    return out

@@ -56,7 +56,7 @@ def _dispatch(pol, occ, cls, r, key, thresholds, ecls, elev, green_min, target):
 
     The paper's policies are read here from Sec. 3 and 8.3; a policy beyond the paper
     brings its own plain-Python reading (its ``exact_rule``)."""
-    policy = pol.name
+    policy = pol if isinstance(pol, str) else pol.name  # a name: one of the paper's policies
     if policy not in _OWN_READING:
         return pol.exact_rule(occ, cls, key), r
     n = len(occ)

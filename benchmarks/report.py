@@ -13,18 +13,128 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "latest"
 PAGE = ROOT / "book" / "performance.md"
+IMPL_SHORT = {"numba": "numba", "c": "C", "c_mt": "C, MT", "plain": "Python", "simpy": "SimPy", "ciw": "Ciw"}
 IMPL_LABEL = {"numba": "qtheory (numba)", "c": "C, gcc -O2", "c_mt": "C, gcc -O2, Mersenne Twister", "plain": "plain Python", "simpy": "SimPy",
               "ciw": "Ciw"}
 
 INTRO = """# Performance
 
-How fast the companion's computations are, measured side by side in one run of
-`python benchmarks/run.py` (see `benchmarks/README.md`). Every number and plot on this
-page is read from `benchmarks/latest/*.json`, written by the last run. The machine has 2
-cores, sometimes shared with other work (the load average at the start of each section is
-recorded), so each throughput is the best of several interleaved runs (the median is in
-the JSON files) and ratios are taken within the same run.
+How fast the companion's computations are, measured side by side by
+`python benchmarks/run.py` and `python benchmarks/instructions.py` (see
+`benchmarks/README.md`). Every number and plot on this page is read from
+`benchmarks/latest/*.json`; each file keeps the run before the last under `"previous"`.
+The machine is shared with other work (the load average at the start of each section is
+recorded), so throughputs are the best of several interleaved runs and ratios are taken
+within one run; instruction counts (callgrind) do not depend on the load.
 """
+
+#: issue 18's goals
+C_GOAL = 1.25
+SCALE_GOAL = 0.5
+BOOK_GOAL_MIN = 5.0
+C_KEYS = ("supermarket", "coc", "cos", "jlmu", "slta")
+C_LABEL = {"supermarket": "L JSQ(2) supermarket, N = 100", "coc": "R c.o.c., circular-2, N = 20",
+           "cos": "R c.o.s.-ALIS, circular-2, N = 20", "jlmu": "U JLMU, n = 100", "slta": "U SLTA, n = 100"}
+
+
+def _c_ratio(data, key):
+    """C / numba events per processor second (median of the interleaved pairs) of case `key`,
+    or None."""
+    case = (data or {}).get("cases", {}).get(key)
+    return case.get("ratio_c_over_numba_cpu_median", case["ratio_c_over_numba_median"]) if case else None
+
+
+def _scale_ratio(data, policy):
+    """(largest N, its events/s over those at N = 1000) of an L policy, or None."""
+    rows = [r for r in (data or {}).get("locality", []) if r["policy"] == policy]
+    base = next((r for r in rows if r["n"] == 1000), None)
+    if not rows or base is None:
+        return None
+    top = max(rows, key=lambda r: r["n"])
+    return top["n"], top["events_per_second"] / base["events_per_second"]
+
+
+def _book_minutes(data):
+    if not data or not data.get("notebooks"):
+        return None
+    return (data.get("wall_seconds") or data["total_seconds"]) / 60, data.get("finished", False)
+
+
+def _date(data):
+    return (data or {}).get("environment", {}).get("date") or (data or {}).get("date") or "?"
+
+
+def summary_section(c, scaling, book) -> str:
+    """One screen: each goal of issue 18, the last run, the run before, and the machine."""
+    prev = {name: (d or {}).get("previous") for name, d in (("c", c), ("scaling", scaling), ("book", book))}
+    lines = ["## Summary\n",
+             f"Last run: {_date(c)} (kernels against C); run before: {_date(prev['c']) if prev['c'] else 'none'}.\n",
+             "| goal | last run | run before | met |", "|---|---|---|---|"]
+    for key in C_KEYS:
+        now, before = _c_ratio(c, key), _c_ratio(prev["c"], key)
+        if now is None and before is None:
+            continue
+        lines.append(f"| {C_LABEL[key]}: C / numba <= {C_GOAL} | {f'{now:.2f}' if now else '-'} | "
+                     f"{f'{before:.2f}' if before else '-'} | {'yes' if now and now <= C_GOAL else 'no'} |")
+    for policy, label in (("jsqd", "local JSQ(2)"), ("gwsq", "GWSQ(2)")):
+        now, before = _scale_ratio(scaling, policy), _scale_ratio(prev["scaling"], policy)
+        if now is None:
+            continue
+        met = "yes" if now[0] >= 10**6 and now[1] >= SCALE_GOAL else ("no" if now[0] >= 10**6 else
+                                                                      f"not measured at 10⁶")
+        lines.append(f"| L {label}, events/s at N = 10⁶ / at 10³ >= {SCALE_GOAL} | "
+                     f"{now[1]:.2f} (N = {now[0]:,}) | {f'{before[1]:.2f} (N = {before[0]:,})' if before else '-'} | "
+                     f"{met} |")
+    now, before = _book_minutes(book), _book_minutes(prev["book"])
+    if now:
+        lines.append(f"| paper book (`make book`, fresh clone) < {BOOK_GOAL_MIN:g} min | {now[0]:.1f} min"
+                     f"{'' if now[1] else ' (unfinished)'} | {f'{before[0]:.1f} min' if before else '-'} | "
+                     f"{'yes' if now[1] and now[0] < BOOK_GOAL_MIN else 'no'} |")
+    env = (c or scaling or {}).get("environment", {})
+    if env:
+        lines.append(f"\nMachine: {env.get('cpu', '?')}, {env.get('cpus', '?')} cores, Linux "
+                     f"{env.get('machine', '')}; Python {env.get('python', '?')}, NumPy {env.get('numpy', '?')}, "
+                     f"numba {env.get('numba', '?')}; load average {env.get('load_average_at_start', float('nan')):.1f} "
+                     f"at the start of the kernel runs. C / numba is the ratio of events per second of processor "
+                     f"time (time spent waiting for a core on the shared machine left out), median over "
+                     f"{c.get('rounds', '?') if c else '?'} pairs of runs made one after the other.")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def c_section(c, instr) -> str:
+    """Each kernel against the C loop of its model: throughput and instructions per event."""
+    if not c and not instr:
+        return ""
+    out = ["## Kernels against C\n",
+           "Each numba kernel against a C loop of the same model written statement for statement "
+           "(`benchmarks/peers/*.c`, gcc -O2, the same xoshiro256+ draws; fed the same stream, each C loop "
+           "takes the numba kernel's path to the last bit, `tests/test_benchmark_peers.py`). Throughput: "
+           "pairs of runs of about 1-2 million events, numba and C one after the other, in events per "
+           "second of processor time (best run); the ratio C / numba is taken per pair (median, range; "
+           "*wall*: the median of the same ratio in wall-clock time). Instructions per event: callgrind, "
+           "the difference of two run lengths (`benchmarks/instructions.py`).\n",
+           "| model | numba M ev/s | C M ev/s | C / numba | range | wall | instr./event numba, C |",
+           "|---|---|---|---|---|---|---|"]
+    for key in C_KEYS:
+        row = (c or {}).get("cases", {}).get(key)
+        ins = (instr or {}).get("cases", {}).get(key)
+        if not row and not ins:
+            continue
+        cells = [C_LABEL[key]]
+        if row:
+            pair = row["ratio_c_over_numba_cpu_pairs"]
+            cells += [f"{row['results']['numba']['best_events_per_cpu_second'] / 1e6:.1f}",
+                      f"{row['results']['c']['best_events_per_cpu_second'] / 1e6:.1f}",
+                      f"{row['ratio_c_over_numba_cpu_median']:.2f}", f"{min(pair):.2f}-{max(pair):.2f}",
+                      f"{row['ratio_c_over_numba_median']:.2f}"]
+        else:
+            cells += ["-"] * 5
+        cells.append(f"{ins['numba']['instructions_per_event']:.0f}, {ins['c']['instructions_per_event']:.0f}"
+                     if ins else "-")
+        out.append("| " + " | ".join(cells) + " |")
+    out.append("")
+    return "\n".join(out)
 
 PEERS_TEXT = """## Simulators against peers
 
@@ -57,23 +167,21 @@ def peers_section(data) -> str:
     out.append(f"Measured {env.get('date', '?')}, {data['repeats']} runs per implementation "
                f"(load average at start {env.get('load_average_at_start', float('nan')):.1f} on "
                f"{env.get('cpus', '?')} cores).\n")
-    out.append("| model | implementation | events/s (best) | events/s (median) | events per run | "
-               "numba speed-up | statistic | SE | z |")
-    out.append("|---|---|---|---|---|---|---|---|---|")
+    out.append("Models: " + "; ".join(f"**{key}**: {case['name']} ({case['statistic']})"
+                                       for key, case in data["cases"].items() if key != "supermarket_1000") + ".\n")
+    out.append("| model | impl. | events/s | numba speed-up | statistic | SE | z |")
+    out.append("|---|---|---|---|---|---|---|")
     for key, case in data["cases"].items():
         if key == "supermarket_1000":       # superseded by the `limit` section
             continue
         for impl, r in case["results"].items():
             ratio = r["ratio_numba_over"]
             ratio_s = "1" if impl == "numba" else (f"{ratio:.0f}x" if ratio >= 10 else f"{ratio:.2f}x")
-            out.append(f"| {case['name']} ({case['statistic']}) | {IMPL_LABEL[impl]} | "
-                       f"{_fmt_rate(r['best_events_per_second'])} | {_fmt_rate(r['median_events_per_second'])} | "
-                       f"{r['events_per_run']:,} | {ratio_s} | {r['statistic']:.4g} | {r['statistic_se']:.2g} | "
-                       f"{r['z_vs_numba']:.1f} |")
+            out.append(f"| {key} | {IMPL_SHORT[impl]} | {_fmt_rate(r['best_events_per_second'])} | {ratio_s} | "
+                       f"{r['statistic']:.4g} | {r['statistic_se']:.2g} | {r['z_vs_numba']:.1f} |")
         if "exact" in case:
-            zs = ", ".join(f"{IMPL_LABEL[i]} {r['z_vs_exact']:.1f}" for i, r in case["results"].items())
-            out.append(f"| {case['name']} ({case['statistic']}) | exact (product form, DP) | | | | | "
-                       f"{case['exact']:.4g} | | z vs exact: {zs} |")
+            zs = ", ".join(f"{IMPL_SHORT[i]} {r['z_vs_exact']:.1f}" for i, r in case["results"].items())
+            out.append(f"| {key} | exact | | | {case['exact']:.4g} | | vs exact: {zs} |")
     out.append("")
     return "\n".join(out)
 
@@ -89,7 +197,7 @@ def limit_section(data) -> str:
            "Twister of numba's `np.random` (checked bit for bit against NumPy's `RandomState`), the "
            "generator the kernels used before, to show what the generator costs. "
            f"Best of {data['repeats']} interleaved runs.\n",
-           "| implementation | events/s (best) | events/s (median) | C / numba speed | mean queue length | SE | z |",
+           "| implementation | events/s (best) | (median) | C / numba | mean queue | SE | z |",
            "|---|---|---|---|---|---|---|"]
     for impl, r in case["results"].items():
         out.append(f"| {IMPL_LABEL[impl]} | {_fmt_rate(r['best_events_per_second'])} | "
@@ -102,27 +210,26 @@ def limit_section(data) -> str:
 def scaling_section(data) -> str:
     out = ["## Scaling\n",
            "![scaling of the simulators and solvers](../benchmarks/latest/scaling.png)\n",
-           "L simulators on the system of Sec. 6 of paper L (irg with the design p^1 at N = 100; above "
+           "L simulators on the system of Sec. 6 of paper L (irg with the design p¹ at N = 100; above "
            "N = 300 the densities are scaled by 300/N, so that the mean degree stays about 300 delta_k and "
-           "the graph of N = 10^5 fits in memory), each N in its own process: events per second (best of 3 runs of about "
+           "the graph of N = 10⁵ fits in memory), each N in its own process: events per second (best of 3 runs of about "
            "3 million events) and the resident memory the process gained from building the graph and running "
            "the simulations (measured after the kernels were compiled; GWSQ uses the graph only for the types "
            "and clusters, but the same graph is built).\n",
-           "| policy | N | edges | events/s | graph arrays | resident memory added |", "|---|---|---|---|---|---|"]
+           "| policy | N | edges | events/s | graph | memory added |", "|---|---|---|---|---|---|"]
     for r in data["locality"]:
         out.append(f"| {'local JSQ(2)' if r['policy'] == 'jsqd' else 'GWSQ(2)'} | {r['n']:,} | {r['edges']:,} | "
                    f"{_fmt_rate(r['events_per_second'])} | {r['graph_bytes'] / 2**20:.1f} MiB | "
                    f"{r['resident_increase_bytes'] / 2**20:.1f} MiB |")
-    out += ["", "| L fixed point of (3.7): truncation L | seconds |", "|---|---|"]
+    out += ["", "L fixed point of (3.7):\n", "| truncation L | seconds |", "|---|---|"]
     out += [f"| {r['levels']} | {r['seconds']:.3g} |" for r in data["fixed_point"]]
-    out += ["", "Solver times are the best of 3 runs (2 for the fluid model).\n", "| R exact DP, circular-2, lambda = 0.9: N | c.o.c. seconds | c.o.s. seconds | E[Q] c.o.c. | "
-            "E[Q] c.o.s. |", "|---|---|---|---|---|"]
+    out += ["", "Solver times are the best of 3 runs (2 for the fluid model).\n", "R exact DP on circular-2, lambda = 0.9:\n", "| N | c.o.c. s | c.o.s. s | E[Q] c.o.c. | E[Q] c.o.s. |", "|---|---|---|---|---|"]
     ns = sorted({r["n"] for r in data["exact_dp"]})
     for n in ns:
         a = next(r for r in data["exact_dp"] if r["n"] == n and r["mechanism"] == "coc")
         b = next(r for r in data["exact_dp"] if r["n"] == n and r["mechanism"] == "cos")
         out.append(f"| {n} | {a['seconds']:.3g} | {b['seconds']:.3g} | {a['mean']:.4f} | {b['mean']:.4f} |")
-    out += ["", "| U fluid model (12), Table 1 system from empty pools, t in [0, 15]: rho | seconds |", "|---|---|"]
+    out += ["", "U fluid model (12), Table 1 system from empty pools, t in [0, 15]:\n", "| rho | seconds |", "|---|---|"]
     out += [f"| {r['rho']:g} | {r['seconds']:.3g} |" for r in data["fluid"]]
     out.append("")
     return "\n".join(out)
@@ -165,7 +272,7 @@ def dask_section(data) -> str:
 
 
 def notes_section(peers, limit, book) -> str:
-    lines = ["## Goals\n", "| goal | measured | met |", "|---|---|---|"]
+    lines = ["## Earlier goals\n", "| goal | measured | met |", "|---|---|---|"]
     if peers:
         sp = []
         for key, case in peers["cases"].items():
@@ -196,8 +303,9 @@ def notes_section(peers, limit, book) -> str:
 
 
 def write_page(extra_notes: str = "") -> str:
-    peers, limit, scaling, book, dask = (_load(n) for n in ("peers", "limit", "scaling", "book", "dask"))
-    parts = [INTRO, notes_section(peers, limit, book)]
+    peers, limit, scaling, book, dask, c, instr = (_load(n) for n in ("peers", "limit", "scaling", "book", "dask",
+                                                                       "c", "instructions"))
+    parts = [INTRO, summary_section(c, scaling, book), c_section(c, instr), notes_section(peers, limit, book)]
     notes = RESULTS / "notes.md"
     if notes.exists():
         parts.append(notes.read_text())

@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 from benchmarks.peers import models  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "latest"
-SECTIONS = ("peers", "limit", "scaling", "book", "dask")
+SECTIONS = ("peers", "c", "limit", "scaling", "book", "dask")
 
 #: per-implementation run sizes (events scale with the horizon); Ciw is ~1000x slower
 SCALES = {
@@ -62,20 +62,32 @@ def _environment() -> dict:
         cpu = platform.processor() or "unknown"
     return {"python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
             "machine": platform.machine(), "cpu": cpu, "cpus": os.cpu_count(),
-            "load_average_at_start": os.getloadavg()[0], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+            "nice": os.nice(0), "load_average_at_start": os.getloadavg()[0], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
 
 
 def _save(name: str, data: dict) -> None:
+    """Write ``<name>.json``; the run it replaces is kept under ``"previous"`` (one level), so
+    that the performance page can show the last run and the run before."""
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / f"{name}.json").write_text(json.dumps(data, indent=1, default=float) + "\n")
+    path = RESULTS / f"{name}.json"
+    if path.exists() and "previous" not in data:
+        try:
+            old = json.loads(path.read_text())
+        except ValueError:
+            old = None
+        if old:
+            data = {**data, "previous": {k: v for k, v in old.items() if k != "previous"}}
+    path.write_text(json.dumps(data, indent=1, default=float) + "\n")
 
 
 # -- peers --------------------------------------------------------------------------------
 def _summary(runs):
     rates = [r.events_per_second for r in runs]
+    cpu = [r.events_per_cpu_second for r in runs]
     stats = np.array([r.statistic for r in runs])
     se = float(stats.std(ddof=1) / np.sqrt(stats.size)) if stats.size > 1 else float("nan")
     return {"best_events_per_second": max(rates), "median_events_per_second": float(np.median(rates)),
+            "best_events_per_cpu_second": float(np.nanmax(cpu)) if np.isfinite(cpu).any() else float("nan"),
             "events_per_run": int(np.mean([r.events for r in runs])), "statistic": float(stats.mean()),
             "statistic_se": se, "runs": len(runs)}
 
@@ -129,16 +141,30 @@ def _print_case(key, case):
               f"{s['statistic']:10.4f} {s['statistic_se']:8.4f} {s['z_vs_numba']:6.2f}", flush=True)
 
 
-def _plot_peers(data):
+#: figures are drawn 6.8 inches wide and shown in the book's 688 px column, where a point of
+#: text is 688 / (6.8 * 72) = 1.4 px: every font is >= 8 pt (>= 11 px)
+FIG_WIDTH = 6.8
+FIG_DPI = 150
+FONT = 8
+
+
+def _style():
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    plt.rcParams.update({"font.size": 9, "axes.titlesize": 9, "axes.labelsize": 9, "xtick.labelsize": FONT,
+                         "ytick.labelsize": FONT, "legend.fontsize": FONT})
+    return plt
+
+
+def _plot_peers(data):
+    plt = _style()
     keys = list(data["cases"])
     impls = ["numba", "c", "plain", "simpy", "ciw"]
     colors = dict(zip(impls, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
-    fig, (ax, ax_r) = plt.subplots(1, 2, figsize=(13, 4.2), gridspec_kw={"width_ratios": [1.15, 1]})
+    fig, (ax, ax_r) = plt.subplots(2, 1, figsize=(FIG_WIDTH, 6.4), sharex=True)
     width = 0.16
     for k, impl in enumerate(impls):
         xs, ys, xr, yr = [], [], [], []
@@ -154,21 +180,61 @@ def _plot_peers(data):
         if xr:
             ax_r.bar(xr, yr, width, label=impl, color=colors[impl])
     ax.set_yscale("log")
-    ax.set_xticks(range(len(keys)), keys, rotation=20)
-    ax.set_ylabel("events per second (best run, one core)")
+    ax.set_ylabel("events/s (best run, one core)")
     ax.set_title("event throughput, same run")
-    ax.legend(fontsize=8, ncol=5)
+    ax.legend(ncol=5, loc="lower center", bbox_to_anchor=(0.5, 1.08), frameon=False)
     ax_r.set_yscale("log")
-    goals = [ax_r.axhline(100, color="k", ls="--", lw=1, label="goal against SimPy and Ciw: 100x"),
-             ax_r.axhline(0.5, color="k", ls=":", lw=1, label="goal against C: within 2x (0.5)")]
-    ax_r.legend(handles=goals, fontsize=8, loc="upper right")
+    goals = [ax_r.axhline(100, color="k", ls="--", lw=1, label="100x (SimPy, Ciw)"),
+             ax_r.axhline(0.8, color="k", ls=":", lw=1, label="1 / 1.25 (C)")]
+    ax_r.legend(handles=goals, loc="upper right")
     ax_r.set_xticks(range(len(keys)), keys, rotation=20)
     ax_r.set_xlim(-0.5, len(keys) - 0.5)
-    ax_r.set_ylabel("numba events/s over the peer's")
+    ax_r.set_ylabel("numba events/s / peer's")
     ax_r.set_title("speed-up of the package over each peer")
     fig.tight_layout()
-    fig.savefig(RESULTS / "peers.png", dpi=110)
+    fig.savefig(RESULTS / "peers.png", dpi=FIG_DPI)
     plt.close(fig)
+
+
+# -- every kernel against its C loop --------------------------------------------------------
+#: cases with a C peer and the size of one timed run (about 1-2 million events each)
+C_CASES = {"supermarket": {"horizon": 10_000.0}, "cos": {"r_events": 1_500_000}, "coc": {"r_events": 1_500_000},
+           "jlmu": {"u_t_end": 600.0}, "slta": {"u_t_end": 600.0}}
+C_GOAL = 1.25
+
+
+def bench_c(preset: str, repeats: int) -> dict:
+    """Each numba kernel against the C loop of its model, in short runs interleaved pair by
+    pair (numba then C, then C then numba, ...), so that both see the same load; the ratio
+    C / numba of events per second is taken per pair and of the best runs."""
+    rounds = max(repeats, 7) if preset == "full" else max(repeats, 5)
+    factor = 1.0 if preset == "full" else 0.5
+    out = {"environment": _environment(), "rounds": rounds, "goal_ratio": C_GOAL, "cases": {}}
+    for key, base in C_CASES.items():
+        scale = {k: (v * factor if isinstance(v, float) else int(v * factor)) for k, v in base.items()}
+        models.run(key, "numba", 0, {"horizon": 5.0, "r_events": 1000, "u_t_end": 2.0})
+        models.run(key, "c", 0, {"horizon": 5.0, "r_events": 1000, "u_t_end": 2.0})
+        runs = {"numba": [], "c": []}
+        for rnd in range(rounds):
+            order = ("numba", "c") if rnd % 2 == 0 else ("c", "numba")
+            for impl in order:
+                runs[impl].append(models.run(key, impl, 3000 + rnd, scale))
+        pair = [c.events_per_second / n.events_per_second for n, c in zip(runs["numba"], runs["c"])]
+        pair_cpu = [c.events_per_cpu_second / n.events_per_cpu_second for n, c in zip(runs["numba"], runs["c"])]
+        res = {impl: _summary(r) for impl, r in runs.items()}
+        row = {"name": models.CASES[key].name, "paper": models.CASES[key].paper, "results": res,
+               "ratio_c_over_numba_best": res["c"]["best_events_per_second"] / res["numba"]["best_events_per_second"],
+               "ratio_c_over_numba_pairs": pair, "ratio_c_over_numba_median": float(np.median(pair)),
+               "ratio_c_over_numba_cpu_pairs": pair_cpu, "ratio_c_over_numba_cpu_median": float(np.median(pair_cpu))}
+        out["cases"][key] = row
+        print(f"{key:12s} numba {res['numba']['best_events_per_second'] / 1e6:6.2f} M ev/s, "
+              f"C {res['c']['best_events_per_second'] / 1e6:6.2f} M ev/s (best of {rounds}); C / numba: best "
+              f"{row['ratio_c_over_numba_best']:.2f}, median of pairs {row['ratio_c_over_numba_median']:.2f} "
+              f"[{min(pair):.2f}, {max(pair):.2f}]; processor time: median {row['ratio_c_over_numba_cpu_median']:.2f} "
+              f"[{min(pair_cpu):.2f}, {max(pair_cpu):.2f}]", flush=True)
+    out["load_average_at_end"] = os.getloadavg()[0]
+    _save("c", out)
+    return out
 
 
 # -- the speed limit ----------------------------------------------------------------------
@@ -295,12 +361,9 @@ def _timed(func) -> float:
 
 
 def _plot_scaling(data):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 4, figsize=(15, 3.6))
+    plt = _style()
+    fig, axes = plt.subplots(2, 2, figsize=(FIG_WIDTH, 5.8))
+    axes = axes.ravel()
     ax = axes[0]
     for policy, label in (("jsqd", "local JSQ(2)"), ("gwsq", "GWSQ(2)")):
         rows = [r for r in data["locality"] if r["policy"] == policy]
@@ -310,12 +373,12 @@ def _plot_scaling(data):
     ax.set_xlabel("servers N")
     ax.set_ylabel("million events per second")
     ax.set_title("L simulators")
-    ax.legend(fontsize=8)
+    ax.legend()
     ax = axes[1]
     for policy, label in (("jsqd", "local JSQ(2)"), ("gwsq", "GWSQ(2)")):
         rows = [r for r in data["locality"] if r["policy"] == policy]
         ax.plot([r["n"] for r in rows], [max(r["resident_increase_bytes"], 1) / 2**20 for r in rows], marker="o",
-                label=f"{label}: resident memory added")
+                label=f"{label}: memory added")
     rows = [r for r in data["locality"] if r["policy"] == "jsqd"]
     ax.plot([r["n"] for r in rows], [r["graph_bytes"] / 2**20 for r in rows], ls=":", color="grey",
             label="graph arrays")
@@ -324,7 +387,7 @@ def _plot_scaling(data):
     ax.set_xlabel("servers N")
     ax.set_ylabel("MiB")
     ax.set_title("L memory")
-    ax.legend(fontsize=7)
+    ax.legend()
     ax = axes[2]
     fp = data["fixed_point"]
     ax.plot([r["levels"] for r in fp], [r["seconds"] for r in fp], marker="o", label="L fixed point (3.7)")
@@ -338,14 +401,14 @@ def _plot_scaling(data):
     for mech in ("coc", "cos"):
         rows = [r for r in data["exact_dp"] if r["mechanism"] == mech]
         ax.plot([r["n"] for r in rows], [r["seconds"] for r in rows], marker="o", label=f"R exact DP, {mech}")
-    ax.plot([r["rho"] for r in fl], [r["seconds"] for r in fl], marker="s", label="U fluid model, x = rho")
+    ax.plot([r["rho"] for r in fl], [r["seconds"] for r in fl], marker="s", label="U fluid, x = rho")
     ax.set_yscale("log")
-    ax.set_xlabel("servers N (R) / load rho (U)")
+    ax.set_xlabel("servers N (R), load rho (U)")
     ax.set_ylabel("seconds")
     ax.set_title("exact and fluid solvers")
-    ax.legend(fontsize=7)
+    ax.legend()
     fig.tight_layout()
-    fig.savefig(RESULTS / "scaling.png", dpi=110)
+    fig.savefig(RESULTS / "scaling.png", dpi=FIG_DPI)
     plt.close(fig)
 
 
@@ -373,20 +436,31 @@ def bench_book(log: Path) -> dict:
         print(f"  {r['notebook']:18s} {r['seconds']:8.1f} s")
     _save("book", out)
     if rows:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(8, 3.8))
-        order = sorted(rows, key=lambda r: -r["seconds"])
-        ax.barh([r["notebook"] for r in order][::-1], [r["seconds"] / 60 for r in order][::-1])
-        ax.set_xlabel("minutes (paper preset)")
-        ax.set_title(f"notebook run times, total {out['total_seconds'] / 60:.1f} min")
-        fig.tight_layout()
-        fig.savefig(RESULTS / "book.png", dpi=110)
-        plt.close(fig)
+        _plot_book(out)
     return out
+
+
+def _plot_book(data):
+    plt = _style()
+    rows = data["notebooks"]
+    fig, ax = plt.subplots(figsize=(FIG_WIDTH, 0.5 + 0.2 * len(rows)))
+    order = sorted(rows, key=lambda r: -r["seconds"])
+    ax.barh([r["notebook"] for r in order][::-1], [r["seconds"] / 60 for r in order][::-1])
+    ax.set_xlabel("minutes (paper preset)")
+    ax.set_title(f"notebook run times, total {data['total_seconds'] / 60:.1f} min")
+    fig.tight_layout()
+    fig.savefig(RESULTS / "book.png", dpi=FIG_DPI)
+    plt.close(fig)
+
+
+def replot() -> None:
+    """Draw the figures again from the JSON files (no measurement)."""
+    for name, func in (("peers", _plot_peers), ("scaling", _plot_scaling), ("book", _plot_book)):
+        path = RESULTS / f"{name}.json"
+        if path.exists():
+            data = json.loads(path.read_text())
+            if name != "book" or data.get("notebooks"):
+                func(data)
 
 
 # -- dask ---------------------------------------------------------------------------------
@@ -435,12 +509,19 @@ def main(argv=None) -> int:
     ap.add_argument("--results-dir", type=Path, default=RESULTS,
                     help="where the JSON files and plots go (default benchmarks/latest, which the book "
                          "page shows; elsewhere the page is not rewritten)")
+    ap.add_argument("--replot", action="store_true", help="only draw the figures again from the JSON files "
+                                                          "and rewrite the page")
     args = ap.parse_args(argv)
     default_dir = args.results_dir.resolve() == RESULTS.resolve()
     RESULTS = args.results_dir
     preset = "quick" if args.quick else "full"
+    if args.replot:
+        args.only = []
+        replot()
     if "peers" in args.only:
         bench_peers(preset, args.repeats, set(args.skip))
+    if "c" in args.only:
+        bench_c(preset, args.repeats)
     if "limit" in args.only:
         bench_limit(preset, args.repeats)
     if "scaling" in args.only:

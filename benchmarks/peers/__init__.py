@@ -30,12 +30,20 @@ class PeerRun:
         Wall time of the simulation itself (model construction excluded where possible).
     statistic : float
         The compared statistic (see each model's docstring).
+    cpu_seconds : float
+        Processor time of the same stretch (nan where not measured): on a shared machine
+        it moves less than the wall time, because waiting for a core is not counted.
     """
 
     events: int
     seconds: float
     statistic: float
+    cpu_seconds: float = float("nan")
 
     @property
     def events_per_second(self) -> float:
         return self.events / self.seconds if self.seconds > 0 else float("inf")
+
+    @property
+    def events_per_cpu_second(self) -> float:
+        return self.events / self.cpu_seconds if self.cpu_seconds > 0 else float("nan")

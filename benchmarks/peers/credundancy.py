@@ -20,6 +20,7 @@ class CRedundancyRun:
     steps: int
     seconds: float
     code: int
+    cpu_seconds: float
     stats: np.ndarray
     acc_t: np.ndarray
     acc_e: np.ndarray
@@ -44,7 +45,7 @@ def run_full(mechanism: str, n: int, d: int, lam: float, n_events: int, warmup: 
     lines = proc.stdout.splitlines()
     head = lines[0].split()
     arr = [np.array(line.split(), dtype=float) for line in lines[1:]]
-    return CRedundancyRun(int(head[0]), float(head[1]), int(head[2]), *arr)
+    return CRedundancyRun(int(head[0]), float(head[1]), int(head[2]), float(head[3]), *arr)
 
 
 def run(mechanism: str, n: int, d: int, lam: float, n_events: int, warmup: int, seed: int) -> PeerRun:
@@ -52,4 +53,4 @@ def run(mechanism: str, n: int, d: int, lam: float, n_events: int, warmup: int, 
     out = run_full(mechanism, n, d, lam, n_events, warmup, seed)
     if out.code != 0:
         raise RuntimeError(f"redundancy.c stopped with code {out.code} (overflow)")
-    return PeerRun(out.steps, out.seconds, out.mean_q)
+    return PeerRun(out.steps, out.seconds, out.mean_q, out.cpu_seconds)

@@ -37,4 +37,4 @@ def run(n: int, lam: float, horizon: float, warmup: float, n_grid: int, seed: in
     binary = build(generator)
     out = subprocess.run([str(binary), str(n), repr(lam), repr(horizon), repr(warmup), str(n_grid), str(levels),
                           str(seed)], check=True, capture_output=True, text=True).stdout.split()
-    return PeerRun(int(out[0]), float(out[1]), float(out[2]))
+    return PeerRun(int(out[0]), float(out[1]), float(out[2]), float(out[3]))

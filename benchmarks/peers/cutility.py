@@ -23,6 +23,7 @@ class CUtilityRun:
     area_s: float
     t: float
     seconds: float
+    cpu_seconds: float
     area_q: np.ndarray
     hist_n: np.ndarray
     time_r: np.ndarray
@@ -71,7 +72,7 @@ def run_full(system, n: int, policy: str, t_end: float, warmup: float, seed: int
     lines = proc.stdout.splitlines()
     h = lines[0].split()
     arr = [np.array(line.split(), dtype=float) for line in lines[1:]]
-    return CUtilityRun(int(h[0]), int(h[1]), float(h[2]), float(h[3]), float(h[4]), float(h[5]), *arr)
+    return CUtilityRun(int(h[0]), int(h[1]), float(h[2]), float(h[3]), float(h[4]), float(h[5]), float(h[6]), *arr)
 
 
 def run(system, n: int, policy: str, t_end: float, warmup: float, seed: int, max_occupancy: int) -> PeerRun:
@@ -79,4 +80,4 @@ def run(system, n: int, policy: str, t_end: float, warmup: float, seed: int, max
     out = run_full(system, n, policy, t_end, warmup, seed, max_occupancy)
     if out.status != 0:
         raise RuntimeError(f"utility.c stopped with status {out.status}")
-    return PeerRun(out.events, out.seconds, out.area_u / (n * (t_end - warmup)))
+    return PeerRun(out.events, out.seconds, out.area_u / (n * (t_end - warmup)), out.cpu_seconds)

@@ -94,10 +94,12 @@ def _locality(key, impl, seed, scale):
     policy = case.params.get("policy", "jsqd")
     if impl == "numba":
         sim = simulate_gwsq if policy == "gwsq" else simulate_jsqd
+        c0 = time.thread_time()
         res = sim(system, graph, np.zeros(graph.n_servers, np.int64), t_grid, seed)
+        cpu = time.thread_time() - c0
         sizes = np.bincount(graph.server_type, minlength=graph.n_types)
         overall = res.mean_queue_length @ sizes / graph.n_servers
-        return PeerRun(res.events, res.seconds, float(overall[t_grid >= warmup].mean()))
+        return PeerRun(res.events, res.seconds, float(overall[t_grid >= warmup].mean()), cpu)
     type_members = [np.flatnonzero(graph.server_type == m).tolist() for m in range(graph.n_types)]
     args = (graph.offset.tolist(), graph.degree.tolist(), graph.neighbors.tolist(), graph.server_type.tolist(),
             graph.dispatcher_cluster.tolist(), system.u.tolist(), system.arrival_rate, system.d, t_grid.tolist(),
@@ -118,9 +120,9 @@ def _redundancy(key, impl, seed, scale):
     n_events = int(scale["r_events"])
     warmup = n_events // 10
     if impl == "numba":
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         res = simulate(system, lam, n_events, mechanism=mech, seed=seed, warmup=warmup)
-        return PeerRun(n_events + warmup, time.perf_counter() - t0, res.mean_q)
+        return PeerRun(n_events + warmup, time.perf_counter() - t0, res.mean_q, time.thread_time() - c0)
     if impl == "c":
         return credundancy.run(mech, 20, 2, lam, n_events, warmup, seed)
     types = [list(t) for t in system.types]
@@ -149,8 +151,9 @@ def _utility(key, impl, seed, scale):
     t_end = scale["u_t_end"]
     warmup = min(U_WARMUP, t_end / 2)
     if impl == "numba":
+        c0 = time.thread_time()
         res = simulate(system, n, policy, t_end=t_end, seed=seed, warmup=warmup, max_occupancy=U_DEPTH)
-        return PeerRun(res.events, res.wall_time, res.mean_utility)
+        return PeerRun(res.events, res.wall_time, res.mean_utility, time.thread_time() - c0)
     if impl == "c":
         return cutility.run(system, n, policy, t_end, warmup, seed, U_DEPTH)
     counts = system.pool_counts(n)

@@ -15,7 +15,7 @@
  * type draw (uniform types make it the identity, which the test checks) and the
  * heterogeneous-speed search of the busy list (all speeds are 1).
  *
- * Output: line 1 "steps seconds code"; line 2 the 17 numbers of the kernel's `stats`
+ * Output: line 1 "steps seconds code cpu_seconds" (wall and processor time of the run); line 2 the 17 numbers of the kernel's `stats`
  * array; line 3 the per-type time integrals acc_t; line 4 acc_e; lines 5 and 6 the time-
  * and event-weighted histograms of Q on 0..hist_max. Doubles printed with %.17g.
  *
@@ -80,8 +80,9 @@ int main(int argc, char **argv) {
     }
     for (int i = 0; i < 4; i++) s[i] = splitmix64(&seed);
 
-    struct timespec t0, t1;
+    struct timespec t0, t1, p0, p1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &p0);
     const i64 k = n;   /* circular-d: one type per server */
     i64 *type_servers = malloc(k * d * sizeof(i64));
     for (i64 j = 0; j < k; j++) {
@@ -297,10 +298,12 @@ int main(int argc, char **argv) {
         acc_e[j] += counts[j] * (clock_e - last_e[j]);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &p1);
     const double seconds = (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
+    const double cpu = (p1.tv_sec - p0.tv_sec) + 1e-9 * (p1.tv_nsec - p0.tv_nsec);
     const double stats[17] = {clock_t_, t_q, t_q2, t_ra, t_rb, e_q, e_q2, e_ra, e_rb, clock_e, clock_t_,
                               (double)total, a_n, a_q, a_q2, a_ra, a_rb};
-    printf("%ld %.9f %ld\n", (long)step, seconds, (long)code);
+    printf("%ld %.9f %ld %.9f\n", (long)step, seconds, (long)code, cpu);
     for (int i = 0; i < 17; i++) printf("%.17g%c", stats[i], i == 16 ? '\n' : ' ');
     for (i64 j = 0; j < k; j++) printf("%.17g%c", acc_t[j], j == k - 1 ? '\n' : ' ');
     for (i64 j = 0; j < k; j++) printf("%.17g%c", acc_e[j], j == k - 1 ? '\n' : ' ');

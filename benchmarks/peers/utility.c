@@ -15,7 +15,8 @@
  * Input on stdin (whitespace separated): the m + 1 offsets; delta (m x J, the marginal
  * utilities) and key (m x J, delta rounded for the ties), row by row; for SLTA the number
  * K of enumerated coordinates and their classes and levels (ecls, elev).
- * Output: line 1 "status events area_u area_s t seconds"; line 2 area_q (m x (J + 2), row
+ * Output: line 1 "status events area_u area_s t seconds cpu_seconds" (wall and processor
+ * time of the run); line 2 area_q (m x (J + 2), row
  * by row); line 3 hist_n; line 4 time_r. Doubles printed with %.17g.
  *
  * Build: gcc -O2 -o utility utility.c -lm
@@ -152,8 +153,9 @@ int main(int argc, char **argv) {
     double *time_r = calloc(K + 2, sizeof(double));
     const i64 hist_size = cap + 1;
 
-    struct timespec c0, c1;
+    struct timespec c0, c1, p0, p1;
     clock_gettime(CLOCK_MONOTONIC, &c0);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &p0);
     double *last = calloc(m * W, sizeof(double));
     i64 *green = calloc(m, sizeof(i64));
     i64 *thr = calloc(m, sizeof(i64));
@@ -304,8 +306,10 @@ int main(int argc, char **argv) {
     for (i64 i = 0; i < m; i++)
         for (i64 j = 1; j <= J; j++) ACCUMULATE(i, j);
     clock_gettime(CLOCK_MONOTONIC, &c1);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &p1);
     const double seconds = (c1.tv_sec - c0.tv_sec) + 1e-9 * (c1.tv_nsec - c0.tv_nsec);
-    printf("%ld %ld %.17g %.17g %.17g %.9f\n", (long)status, (long)events, area_u, area_s, t, seconds);
+    const double cpu = (p1.tv_sec - p0.tv_sec) + 1e-9 * (p1.tv_nsec - p0.tv_nsec);
+    printf("%ld %ld %.17g %.17g %.17g %.9f %.9f\n", (long)status, (long)events, area_u, area_s, t, seconds, cpu);
     for (i64 i = 0; i < m * W; i++) printf("%.17g%c", area_q[i], i == m * W - 1 ? '\n' : ' ');
     for (i64 i = 0; i < hist_size; i++) printf("%.17g%c", hist_n[i], i == hist_size - 1 ? '\n' : ' ');
     for (i64 i = 0; i < K + 2; i++) printf("%.17g%c", time_r[i], i == K + 1 ? '\n' : ' ');

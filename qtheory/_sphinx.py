@@ -32,7 +32,7 @@ SCRIPT = "tex-chtml-full.js"
 CSS = "qtheory.css"
 # long test names (tests/<part>/test_x.py::test_...) wrap instead of overflowing the
 # column; the recorded checks under a theorem sit closer to it than ordinary text; table
-# cells break long tokens (headers do not, so narrow columns keep whole words) and tables
+# cells break long links and code (not words or numbers: columns keep them whole) and tables
 # of eight columns or more are set smaller, so that no table is wider than the column;
 # printed output wraps at the column's edge instead of hiding behind a scroll bar
 _CSS_TEXT = """\
@@ -47,7 +47,8 @@ figure.qtheory-figure { margin: 0.8em 0 1.4em; }
 figure.qtheory-figure figcaption { font-size: 0.9em; margin-top: 0.4em; color: var(--pst-color-text-muted); }
 table.qtheory-table tbody tr:nth-child(odd) { background: var(--pst-color-surface); }
 .bd-article table { max-width: 100%; }
-.bd-article table td { overflow-wrap: anywhere; }
+.bd-article table td { overflow-wrap: break-word; }
+.bd-article table td a, .bd-article table td code.literal, .bd-article table td code.literal span.pre { white-space: normal; overflow-wrap: anywhere; }
 .bd-article table th { overflow-wrap: normal; }
 .bd-article .cell_output table.qtheory-table { width: auto; }
 .bd-article table.qtheory-table td { overflow-wrap: normal; }

@@ -159,3 +159,13 @@ def test_table_cells_escape_pipes_and_emphasis_outside_math():
 
     # q*(m,1) ... q*(m,1) would render as emphasis in a Markdown table; math keeps its *
     assert _cell("sum_m q*(m,1) = a | b; $q^*_{m,1}$") == "sum_m q\\*(m,1) = a \\| b; $q^*_{m,1}$"
+
+
+def test_long_identifiers_in_table_cells_are_set_as_code():
+    from qtheory.claims import _cell
+
+    assert _cell("holds (test_table1_settings_are_stable) in type1_growth_second_half_S1 runs") == \
+        "holds (`test_table1_settings_are_stable`) in `type1_growth_second_half_S1` runs"
+    # short words with an underscore, code and math are left alone
+    assert _cell("sum_m v_m and `already_set_as_code_here` and $q_{m,\\ell}$") == \
+        "sum_m v_m and `already_set_as_code_here` and $q_{m,\\ell}$"

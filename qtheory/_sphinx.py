@@ -31,7 +31,10 @@ from docutils.parsers.rst import Directive
 SCRIPT = "tex-chtml-full.js"
 CSS = "qtheory.css"
 # long test names (tests/<part>/test_x.py::test_...) wrap instead of overflowing the
-# column; the recorded checks under a theorem sit closer to it than ordinary text
+# column; the recorded checks under a theorem sit closer to it than ordinary text; table
+# cells break long tokens (headers do not, so narrow columns keep whole words) and tables
+# of eight columns or more are set smaller, so that no table is wider than the column;
+# printed output wraps at the column's edge instead of hiding behind a scroll bar
 _CSS_TEXT = """\
 .bd-article p > code.literal, .bd-article p > code.literal span.pre { white-space: normal; overflow-wrap: anywhere; }
 .qtheory-badge { display: inline-block; font-size: 0.9em; padding: 0.15em 0.6em; border-radius: 0.3em; background: var(--pst-color-surface); border: 1px solid var(--pst-color-border); }
@@ -44,11 +47,18 @@ figure.qtheory-figure { margin: 0.8em 0 1.4em; }
 figure.qtheory-figure figcaption { font-size: 0.9em; margin-top: 0.4em; color: var(--pst-color-text-muted); }
 table.qtheory-table tbody tr:nth-child(odd) { background: var(--pst-color-surface); }
 .bd-article table { max-width: 100%; }
-.bd-article table td, .bd-article table th { overflow-wrap: anywhere; hyphens: auto; }
+.bd-article table td { overflow-wrap: anywhere; }
+.bd-article table th { overflow-wrap: normal; }
 .bd-article .cell_output table.qtheory-table { width: auto; }
+.bd-article table.qtheory-table td { overflow-wrap: normal; }
+.bd-article .cell_output pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+.bd-article table:has(th:nth-child(8)) { font-size: 0.8em; }
+.bd-article table:has(th:nth-child(8)) th, .bd-article table:has(th:nth-child(8)) td { padding-left: 0.3em; padding-right: 0.3em; }
 """
 FONTS = Path("output") / "chtml" / "fonts" / "woff-v2"
 JS = "qtheory.js"
+#: classes of the HTML that notebooks output (figures, tables) whose math MathJax typesets
+MATH_CLASSES = ("qtheory-figure", "qtheory-table")
 # the header's download menu and the run record link the notebooks (.ipynb): a browser
 # would show their JSON; the download attribute makes it save the file instead
 _JS_TEXT = """\
@@ -85,6 +95,17 @@ def _prepare(app, config) -> None:
             path.write_text(text, encoding="utf-8")
     config.html_static_path = list(config.html_static_path) + [str(static)]
     config.mathjax_path = f"mathjax/{SCRIPT}"
+    # myst-nb marks notebook pages "mathjax_ignore" and typesets only its own .math nodes;
+    # the figures' captions and the HTML tables of the notebooks (qtheory.display) carry
+    # \\(...\\) math of their own, so MathJax also processes those two classes
+    mj = dict(config.mathjax3_config or {})
+    options = dict(mj.get("options") or {})
+    classes = options.get("processHtmlClass") or "tex2jax_process|mathjax_process|math|output_area"
+    options["processHtmlClass"] = classes + "|" + "|".join(MATH_CLASSES)
+    mj["options"] = options
+    config.mathjax3_config = mj
+    # myst-parser would reset processHtmlClass to its own list (which the one above extends)
+    config.myst_update_mathjax = False
 
 
 def repository(config) -> str:

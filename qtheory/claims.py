@@ -40,6 +40,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -351,8 +352,10 @@ def describe(c: Claim) -> str:
 
 
 def _cell(text: str) -> str:
-    """Text safe inside a Markdown table cell (a bare ``|`` would split the cell)."""
-    return text.replace("|", "\\|").replace("\n", " ")
+    """Text safe inside a Markdown table cell: a bare ``|`` would split the cell, and a ``*``
+    outside ``$...$`` math (``q*(m,1)``) would start emphasis."""
+    parts = re.split(r"(\$[^$]*\$)", text.replace("|", "\\|").replace("\n", " "))
+    return "".join(part if part.startswith("$") else part.replace("*", "\\*") for part in parts)
 
 
 def _link(item_id: str) -> str:

@@ -152,3 +152,10 @@ def test_errata_and_reconstructions_have_pages_of_their_own(results_dir, tmp_pat
     errata = (book / "errata.md").read_text()
     assert "our reading" in recon and "the other reading" in recon and "a misprint" not in recon
     assert "a misprint" in errata and "our reading" not in errata
+
+
+def test_table_cells_escape_pipes_and_emphasis_outside_math():
+    from qtheory.claims import _cell
+
+    # q*(m,1) ... q*(m,1) would render as emphasis in a Markdown table; math keeps its *
+    assert _cell("sum_m q*(m,1) = a | b; $q^*_{m,1}$") == "sum_m q\\*(m,1) = a \\| b; $q^*_{m,1}$"

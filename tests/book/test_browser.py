@@ -257,7 +257,7 @@ _TOO_WIDE = """() => {
     const out = [];
     const sel = '.cell_output pre, .cell_output table, .cell_output img, .cell_output figure, table, .table-wrapper';
     for (const el of article.querySelectorAll(sel)) {
-        if (el.closest('.cell_input, .highlight, .mermaid')) continue;
+        if (el.closest('.cell_input, .mermaid')) continue;
         const r = el.getBoundingClientRect();
         const clipped = el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible';
         if (r.right > col.right + 1 || clipped) {

@@ -62,6 +62,14 @@ def test_mutants_are_listed_by_operator_in_source_order(mutation):
         assert m.before != m.after
 
 
+def test_nested_nodes_at_one_place_get_distinct_ids(mutation):
+    found = mutation.mutants("def f(a, b, c):\n    return a * b * c\n")
+    ids = [m.id for m, _ in found]
+    assert len(ids) == len(set(ids))
+    by_id = {m.id: m.after for m, _ in found}
+    assert by_id["2:11:arith:0"] == "a * b / c" and by_id["2:11:arith:0.2"] == "a / b"
+
+
 def test_sampling_is_seeded_and_keeps_source_order(mutation):
     found = mutation.mutants(TOY)
     a = mutation.select(found, 3, seed=1)

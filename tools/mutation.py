@@ -23,7 +23,8 @@ Mutation operators (``op`` in the report):
 * ``drop``: one operand of an ``and``/``or`` removed (drops a condition of an ``if``).
 
 The mutants of a module are listed in source order (line, column, operator), so their ids
-(``<line>:<col>:<op>:<k>``) are stable while the module is unchanged; when there are more
+(``<line>:<col>:<op>:<k>``, with ``.2``, ``.3`` for nested nodes starting at the same
+place) are stable while the module is unchanged; when there are more
 than ``--max``, a sample drawn with ``--seed`` is run, again in source order. Each mutant is
 run as ``python -m pytest -x -q`` on the test paths with a timeout and classified:
 
@@ -193,6 +194,13 @@ def mutants(source: str) -> list[tuple[Mutant, str]]:
                    after=ast.unparse(repl))
         found.append((m, text))
     found.sort(key=lambda t: (t[0].line, t[0].col, t[0].op, t[0].id))
+    # nested nodes can start at the same place (``a * b * c``: both products at one column):
+    # the outer one (first in ast.walk order) keeps the id, the others get ``.2``, ``.3``
+    seen: dict[str, int] = {}
+    for m, _ in found:
+        seen[m.id] = seen.get(m.id, 0) + 1
+        if seen[m.id] > 1:
+            m.id = f"{m.id}.{seen[m.id]}"
     return found
 
 
@@ -383,7 +391,8 @@ def main(argv=None) -> int:
     equivalent = {}
     if args.equivalent:
         equivalent = json.loads(Path(args.equivalent).read_text())
-        equivalent = equivalent.get(args.module, equivalent)  # one section per module
+        if any(k.endswith(".py") for k in equivalent):  # one section per module
+            equivalent = equivalent.get(args.module, {})
     report = run(args.module, args.tests, max_n=args.max, seed=args.seed,
                  timeout=args.timeout, fresh_cache=not args.shared_cache,
                  equivalent=equivalent, only=args.only)

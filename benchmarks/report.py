@@ -64,11 +64,19 @@ def _date(data):
     return (data or {}).get("environment", {}).get("date") or (data or {}).get("date") or "?"
 
 
+def _run_label(data) -> str:
+    if not data:
+        return "none"
+    commit = data.get("environment", {}).get("commit")
+    note = data.get("note")
+    return _date(data) + (f" (qtheory {commit})" if commit else "") + (f": {note}" if note else "")
+
+
 def summary_section(c, scaling, book) -> str:
     """One screen: each goal of issue 18, the last run, the run before, and the machine."""
     prev = {name: (d or {}).get("previous") for name, d in (("c", c), ("scaling", scaling), ("book", book))}
     lines = ["## Summary\n",
-             f"Last run: {_date(c)} (kernels against C); run before: {_date(prev['c']) if prev['c'] else 'none'}.\n",
+             f"Kernels against C: last run {_run_label(c)}; run before {_run_label(prev['c'])}.\n",
              "| goal | last run | run before | met |", "|---|---|---|---|"]
     for key in C_KEYS:
         now, before = _c_ratio(c, key), _c_ratio(prev["c"], key)

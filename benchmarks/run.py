@@ -60,7 +60,14 @@ def _environment() -> dict:
                    if line.startswith("model name"))
     except (OSError, StopIteration):
         cpu = platform.processor() or "unknown"
-    return {"python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
+    try:
+        commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, check=True).stdout.strip()
+        if subprocess.run(["git", "-C", str(ROOT), "diff", "--quiet", "HEAD", "--", "qtheory"]).returncode:
+            commit += " (qtheory modified)"
+    except (OSError, subprocess.CalledProcessError):
+        commit = None
+    return {"commit": commit, "python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
             "machine": platform.machine(), "cpu": cpu, "cpus": os.cpu_count(),
             "nice": os.nice(0), "load_average_at_start": os.getloadavg()[0], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
 

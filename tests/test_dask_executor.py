@@ -1,8 +1,10 @@
 """Replications on a real Dask cluster of separate worker processes (issue 18).
 
 Same numbers as a local run (replication k gets child k of the seed wherever it runs);
-a worker killed mid-run costs no replication (Dask reruns its task); a bad address is a
-ParameterError naming --scheduler. The kill is deterministic: the task of replication 0
+a worker killed mid-run costs no replication (Dask reruns its task); a task that kills every
+worker it runs on ends the run with Dask's own KilledWorker once the scheduler gives up
+(``distributed.scheduler.allowed-failures``, 3 by default), never with missing replications;
+a bad address is a ParameterError naming --scheduler. The kill is deterministic: the task of replication 0
 creates a marker file and exits its worker process on its first attempt only.
 """
 import os
@@ -25,6 +27,11 @@ def draw(seed_sequence, marker=None):
         open(marker, "w").close()
         os._exit(1)
     return (tuple(seed_sequence.spawn_key), float(np.random.default_rng(seed_sequence).random(1000).mean()))
+
+
+def die(seed_sequence):
+    """Kill the worker process running this task, every time."""
+    os._exit(1)
 
 
 @pytest.fixture(scope="module")
@@ -54,3 +61,13 @@ def test_killed_worker_loses_no_replication(cluster, tmp_path):
 def test_bad_address_names_the_option():
     with pytest.raises(ParameterError, match="--scheduler"):
         runtime.dask_executor("tcp://127.0.0.1:1")
+
+
+def test_a_task_killing_every_worker_surfaces_dasks_killed_worker(cluster):  # last: leaves fewer workers
+    """After more worker deaths than the scheduler allows, the run fails with Dask's own
+    KilledWorker (naming the task), raised by replicate as it came, not wrapped in a qtheory
+    message and not a shorter list of results."""
+    ex = runtime.dask_executor(cluster.scheduler_address)
+    with pytest.raises(distributed.KilledWorker) as info:
+        runtime.replicate(die, 2, seed=0, executor=ex, progress=False)
+    assert "_call" in str(info.value)                  # Dask's message names the task (runtime._call)

@@ -10,6 +10,7 @@ dispatching rules are written here again from the paper's description (Sec. 3.1,
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.sparse import coo_matrix, csr_matrix
@@ -19,26 +20,45 @@ from ..errors import ParameterError
 from ..validation import check_integer, check_positive
 from .model import TIE_DECIMALS, PoolSystem, enumeration, tabulate
 from .policies import as_policy
-from .simulation import default_beta
+from .policies.slta import default_beta
 
 __all__ = ["ExactStationary", "exact_stationary"]
 
+#: policies whose rule this module writes out itself, independently of their policy file
+_OWN_READING = ("random", "jsq", "conservative", "jlmu", "slta")
 
+
+@dataclass(frozen=True)
 class ExactStationary:
-    """Stationary law of the truncated chain: ``mean_utility``, ``mean_tasks``,
-    ``class_tasks`` (mean number of tasks in the pools of each class, divided by ``n``),
-    ``r_distribution`` (dict r -> probability) and the number of ``states``."""
+    """Stationary law of the truncated chain.
 
-    def __init__(self, mean_utility, mean_tasks, r_distribution, states, class_tasks=None):
-        self.mean_utility = mean_utility
-        self.mean_tasks = mean_tasks
-        self.r_distribution = r_distribution
-        self.states = states
-        self.class_tasks = class_tasks
+    Attributes
+    ----------
+    mean_utility, mean_tasks : float
+        Stationary mean utility per pool and mean ``s_n``.
+    r_distribution : dict
+        ``r -> probability`` of SLTA's index (``{1: 1.0}`` for other policies).
+    states : int
+        Number of states of the chain.
+    class_tasks : ndarray, shape (m,)
+        Mean number of tasks in the pools of each class, divided by ``n``.
+    """
+
+    mean_utility: float
+    mean_tasks: float
+    r_distribution: dict
+    states: int
+    class_tasks: np.ndarray
 
 
-def _dispatch(policy, occ, cls, r, key, thresholds, ecls, elev, green_min, target):
-    """List of (pool, probability) for an arrival in state `occ` (and the r update)."""
+def _dispatch(pol, occ, cls, r, key, thresholds, ecls, elev, green_min, target):
+    """List of (pool, probability) for an arrival in state `occ` (and the r update).
+
+    The paper's policies are read here from Sec. 3 and 8.3; a policy beyond the paper
+    brings its own plain-Python reading (its ``exact_rule``)."""
+    policy = pol if isinstance(pol, str) else pol.name  # a name: one of the paper's policies
+    if policy not in _OWN_READING:
+        return pol.exact_rule(occ, cls, key), r
     n = len(occ)
     m = int(cls.max()) + 1
     pools = [[p for p in range(n) if cls[p] == i] for i in range(m)]
@@ -95,6 +115,8 @@ def exact_stationary(system: PoolSystem, n: int, policy, *, max_tasks: int, beta
         check_integer("target_class", target_class, low=0, high=system.m - 1)
     pol = as_policy(policy, beta=beta, target_class=target_class)
     policy, beta, target_class = pol.name, getattr(pol, "beta", None), getattr(pol, "target_class", None)
+    if policy not in _OWN_READING and not hasattr(pol, "exact_rule"):
+        raise ParameterError(f"policy {policy!r} has no `exact_rule`: the exact chain cannot be built")
     n = check_integer("n", n, low=1)
     max_tasks = check_integer("max_tasks", max_tasks, low=1)
     counts = system.pool_counts(n)
@@ -134,7 +156,7 @@ def exact_stationary(system: PoolSystem, n: int, policy, *, max_tasks: int, beta
         k = index[state]
         targets = []
         if sum(occ) < max_tasks:
-            probs, new_r = _dispatch(policy, occ, cls, r, key, thresholds, ecls, elev, green_min, target)
+            probs, new_r = _dispatch(pol, occ, cls, r, key, thresholds, ecls, elev, green_min, target)
             if new_r > en.valid:
                 raise ParameterError("SLTA index beyond the enumeration; raise `max_tasks`")
             for p, pr in probs:

@@ -1,21 +1,10 @@
 """Event-by-event simulation of ``n`` infinite-server pools under a dispatching policy.
 
-Policies (Sec. 3.1, 3.2 and the baselines of Sec. 8.3):
-
-``"jlmu"``
-    join the largest marginal utility (8): the task goes to a pool whose coordinate
-    ``(i, x + 1)`` ranks highest, i.e. the class maximising ``Delta(i, min occupancy)``
-    (ties to the smaller class), then a uniformly random least-occupied pool of that class.
-``"slta"``
-    self-learning threshold assignment with green and yellow tokens and the learning
-    scheme of Sec. 3.2 (thresholds ``l_i(r) = #{k < r : i_k = i}``, parameter ``beta_n``).
-``"random"``
-    a uniformly random pool.
-``"jsq"``
-    join the shortest queue ignoring classes: a uniformly random least-occupied pool.
-``"conservative"``
-    every task to the class `target_class` (least-occupied pool of that class); with one
-    pool per class this is the "all tasks to pool 2" policy of Sec. 8.3.
+The policies live in :mod:`qtheory.utility.policies`, one file each: JLMU (Sec. 3.1),
+SLTA (Sec. 3.2), and the baselines of Sec. 8.3 (random, class-blind JSQ, the conservative
+policy that sends every task to one class), plus policies beyond the paper. The kernel has
+one dispatch point: for every arrival it calls the policy's compiled rule, selected by
+the type of the policy's parameter tuple (one compiled kernel per policy).
 
 Tasks arrive at rate ``n lam``; every task leaves at rate ``mu`` independently of the
 others (infinite-server pools), so ``n s_n`` is an M/M/inf queue whatever the policy.
@@ -40,19 +29,15 @@ from ..errors import ParameterError
 from .._rng import exponential, randint, uniform
 from ..runtime import kernel_state
 from ..validation import check_array, check_integer, check_positive, check_real
-from .model import TIE_DECIMALS, PoolSystem, enumeration, tabulate
-from .policies import REGISTRY, as_policy
-from .rules import jlmu_class, slta_decrement, slta_increment
+from .model import TIE_DECIMALS, PoolSystem, tabulate
+from .. import _splice
+from .policies import ERRORS, REGISTRY, as_policy, decide, rule_of  # noqa: F401 (decide: the template's)
+from .policies.slta import default_beta
 
 __all__ = ["POLICIES", "SimulationResult", "simulate", "occupancy_from_state", "default_beta"]
 
-POLICIES = {name: cls.code for name, cls in REGISTRY.items()}  # old name -> kernel code map
-
-_ERRORS = {
-    1: "a pool exceeded `max_occupancy` tasks; raise `max_occupancy`",
-    2: "SLTA's index r_n ran past the enumerated coordinates; raise `max_occupancy`",
-    3: "the number of tasks exceeded the preallocated bound; raise `max_tasks`",
-}
+#: names of the registered policies (see :mod:`qtheory.utility.policies`)
+POLICIES = tuple(REGISTRY)
 
 
 @njit(cache=True, inline="always")
@@ -80,21 +65,18 @@ def _record(si, out_q, out_r, out_s, out_u, offset, bound, r, N, U):
     out_u[si] = U
 
 
-@njit(cache=True)
-def _kernel_simulate(policy, rng_state, n, lam, mu, t_end, t_warm, pool_class, offset, occ, perm, posn,
-                     bound, minocc, tasks, n_tasks0, delta, key, u_start, ecls, elev, r0, green_min,
-                     target, sample_t, out_q, out_r, out_s, out_u, area_q, hist_n, time_r):
+def _kernel_template(params, st_in, rng_state, n, lam, mu, t_end, t_warm, pool_class, offset, occ, perm, posn,
+                     bound, minocc, tasks, n_tasks0, delta, key, u_start, sample_t, out_q, out_r, out_s,
+                     out_u, area_q, hist_n, time_r):
+    """One run. A template: :func:`_kernel` compiles it once per policy with the policy's
+    rule in place of ``decide`` (:mod:`qtheory._splice`); `params` are the policy's
+    parameters and `st_in` its state (``st[0]`` = ``r_n``)."""
     rng = rng_state.copy()
+    st = st_in.copy()  # local copies: the compiler knows they alias no other array
     m = offset.shape[0] - 1
     J = delta.shape[1]
     cap = tasks.shape[0]
-    K = ecls.shape[0]
     last = np.zeros((m, J + 2))
-    green = np.zeros(m, dtype=np.int64)
-    thr = np.zeros(m, dtype=np.int64)
-    r = r0
-    for k in range(r0 - 1):
-        thr[ecls[k]] += 1
     N = n_tasks0
     U = u_start
     t = 0.0
@@ -109,7 +91,7 @@ def _kernel_simulate(policy, rng_state, n, lam, mu, t_end, t_warm, pool_class, o
         rate = arrival_rate + mu * N
         t_next = t + exponential(rng) / rate
         while si < S and sample_t[si] < t_next:
-            _record(si, out_q, out_r, out_s, out_u, offset, bound, r, N, U)
+            _record(si, out_q, out_r, out_s, out_u, offset, bound, st[0], N, U)
             si += 1
         a = t if t > t_warm else t_warm
         b = t_next if t_next < t_end else t_end
@@ -118,80 +100,18 @@ def _kernel_simulate(policy, rng_state, n, lam, mu, t_end, t_warm, pool_class, o
             area_u += w * U
             area_s += w * N
             hist_n[N] += w
-            time_r[r] += w
+            time_r[st[0]] += w
         if t_next >= t_end:
             t = t_end
             break
         t = t_next
         events += 1
         if uniform(rng) * rate < arrival_rate:
-            # ---------------- arrival: choose the pool ----------------
-            pos = -1
-            p = -1
-            dec = False
-            inc = False
-            if policy == 0:
-                best = jlmu_class(key, minocc)
-                if best < 0:
-                    status = 1  # the marginal utility of some class is not tabulated
-                    break
-                x = minocc[best]
-                lo = bound[best, x]
-                pos = lo + randint(rng, bound[best, x + 1] - lo)
-            elif policy == 1:
-                ir = ecls[r - 1]
-                jr = elev[r - 1]
-                prev = ecls[r - 2] if r >= 2 else -1
-                g_total = 0
-                g_other = 0
-                for i in range(m):
-                    green[i] = bound[i, thr[i]] - offset[i]
-                    g_total += green[i]
-                    if i != prev:
-                        g_other += green[i]
-                yellow = bound[ir, jr] - offset[ir]
-                dec = slta_decrement(prev, g_total, green[prev] if prev >= 0 else 0, green_min)
-                inc = slta_increment(g_total, yellow)
-                if g_other > 0:
-                    v = randint(rng, g_other)
-                    for i in range(m):
-                        if i == prev:
-                            continue
-                        if v < green[i]:
-                            pos = offset[i] + v
-                            break
-                        v -= green[i]
-                elif g_total > 0:
-                    pos = offset[prev] + randint(rng, green[prev])
-                elif yellow > 0:
-                    pos = offset[ir] + randint(rng, yellow)
-                else:
-                    p = randint(rng, n)
-            elif policy == 2:
-                p = randint(rng, n)
-            elif policy == 3:
-                mo = minocc[0]
-                for i in range(1, m):
-                    if minocc[i] < mo:
-                        mo = minocc[i]
-                total = 0
-                for i in range(m):
-                    if minocc[i] == mo:
-                        total += bound[i, mo + 1] - bound[i, mo]
-                v = randint(rng, total)
-                for i in range(m):
-                    if minocc[i] == mo:
-                        c = bound[i, mo + 1] - bound[i, mo]
-                        if v < c:
-                            pos = bound[i, mo] + v
-                            break
-                        v -= c
-            else:
-                x = minocc[target]
-                lo = bound[target, x]
-                pos = lo + randint(rng, bound[target, x + 1] - lo)
+            # ---------------- arrival: the policy chooses the pool ----------------
+            p = decide(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key)
             if p < 0:
-                p = perm[pos]
+                status = -p
+                break
             # ---------------- arrival: update the state ----------------
             i = pool_class[p]
             x = occ[p]
@@ -220,16 +140,6 @@ def _kernel_simulate(policy, rng_state, n, lam, mu, t_end, t_warm, pool_class, o
             U += delta[i, x]
             tasks[N] = p
             N += 1
-            if policy == 1:
-                if dec:
-                    r -= 1
-                    thr[ecls[r - 1]] -= 1
-                elif inc:
-                    thr[ecls[r - 1]] += 1
-                    r += 1
-                    if r > K:
-                        status = 2
-                        break
         else:
             # ---------------- departure of a uniformly random task ----------------
             k = randint(rng, N)
@@ -256,9 +166,15 @@ def _kernel_simulate(policy, rng_state, n, lam, mu, t_end, t_warm, pool_class, o
         for j in range(1, J + 1):
             _accumulate(area_q, last, bound, offset, i, j, t, t_warm)
     while si < S:
-        _record(si, out_q, out_r, out_s, out_u, offset, bound, r, N, U)
+        _record(si, out_q, out_r, out_s, out_u, offset, bound, st[0], N, U)
         si += 1
+    st_in[:] = st
     return status, events, area_u, area_s, t
+
+
+def _kernel(policy):
+    """The compiled simulation kernel of `policy` (a registered :class:`Policy`)."""
+    return _splice.specialise(_kernel_template, rule_of(policy))
 
 
 @dataclass(frozen=True)
@@ -314,12 +230,6 @@ class SimulationResult:
     @property
     def events_per_second(self) -> float:
         return self.events / self.wall_time if self.wall_time > 0 else float("inf")
-
-
-def default_beta(n: int) -> float:
-    """``beta_n = n^(-1/3)``: tends to 0 and ``n^(1/3) beta_n = 1``, so Theorem 2 holds with
-    ``gamma_0 = 1/3 < 1/2``. SLTA lowers ``r_n`` when at least ``n beta_n`` green tokens exist."""
-    return float(check_integer("n", n, low=1)) ** (-1.0 / 3.0)
 
 
 def occupancy_from_state(system: PoolSystem, n: int, q) -> np.ndarray:
@@ -393,10 +303,6 @@ def simulate(system: PoolSystem, n: int, policy: str, *, t_end: float, seed, war
     if target_class is not None:  # checked for every policy, as before
         check_integer("target_class", target_class, low=0, high=system.m - 1)
     pol = as_policy(policy, beta=beta, r0=r0, target_class=target_class)
-    policy = pol.name
-    beta = getattr(pol, "beta", None)
-    r0 = getattr(pol, "r0", 1)
-    target_class = getattr(pol, "target_class", None)
     t_end = check_positive("t_end", t_end)
     warmup = check_real("warmup", warmup, low=0.0, high=t_end, high_open=True)
     counts = system.pool_counts(n)
@@ -440,27 +346,8 @@ def simulate(system: PoolSystem, n: int, policy: str, *, t_end: float, seed, war
         minocc[i] = int(sorted_i[0])
     tasks = np.empty(max_tasks, dtype=np.int64)
     tasks[:n0] = np.repeat(np.arange(n), occ)
-    if beta is not None:  # checked for every policy, used by SLTA only
-        beta = check_positive("beta", beta)
-    if target_class is not None:  # used by the conservative policy only
-        target_class = check_integer("target_class", target_class, low=0, high=m - 1)
-    r0 = check_integer("r0", r0, low=1)
-    if policy == "slta":
-        en = enumeration(system, J)
-        ecls = en.cls.astype(np.int64)
-        elev = en.level.astype(np.int64)
-        r0 = check_integer("r0", r0, low=1, high=en.valid)
-        beta = default_beta(n) if beta is None else check_positive("beta", beta)
-    else:
-        ecls = np.zeros(1, dtype=np.int64)
-        elev = np.ones(1, dtype=np.int64)
-        r0 = 1
-        beta = 1.0
-    if policy == "conservative":
-        target = m - 1 if target_class is None else check_integer("target_class", target_class, low=0,
-                                                                    high=m - 1)
-    else:
-        target = 0
+    params = pol.kernel_params(system, n, J)  # checks what depends on the system (r0, target_class)
+    st = pol.kernel_state(params, m)
     if sample_times is None:
         sample_t = np.zeros(0)
     else:
@@ -476,15 +363,15 @@ def simulate(system: PoolSystem, n: int, policy: str, *, t_end: float, seed, war
     out_u = np.zeros(S)
     area_q = np.zeros((m, J + 2))
     hist_n = np.zeros(max_tasks + 1)
-    time_r = np.zeros(ecls.size + 2)
+    time_r = np.zeros(pol.index_bound(params) + 2)
     start = time.perf_counter()
-    status, events, area_u, area_s, _ = _kernel_simulate(
-        pol.code, kernel_state(seed), n, system.lam, system.mu, t_end, warmup, pool_class, offset,
-        occ.copy(), perm, posn, bound, minocc, tasks, n0, delta, key, u_start, ecls, elev, r0,
-        float(n * beta), target, sample_t, out_q, out_r, out_s, out_u, area_q, hist_n, time_r)
+    status, events, area_u, area_s, _ = _kernel(pol)(
+        params, st, kernel_state(seed), n, system.lam, system.mu, t_end, warmup, pool_class, offset,
+        occ.copy(), perm, posn, bound, minocc, tasks, n0, delta, key, u_start, sample_t, out_q, out_r,
+        out_s, out_u, area_q, hist_n, time_r)
     wall = time.perf_counter() - start
     if status:
-        raise ParameterError(f"simulation of {policy} with n = {n} stopped: {_ERRORS[status]}")
+        raise ParameterError(f"simulation of {pol.name} with n = {n} stopped: {ERRORS[status]}")
     span = t_end - warmup
     mean_q = area_q[:, : J + 1] / (n * span)
     mean_q[:, 0] = counts / n
@@ -492,7 +379,7 @@ def simulate(system: PoolSystem, n: int, policy: str, *, t_end: float, seed, war
     last_nz = int(np.nonzero(hist)[0][-1]) + 1 if hist.any() else 1
     r_dist = time_r / span
     return SimulationResult(
-        policy=policy, n=n, t_end=t_end, warmup=warmup, mean_utility=area_u / (n * span),
+        policy=pol.name, n=n, t_end=t_end, warmup=warmup, mean_utility=area_u / (n * span),
         mean_tasks=area_s / (n * span), mean_q=mean_q, times=sample_t, q=out_q / n, r=out_r,
         s=out_s / n, u=out_u / n, tasks_distribution=hist[:last_nz], r_distribution=r_dist,
         events=int(events), wall_time=wall, alpha=counts / n)

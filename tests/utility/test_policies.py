@@ -6,16 +6,24 @@ import pytest
 
 from qtheory.errors import ParameterError
 from qtheory.utility import LogUtility, PoolSystem, simulate
-from qtheory.utility.policies import JLMU, JSQ, REGISTRY, SLTA, Conservative, Random, as_policy
+from qtheory.utility.policies import (JLMU, JSQ, REGISTRY, SLTA, Conservative, Random, as_policy,
+                                      register, rule_of)
 from qtheory.utility.simulation import POLICIES
 
 SYS = PoolSystem((LogUtility(20), LogUtility(30), LogUtility(8)), (0.25, 0.5, 0.25), 6.0)
 TIMES = np.linspace(0.0, 30.0, 7)
 
 
-def test_registry_codes_are_distinct_and_match_the_old_map():
-    assert POLICIES == {"jlmu": 0, "slta": 1, "random": 2, "jsq": 3, "conservative": 4}
-    assert len({cls.code for cls in REGISTRY.values()}) == len(REGISTRY)
+def test_registry_holds_the_papers_policies_each_with_its_own_rule():
+    assert {"jlmu", "slta", "random", "jsq", "conservative"} <= set(POLICIES)
+    assert POLICIES == tuple(REGISTRY)
+    rules = [rule_of(cls) for cls in REGISTRY.values()]
+    assert len(set(rules)) == len(rules)  # one compiled kernel per rule
+
+
+def test_a_name_cannot_be_registered_twice():
+    with pytest.raises(ValueError, match="jlmu"):
+        register(JLMU.Params, rule_of(JLMU))(type("Again", (JLMU,), {}))
 
 
 @pytest.mark.parametrize("name, kwargs, obj", [

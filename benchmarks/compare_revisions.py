@@ -1,0 +1,103 @@
+"""Events/s of the simulators of two (or more) source trees, interleaved in one run.
+
+A change to a kernel (issue 15: one dispatch point per kernel) must not cost throughput.
+This script measures the same runs on each tree, alternating trees run by run, each run in
+a fresh Python process (its own numba cache, keyed by the tree's sources), and prints the
+best events/s per tree and case and the ratio to the first tree:
+
+    git worktree add /tmp/base <old commit>
+    .venv/bin/python benchmarks/compare_revisions.py --tree before=/tmp/base --tree after=. \\
+        --paper U --rounds 5
+
+The best of the rounds is reported (the machine is shared; the least disturbed run is the
+closest to the kernel's speed). Cases: U, every policy the tree registers, Table 1
+system, n = 1000; L, local JSQ(2) and GWSQ(2) on irg(p^1), N = 1000.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+_SNIPPETS = {
+    "U": r'''
+import json, sys
+from qtheory.utility import POLICIES, simulate, table1_system
+sysm = table1_system(10.0)
+n, t_end = int(sys.argv[1]), float(sys.argv[2])
+out = {}
+for pol in [p for p in ("jlmu", "slta", "random", "jsq", "conservative") if p in POLICIES]:
+    simulate(sysm, 10, pol, t_end=1.0, seed=0)
+    r = simulate(sysm, n, pol, t_end=t_end, seed=1)
+    out[pol] = r.events / r.wall_time
+print(json.dumps(out))
+''',
+    "L": r'''
+import json, sys
+from qtheory.locality.graphs import irg
+from qtheory.locality.model import paper_initial_occupancy, paper_system
+from qtheory.locality.simulation import iid_initial_state, simulate_gwsq, simulate_jsqd
+n, t_end = int(sys.argv[1]), float(sys.argv[2])
+system = paper_system("design", d=2)
+q0 = paper_initial_occupancy("Q")
+g = irg(system, n, seed=1)
+out = {}
+for name, sim in (("local JSQ(2) irg", simulate_jsqd), ("GWSQ(2)", simulate_gwsq)):
+    sim(system, g, iid_initial_state(g, q0, 0), [0.0, 1.0], 0)
+    r = sim(system, g, iid_initial_state(g, q0, 1), [0.0, t_end], 1)
+    out[name] = r.events / getattr(r, "wall_time", getattr(r, "seconds", None))
+print(json.dumps(out))
+''',
+}
+_SIZES = {"U": (1000, 200.0), "L": (1000, 500.0)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tree", action="append", required=True, metavar="NAME=PATH",
+                    help="a source tree to measure (repeat; the first is the reference)")
+    ap.add_argument("--paper", choices=sorted(_SNIPPETS), default="U")
+    ap.add_argument("--rounds", type=int, default=5, help="runs per tree, interleaved")
+    ap.add_argument("--n", type=int, default=None, help="pools/servers (default: per paper)")
+    ap.add_argument("--t-end", type=float, default=None, help="horizon (default: per paper)")
+    args = ap.parse_args()
+    trees = []
+    for spec in args.tree:
+        name, sep, path = spec.partition("=")
+        if not sep or not (Path(path) / "qtheory" / "__init__.py").is_file():
+            ap.error(f"--tree must be NAME=PATH of a checkout with qtheory/ (got {spec!r})")
+        trees.append((name, str(Path(path).resolve())))
+    n, t_end = _SIZES[args.paper]
+    n = args.n or n
+    t_end = args.t_end or t_end
+    best: dict[str, dict[str, float]] = {name: {} for name, _ in trees}
+    for k in range(args.rounds):
+        for name, path in (trees if k % 2 == 0 else trees[::-1]):
+            env = dict(os.environ, PYTHONPATH=path, NUMBA_NUM_THREADS="1")
+            res = subprocess.run([sys.executable, "-c", _SNIPPETS[args.paper], str(n), str(t_end)],
+                                 cwd=path, env=env, capture_output=True, text=True)
+            if res.returncode:
+                sys.stderr.write(res.stderr)
+                return 1
+            for case, eps in json.loads(res.stdout.strip().splitlines()[-1]).items():
+                best[name][case] = max(best[name].get(case, 0.0), eps)
+        print(f"round {k + 1}/{args.rounds} done", file=sys.stderr)
+    ref = trees[0][0]
+    cases = list(best[ref])
+    print(f"{args.paper}: n = {n}, t_end = {t_end:g}, best of {args.rounds} interleaved runs (M events/s)")
+    print("| case | " + " | ".join(name for name, _ in trees) + " | " +
+          " | ".join(f"{name}/{ref}" for name, _ in trees[1:]) + " |")
+    print("|---" * (2 * len(trees)) + "|")
+    for case in cases:
+        vals = [best[name].get(case, float("nan")) for name, _ in trees]
+        print(f"| {case} | " + " | ".join(f"{v / 1e6:.2f}" for v in vals) + " | " +
+              " | ".join(f"{v / vals[0]:.3f}" for v in vals[1:]) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,139 @@
+"""Dispatching policies of the utility paper: one file per policy, one registry.
+
+A policy is a frozen dataclass that owns and checks its parameters
+(``SLTA(beta=0.1, r0=1)``) and names its compiled decision rule. Registering it (the
+:func:`register` decorator, plus one import line at the end of this file) makes it
+available by name to :func:`qtheory.utility.simulation.simulate`,
+:func:`qtheory.utility.exact.exact_stationary` and the notebooks.
+
+What a policy file provides:
+
+``Params``
+    a :func:`collections.namedtuple` class of the policy's kernel parameters (numbers and
+    arrays).
+``rule(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key)``
+    a ``numba.njit`` function evaluated for every arrival, on the state right before the
+    task is placed; it returns the pool that receives the task, or a negative error code
+    (see :data:`ERRORS`), and its last statement is its only ``return``. The simulation
+    kernel is compiled once per policy with the rule's body in place of its dispatch point
+    (:mod:`qtheory._splice`), and cached on disk like any other kernel. The state it may read: ``n`` pools ordered by class
+    (``offset[i]:offset[i + 1]`` are class ``i``), ``perm`` the pools sorted by (class,
+    occupancy) with ``bound[i, x]`` the first position in ``perm`` of a class-``i`` pool
+    with at least ``x`` tasks, ``minocc[i]`` the least occupancy in class ``i``,
+    ``pool_class[p]``, ``occ[p]``, and ``key[i, x]`` the marginal utility
+    ``Delta(i, x)`` rounded for tie-breaking. ``st`` is the policy's own int64 state
+    (``st[0]`` is the index ``r_n`` recorded by the simulator, 1 for policies without one);
+    ``rng`` is the kernel's generator (:mod:`qtheory._rng`).
+``kernel_params(system, n, depth)`` and ``kernel_state(params, m)``
+    methods that build ``Params`` (for a run of ``n`` pools with `depth` tabulated levels,
+    checking the parameters that depend on the system) and ``st``.
+``exact_rule(occ, cls, key)`` (optional)
+    the list of ``(pool, probability)`` of an arrival in state ``occ``, written in plain
+    Python independently of ``rule``; used by the exact chain for policies it has no
+    reading of its own (the paper's policies keep theirs in :mod:`qtheory.utility.exact`).
+
+:func:`as_policy` turns the registered names (``"jlmu"``, ``"slta"``, ...) plus keyword
+parameters into these objects, so ``simulate(..., policy="slta", beta=b)`` and
+``simulate(..., policy=SLTA(beta=b))`` run the same kernel with the same arguments.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from ...errors import ParameterError
+from ...validation import check_integer, check_positive
+
+__all__ = ["Policy", "REGISTRY", "ERRORS", "register", "rule_of", "as_policy", "decide",
+           "JLMU", "SLTA", "Random", "JSQ", "Conservative"]
+
+#: error codes a rule may return (negated), shared with the simulation kernel
+ERRORS = {
+    1: "a pool exceeded `max_occupancy` tasks; raise `max_occupancy`",
+    2: "SLTA's index r_n ran past the enumerated coordinates; raise `max_occupancy`",
+    3: "the number of tasks exceeded the preallocated bound; raise `max_tasks`",
+}
+
+#: registered policies by name
+REGISTRY: dict[str, type] = {}
+_RULES: dict[str, object] = {}
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Base class of the policies; subclasses set ``name``, ``Params`` and ``rule``."""
+
+    name: ClassVar[str] = ""
+
+    def kernel_params(self, system, n: int, depth: int):
+        """The ``Params`` tuple of a run of ``n`` pools with `depth` tabulated levels."""
+        raise NotImplementedError
+
+    def kernel_state(self, params, m: int) -> np.ndarray:
+        """The policy's mutable int64 state for a run with `params` and `m` classes;
+        ``st[0]`` is the recorded index ``r_n``."""
+        return np.ones(1, dtype=np.int64)
+
+    def index_bound(self, params) -> int:
+        """Largest value ``st[0]`` may take (the length of the recorded law of ``r_n``)."""
+        return 1
+
+
+def register(params_class, rule):
+    """Class decorator: register a :class:`Policy` under its ``name`` with its kernel
+    parameter tuple class and compiled decision rule."""
+
+    def wrap(cls):
+        if not cls.name or cls.name in REGISTRY:
+            raise ValueError(f"policy name {cls.name!r} is empty or registered twice")
+        REGISTRY[cls.name] = cls
+        _RULES[cls.name] = rule
+        cls.Params = params_class
+        return cls
+
+    return wrap
+
+
+def decide(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key):
+    """The dispatch point of the simulation kernel's template: :mod:`qtheory._splice`
+    replaces this call by the body of the policy's rule when it compiles the kernel for
+    that policy. Not callable itself."""
+    raise NotImplementedError("decide is a placeholder spliced out of the kernel template")
+
+
+def rule_of(policy) -> object:
+    """The compiled decision rule of a registered policy (object or class)."""
+    return _RULES[policy.name]
+
+
+def as_policy(policy, *, beta=None, r0=1, target_class=None) -> Policy:
+    """A :class:`Policy` from an object (returned unchanged; then keyword parameters must be
+    left at their defaults) or from a registered name plus the old keyword parameters."""
+    if isinstance(policy, Policy):
+        if beta is not None or r0 != 1 or target_class is not None:
+            raise ParameterError("give `beta`, `r0`, `target_class` inside the policy object, "
+                                 f"not as keywords (got policy={policy!r})")
+        return policy
+    if policy not in REGISTRY:
+        raise ParameterError(f"`policy` must be one of {', '.join(REGISTRY)} or a Policy (got {policy!r})")
+    # the string interface checks these for every policy
+    if beta is not None:
+        beta = check_positive("beta", beta)
+    if target_class is not None:
+        target_class = check_integer("target_class", target_class, low=0)
+    r0 = check_integer("r0", r0, low=1)
+    if policy == "slta":
+        return REGISTRY[policy](beta=beta, r0=r0)
+    if policy == "conservative":
+        return REGISTRY[policy](target_class=target_class)
+    return REGISTRY[policy]()
+
+
+# registration: one import per policy file
+from .jlmu import JLMU  # noqa: E402
+from .slta import SLTA  # noqa: E402
+from .random import Random  # noqa: E402
+from .jsq import JSQ  # noqa: E402
+from .conservative import Conservative  # noqa: E402

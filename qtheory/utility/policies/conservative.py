@@ -1,0 +1,43 @@
+"""The conservative policy: every task to one class (with one pool per class, the
+"all tasks to pool 2" policy of Sec. 8.3)."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from dataclasses import dataclass
+
+from numba import njit
+
+from ..._rng import randint
+from ...validation import check_integer
+from . import Policy, register
+
+Params = namedtuple("ConservativeParams", ["target"])
+
+
+@njit(cache=True)
+def rule(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key):
+    """A uniformly random least-occupied pool of the target class."""
+    target = params.target
+    x = minocc[target]
+    lo = bound[target, x]
+    return perm[lo + randint(rng, bound[target, x + 1] - lo)]
+
+
+@register(Params, rule)
+@dataclass(frozen=True)
+class Conservative(Policy):
+    """Every task to class ``target_class`` (``None``: the last class)."""
+
+    target_class: int | None = None
+    name = "conservative"
+
+    def __post_init__(self):
+        if self.target_class is not None:
+            object.__setattr__(self, "target_class",
+                               check_integer("target_class", self.target_class, low=0))
+
+    def kernel_params(self, system, n, depth):
+        if self.target_class is None:
+            return Params(system.m - 1)
+        return Params(check_integer("target_class", self.target_class, low=0, high=system.m - 1))

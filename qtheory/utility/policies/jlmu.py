@@ -1,0 +1,38 @@
+"""JLMU, join the largest marginal utility (Sec. 3.1, eq. (8))."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from dataclasses import dataclass
+
+from numba import njit
+
+from ..._rng import randint
+from ..rules import jlmu_class
+from . import Policy, register
+
+Params = namedtuple("JLMUParams", ["m"])
+
+
+@njit(cache=True)
+def rule(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key):
+    """The class with the best-ranked coordinate ``(i, min occupancy + 1)`` (ties to the
+    smaller class), then a uniformly random least-occupied pool of that class."""
+    best = jlmu_class(key, minocc)
+    p = -1  # stays -1 if the marginal utility of some class is not tabulated
+    if best >= 0:
+        x = minocc[best]
+        lo = bound[best, x]
+        p = perm[lo + randint(rng, bound[best, x + 1] - lo)]
+    return p
+
+
+@register(Params, rule)
+@dataclass(frozen=True)
+class JLMU(Policy):
+    """Join the largest marginal utility (8), ties to the smaller class."""
+
+    name = "jlmu"
+
+    def kernel_params(self, system, n, depth):
+        return Params(system.m)

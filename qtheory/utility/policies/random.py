@@ -1,0 +1,30 @@
+"""Random assignment: every task to a uniformly random pool (a baseline of Sec. 8.3)."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from dataclasses import dataclass
+
+from numba import njit
+
+from ..._rng import randint
+from . import Policy, register
+
+Params = namedtuple("RandomParams", ["m"])
+
+
+@njit(cache=True)
+def rule(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key):
+    """A uniformly random pool."""
+    return randint(rng, n)
+
+
+@register(Params, rule)
+@dataclass(frozen=True)
+class Random(Policy):
+    """A uniformly random pool."""
+
+    name = "random"
+
+    def kernel_params(self, system, n, depth):
+        return Params(system.m)

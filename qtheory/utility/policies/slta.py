@@ -1,0 +1,118 @@
+"""SLTA, self-learning threshold assignment (Sec. 3.2).
+
+Thresholds ``l_i(r) = #{k < r : i_k = i}`` over the ranked coordinates ``(i_k, j_k)`` of
+Sec. 2.3; green tokens are the free slots below the thresholds, yellow tokens those of
+the coordinate ``(i_r, j_r)``. The learning rules (:mod:`qtheory.utility.rules`) are
+evaluated on the token state right before the task is placed, and ``r_n`` is updated
+after it ("when a task arrives ... after the task is dispatched").
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..._rng import randint
+from ...validation import check_integer, check_positive
+from ..model import enumeration
+from ..rules import slta_decrement, slta_increment
+from . import Policy, register
+
+Params = namedtuple("SLTAParams", ["ecls", "elev", "green_min"])
+
+
+def default_beta(n: int) -> float:
+    """``beta_n = n^(-1/3)``: tends to 0 and ``n^(1/3) beta_n = 1``, so Theorem 2 holds with
+    ``gamma_0 = 1/3 < 1/2``. SLTA lowers ``r_n`` when at least ``n beta_n`` green tokens exist."""
+    return float(check_integer("n", n, low=1)) ** (-1.0 / 3.0)
+
+
+@njit(cache=True)
+def rule(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key):
+    """A green token of a class other than ``i_{r-1}`` if any, else one of ``i_{r-1}``,
+    else a yellow token, else a uniformly random pool; then the learning step.
+
+    ``st = [r, thr_0..thr_{m-1}, green_0..green_{m-1}]`` (thresholds and scratch)."""
+    ecls = params.ecls
+    elev = params.elev
+    m = offset.shape[0] - 1
+    r = st[0]
+    ir = ecls[r - 1]
+    jr = elev[r - 1]
+    prev = ecls[r - 2] if r >= 2 else -1
+    g_total = 0
+    g_other = 0
+    for i in range(m):
+        g = bound[i, st[1 + i]] - offset[i]
+        st[1 + m + i] = g
+        g_total += g
+        if i != prev:
+            g_other += g
+    yellow = bound[ir, jr] - offset[ir]
+    dec = slta_decrement(prev, g_total, st[1 + m + prev] if prev >= 0 else 0, params.green_min)
+    inc = slta_increment(g_total, yellow)
+    p = -1
+    if g_other > 0:
+        v = randint(rng, g_other)
+        for i in range(m):
+            if i == prev:
+                continue
+            g = st[1 + m + i]
+            if v < g:
+                p = perm[offset[i] + v]
+                break
+            v -= g
+    elif g_total > 0:
+        p = perm[offset[prev] + randint(rng, st[1 + m + prev])]
+    elif yellow > 0:
+        p = perm[offset[ir] + randint(rng, yellow)]
+    else:
+        p = randint(rng, n)
+    if dec:
+        r -= 1
+        st[1 + ecls[r - 1]] -= 1
+    elif inc:
+        st[1 + ecls[r - 1]] += 1
+        r += 1
+        if r > ecls.shape[0]:
+            p = -2
+    st[0] = r
+    return p
+
+
+@register(Params, rule)
+@dataclass(frozen=True)
+class SLTA(Policy):
+    """Self-learning threshold assignment (Sec. 3.2); ``beta=None`` means
+    :func:`~qtheory.utility.simulation.default_beta` of ``n``; ``r0`` is the initial index."""
+
+    beta: float | None = None
+    r0: int = 1
+    name = "slta"
+
+    def __post_init__(self):
+        if self.beta is not None:
+            object.__setattr__(self, "beta", check_positive("beta", self.beta))
+        object.__setattr__(self, "r0", check_integer("r0", self.r0, low=1))
+
+    def beta_for(self, n: int) -> float:
+        """``beta_n``: the given `beta`, or :func:`default_beta` of `n`."""
+        return default_beta(n) if self.beta is None else self.beta
+
+    def kernel_params(self, system, n, depth):
+        en = enumeration(system, depth)
+        check_integer("r0", self.r0, low=1, high=en.valid)
+        return Params(en.cls.astype(np.int64), en.level.astype(np.int64), float(n * self.beta_for(n)))
+
+    def kernel_state(self, params, m):
+        st = np.zeros(1 + 2 * m, dtype=np.int64)
+        st[0] = self.r0
+        for k in range(self.r0 - 1):
+            st[1 + params.ecls[k]] += 1
+        return st
+
+    def index_bound(self, params):
+        return params.ecls.shape[0]

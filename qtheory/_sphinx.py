@@ -32,8 +32,8 @@ SCRIPT = "tex-chtml-full.js"
 CSS = "qtheory.css"
 # long test names (tests/<part>/test_x.py::test_...) wrap instead of overflowing the
 # column; the recorded checks under a theorem sit closer to it than ordinary text; table
-# cells break long tokens (headers do not, so narrow columns keep whole words) and tables
-# of eight columns or more are set smaller, so that no table is wider than the column;
+# cells break words only where they hold code (a long test name), and tables of six
+# columns or more are set smaller, so that no table is wider than the column;
 # printed output wraps at the column's edge instead of hiding behind a scroll bar
 _CSS_TEXT = """\
 .bd-article p > code.literal, .bd-article p > code.literal span.pre { white-space: normal; overflow-wrap: anywhere; }
@@ -47,13 +47,15 @@ figure.qtheory-figure { margin: 0.8em 0 1.4em; }
 figure.qtheory-figure figcaption { font-size: 0.9em; margin-top: 0.4em; color: var(--pst-color-text-muted); }
 table.qtheory-table tbody tr:nth-child(odd) { background: var(--pst-color-surface); }
 .bd-article table { max-width: 100%; }
-.bd-article table td { overflow-wrap: anywhere; }
+.bd-article table td { overflow-wrap: break-word; }
+.bd-article table td a, .bd-article table td code.literal, .bd-article table td code.literal span.pre { white-space: normal; overflow-wrap: anywhere; }
 .bd-article table th { overflow-wrap: normal; }
+.bd-article table td:has(code.literal) { overflow-wrap: anywhere; }
 .bd-article .cell_output table.qtheory-table { width: auto; }
 .bd-article table.qtheory-table td { overflow-wrap: normal; }
 .bd-article .cell_output pre { white-space: pre-wrap; overflow-wrap: anywhere; }
-.bd-article table:has(th:nth-child(8)) { font-size: 0.8em; }
-.bd-article table:has(th:nth-child(8)) th, .bd-article table:has(th:nth-child(8)) td { padding-left: 0.3em; padding-right: 0.3em; }
+.bd-article table:has(th:nth-child(6)) { font-size: 0.8em; }
+.bd-article table:has(th:nth-child(6)) th, .bd-article table:has(th:nth-child(6)) td { padding-left: 0.3em; padding-right: 0.3em; }
 """
 FONTS = Path("output") / "chtml" / "fonts" / "woff-v2"
 JS = "qtheory.js"

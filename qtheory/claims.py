@@ -351,11 +351,24 @@ def describe(c: Claim) -> str:
     return "; ".join(parts) + ":"
 
 
+#: a long identifier (a result key, a test name): set as code, which may break anywhere,
+#: instead of a word that no table column can hold
+_IDENTIFIER = re.compile(r"(?<![\w`])([A-Za-z][\w.:/-]*_[\w.:/-]{12,})")
+
+
 def _cell(text: str) -> str:
-    """Text safe inside a Markdown table cell: a bare ``|`` would split the cell, and a ``*``
-    outside ``$...$`` math (``q*(m,1)``) would start emphasis."""
-    parts = re.split(r"(\$[^$]*\$)", text.replace("|", "\\|").replace("\n", " "))
-    return "".join(part if part.startswith("$") else part.replace("*", "\\*") for part in parts)
+    """Text safe inside a Markdown table cell: a bare ``|`` would split the cell, a ``*`` or
+    ``_`` outside ``$...$`` math (``q*_(m,1)``) would start emphasis, and a long identifier is set
+    as code (it may then break at the column's edge)."""
+    parts = re.split(r"(\$[^$]*\$|`[^`]*`)", text.replace("|", "\\|").replace("\n", " "))
+    return "".join(part if part[:1] in ("$", "`") else
+                   _escape_emphasis(_IDENTIFIER.sub(r"`\1`", part)) for part in parts)
+
+
+def _escape_emphasis(text: str) -> str:
+    """``*`` and ``_`` of plain text escaped (``q*_(m,1) ... q*_(m,1)`` would set emphasis), code left alone."""
+    return "".join(p if p.startswith("`") else p.replace("*", "\\*").replace("_", "\\_")
+                   for p in re.split(r"(`[^`]*`)", text))
 
 
 def _link(item_id: str) -> str:

@@ -71,7 +71,7 @@ def test_noted_errata_take_their_values_from_the_recorded_results(results_dir):
     assert lines[3] == "L-F1: not recorded in this build"
     page = claims.render_reconstructions(claims.collect(results_dir) + [claims.Claim(
         "R-X-tail", "a recorded erratum", category="erratum", verdict="likely")], noted=[(noted, lines)])
-    assert "(5.1) is (3.7) set to zero" in page and "L-V-thm4 root_residual = 1.500e-15<br>" in page
+    assert "(5.1) is (3.7) set to zero" in page and "L-V-thm4 root\\_residual = 1.500e-15<br>" in page  # _ escaped for Markdown
     assert "a recorded erratum" not in page
 
 
@@ -157,5 +157,15 @@ def test_errata_and_reconstructions_have_pages_of_their_own(results_dir, tmp_pat
 def test_table_cells_escape_pipes_and_emphasis_outside_math():
     from qtheory.claims import _cell
 
-    # q*(m,1) ... q*(m,1) would render as emphasis in a Markdown table; math keeps its *
-    assert _cell("sum_m q*(m,1) = a | b; $q^*_{m,1}$") == "sum_m q\\*(m,1) = a \\| b; $q^*_{m,1}$"
+    # q*_(m,1) ... q*_(m,1) would render as emphasis in a Markdown table; math keeps its * and _
+    assert _cell("sum_m q*_(m,1) = a | b; $q^*_{m,1}$") == "sum\\_m q\\*\\_(m,1) = a \\| b; $q^*_{m,1}$"
+
+
+def test_long_identifiers_in_table_cells_are_set_as_code():
+    from qtheory.claims import _cell
+
+    assert _cell("holds (test_table1_settings_are_stable) in type1_growth_second_half_S1 runs") == \
+        "holds (`test_table1_settings_are_stable`) in `type1_growth_second_half_S1` runs"
+    # code and math keep their underscores
+    assert _cell("sum_m and `already_set_as_code_here` and $q_{m,\\ell}$") == \
+        "sum\\_m and `already_set_as_code_here` and $q_{m,\\ell}$"

@@ -338,7 +338,7 @@ _PROSE = """() => {
 #: (docstrings rendered as text) and the pages that list claim texts recorded by the
 #: notebooks (theorems, claims, reconstructions, errata). Shrink this set as they are fixed;
 #: an expected failure that passes is reported (XPASS).
-PLAIN_MATH_LEFT = {"book/api", "book/locality/L-api", "book/redundancy/R-api", "book/utility/U-api",
+PLAIN_MATH_LEFT = {"book/api", "book/locality/L-api", "book/redundancy/R-api",
                    "book/locality/L-theorems", "book/redundancy/R-theorems", "book/utility/U-theorems",
                    "book/claims", "book/reconstructions", "book/errata", "book/performance"}
 

@@ -340,7 +340,7 @@ _PROSE = """() => {
 #: an expected failure that passes is reported (XPASS).
 PLAIN_MATH_LEFT = {"book/api", "book/locality/L-api", "book/redundancy/R-api",
                    "book/locality/L-theorems", "book/redundancy/R-theorems", "book/utility/U-theorems",
-                   "book/claims", "book/reconstructions", "book/errata", "book/performance"}
+                   "book/claims", "book/reconstructions", "book/errata"}
 
 
 @pytest.mark.parametrize("doc", [pytest.param(d, marks=pytest.mark.xfail(reason="plain-text math left (issue 16)",

@@ -31,23 +31,39 @@ SETTINGS = settings(max_examples=15, deadline=None, derandomize=True,
 
 @st.composite
 def locality_case(draw):
-    """A random 2-type, 2-cluster system and a random bipartite graph on 4-7 servers."""
+    """A random 2-type, 2-cluster system and a random bipartite graph on 4-7 servers.
+
+    Only plain data are drawn here, every entry through a hypothesis strategy (so examples
+    shrink and nothing touches a global random state inside the strategy); `build_case`
+    makes the system and the graph in the test body.
+    """
     n, w = draw(st.integers(4, 7)), draw(st.integers(2, 5))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    types = np.array([0, 1] + list(rng.integers(0, 2, n - 2)))
-    clusters = np.array([0, 1] + list(rng.integers(0, 2, w - 2)))
-    adj = (rng.random((w, n)) < 0.6).astype(int)
-    adj[np.arange(w), rng.integers(0, n, w)] = 1          # every dispatcher has a server
+    types = [0, 1] + draw(st.lists(st.integers(0, 1), min_size=n - 2, max_size=n - 2))
+    clusters = [0, 1] + draw(st.lists(st.integers(0, 1), min_size=w - 2, max_size=w - 2))
+    adj = draw(st.lists(st.lists(st.booleans(), min_size=n, max_size=n), min_size=w, max_size=w))
+    linked = draw(st.lists(st.integers(0, n - 1), min_size=w, max_size=w))  # every dispatcher has a server
     u = tuple(draw(st.floats(0.5, 3.0)) for _ in range(2))
-    lam = draw(st.floats(0.05, 0.9)) * min(u) * n / w    # load below 1 on average
-    system = LocalitySystem(lam, w / n, (0.5, 0.5), (0.5, 0.5), u, ((1, 1), (1, 1)), draw(st.integers(1, 3)))
-    return system, from_adjacency(adj, types, clusters), rng.integers(0, 4, n)
+    load = draw(st.floats(0.05, 0.9))                    # load below 1 on average
+    d = draw(st.integers(1, 3))
+    x0 = draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
+    return dict(n=n, w=w, types=types, clusters=clusters, adj=adj, linked=linked, u=u, load=load, d=d, x0=x0)
+
+
+def build_case(case):
+    """(system, graph, initial queue lengths) from a `locality_case` draw."""
+    n, w, u = case["n"], case["w"], case["u"]
+    adj = np.array(case["adj"], dtype=int)
+    adj[np.arange(w), case["linked"]] = 1
+    lam = case["load"] * min(u) * n / w
+    system = LocalitySystem(lam, w / n, (0.5, 0.5), (0.5, 0.5), u, ((1, 1), (1, 1)), case["d"])
+    graph = from_adjacency(adj, np.array(case["types"]), np.array(case["clusters"]))
+    return system, graph, np.array(case["x0"])
 
 
 @SETTINGS
 @given(locality_case(), st.integers(0, 2**32 - 1), st.sampled_from([simulate_jsqd, simulate_gwsq]))
 def test_locality_occupancy_is_a_tail_and_conserves_the_queue_lengths(case, seed, sim):
-    system, graph, x0 = case
+    system, graph, x0 = build_case(case)
     levels = 40                                          # above any queue reached in 20 time units
     res = sim(system, graph, x0, np.linspace(0.0, 20.0, 11), seed, levels=levels)
     occ = res.occupancy
@@ -69,7 +85,7 @@ def test_locality_occupancy_is_a_tail_and_conserves_the_queue_lengths(case, seed
 @SETTINGS
 @given(locality_case())
 def test_the_mean_field_ode_stays_in_the_state_space(case):
-    system, _, _ = case
+    system, _, _ = build_case(case)
     q0 = np.array([[0.9, 0.5, 0.2], [0.3, 0.1, 0.0]])
     sol = solve_meanfield(system, q0, np.linspace(0.0, 5.0, 6))
     assert np.all(sol.q >= -1e-9) and np.all(sol.q <= 1 + 1e-9)

@@ -90,6 +90,7 @@ def test_harness_kills_one_mutant_and_reports_the_survivor(mutation, tmp_path):
     assert status == {"6:15:const:0": "killed", "6:11:cmp:0": "survived"}
     assert report["killed"] == 1 and report["survived"] == 1 and report["equivalent"] == 1
     assert report["score"] == 1.0
+    assert report["timeout"] == 0 and report["timeout_seconds"] == 60  # count, and the limit
     table = mutation.summary([report])
     assert "| `toy.py` | `test_toy.py` | 2/8 | 1 | 0 | 1 | 1 | 0 | 1.00 |" in table
     assert "`6:11:cmp:0`: `x > 0` -> `x >= 0` (equivalent:" in table

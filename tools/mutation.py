@@ -315,7 +315,7 @@ def run(module: str, tests: list[str], *, max_n: int | None = None, seed: int = 
     finally:
         shutil.rmtree(base, ignore_errors=True)
     return {"module": module, "tests": tests, "seed": seed, "max": max_n,
-            "mutants_total": total, "mutants_run": len(results), "timeout": timeout,
+            "mutants_total": total, "mutants_run": len(results), "timeout_seconds": timeout,
             **score(results), "equivalent_stale": stale, "mutants": [asdict(m) for m in results]}
 
 

@@ -1,0 +1,120 @@
+"""Tests that kill mutants of qtheory/utility/fluid.py left alive by test_fluid.py
+(found by tools/mutation.py; see benchmarks/mutation/README.md).
+
+Closed form used: the total mass of (12) solves s' = lam - mu s whatever the policy's
+ranking, so s(t) = rho + (s(0) - rho) e^{-mu t}.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from qtheory.errors import ParameterError
+from qtheory.utility import LogUtility, PoolSystem, solve_fluid, solve_fluid_splitting
+from qtheory.utility.fluid import check_state
+
+# class 0 has u(x) = x log(20/x), class 1 x log(30/x): Delta(i, 0) = log r_i, so (1, 1) ranks first
+SYS = PoolSystem((LogUtility(20), LogUtility(30)), (0.5, 0.5), 9.75)
+
+
+def test_check_state_refuses_a_state_with_the_wrong_number_of_classes():
+    # Kills 53:7:drop:0 (only the number of levels checked).
+    q = np.zeros((3, 4))
+    q[:, 0] = 1 / 3
+    with pytest.raises(ParameterError, match="shape"):
+        check_state(SYS, q)
+    with pytest.raises(ParameterError, match="shape"):
+        check_state(SYS, np.array([[0.5], [0.5]]))
+
+
+def test_an_increasing_state_is_refused_naming_both_coordinates():
+    # Kills 61:82:arith:0 and 61:98:arith:0 (the message names q[i, j - 1] for q[i, j + 1]).
+    q = np.zeros((2, 4))
+    q[:, 0] = 0.5
+    q[1, 1] = 0.2
+    q[1, 2] = 0.3
+    with pytest.raises(ParameterError, match=r"q0\[1, 2\] = \S*0\.3\S* > q0\[1, 1\] = \S*0\.2"):
+        check_state(SYS, q)
+
+
+@pytest.mark.parametrize("solver", ["exact", "splitting"])
+def test_a_deep_start_in_the_lower_ranked_class_is_kept_whole(solver):
+    # Kills 90:56:cmp:0 and 92:11:bool:0 (the enumeration prefix returned before it holds
+    # the deepest occupied level of every class). Class 0 pools start with 30 tasks: its
+    # levels 23..30 rank below level 33 of class 1, so a prefix sized by the mass alone
+    # misses them. The start must be kept whole and the total mass follow its closed form.
+    q0 = np.zeros((2, 32))
+    q0[:, 0] = 0.5
+    q0[0, 1:31] = 0.5
+    t = np.linspace(0.0, 2.0, 5)
+    if solver == "exact":
+        sol = solve_fluid(SYS, q0, t)
+    else:
+        sol = solve_fluid_splitting(SYS, q0, t, 1e-3)
+    J = sol.q.shape[2]
+    assert J >= 32
+    np.testing.assert_array_equal(sol.q[0, :, :32], q0)
+    assert not sol.q[0, :, 32:].any()
+    assert sol.total[0] == pytest.approx(15.0, rel=1e-12)
+    if solver == "exact":
+        np.testing.assert_allclose(sol.total, 9.75 + (15 - 9.75) * np.exp(-t), rtol=1e-9)
+
+
+def test_sigma_gives_the_class_and_level_of_the_active_rank():
+    # Kills 210:12:arith:0 (sigma read one rank too deep). From the empty state the first
+    # coordinate of the ranking, (class 1, level 1), is active; once it is full at
+    # s = 1/2 (t = -log(1 - 0.5 / 9.75)), (class 0, level 1) follows, Delta = log 20.
+    q0 = np.zeros((2, 3))
+    q0[:, 0] = 0.5
+    t1 = -np.log(1 - 0.5 / 9.75)
+    sol = solve_fluid(SYS, q0, [0.0, 0.5 * t1, 1.5 * t1])
+    assert list(sol.sigma_rank) == [1, 1, 2]
+    assert [sol.sigma(k) for k in range(3)] == [(1, 1), (1, 1), (0, 1)]
+
+
+def test_output_times_must_not_decrease():
+    # Kills 216:7:bool:0 (only an empty t_eval refused).
+    q0 = np.zeros((2, 3))
+    q0[:, 0] = 0.5
+    for bad in ([1.0, 0.5], [], [0.0, 2.0, 1.0]):
+        with pytest.raises(ParameterError, match="t_eval"):
+            solve_fluid(SYS, q0, bad)
+
+
+def test_a_full_coordinate_the_arrivals_cannot_keep_full_is_the_active_one():
+    # Kills 148:15:drop:0 (sigma moved up only when the inflow left is ~0 and falling).
+    # rho = 0.3: only (class 1, level 1) holds tasks, full at alpha = 1/2. The inflow left
+    # for the next coordinate would be lam - mu (1/2) = -0.2 < 0 (and constant, as nothing
+    # lies below), so (1, 1) itself is active and q(1, 1) = rho + (1/2 - rho) e^{-t}
+    # with no other coordinate ever used.
+    sys = SYS.with_rho(0.3)
+    q0 = np.zeros((2, 3))
+    q0[:, 0] = 0.5
+    q0[1, 1] = 0.5
+    t = np.linspace(0.0, 4.0, 9)
+    sol = solve_fluid(sys, q0, t)
+    assert np.all(sol.sigma_rank == 1) and sol.events == []
+    np.testing.assert_allclose(sol.q[:, 1, 1], 0.3 + 0.2 * np.exp(-t), rtol=1e-10)
+    assert not sol.q[:, 0, 1:].any() and not sol.q[:, 1, 2:].any()
+
+
+def test_inflow_left_is_lam_minus_the_departures_of_the_full_coordinates():
+    # Kills 136:15:arith:0 (lam + departures). Lambda(q, sigma) of (12b) on scripted states:
+    # empty pools with the first a coordinates of the ranking, (1,1), (0,1), (1,2), taken
+    # full: only the deepest full level of each class departs (its next level is empty).
+    from qtheory.utility.fluid import _Prefix, fluid_prefix
+    q0 = np.zeros((2, 3))
+    q0[:, 0] = 0.5
+    pre = _Prefix(SYS, fluid_prefix(SYS, q0))
+    assert [(int(c), int(l)) for c, l in zip(pre.en.cls[:3], pre.en.level[:3])] == [(1, 1), (0, 1), (1, 2)]
+    lam = SYS.lam
+    x = np.zeros(pre.K)
+    assert pre.inflow_left(x, 0) == pytest.approx(lam)
+    assert pre.inflow_left(x, 1) == pytest.approx(lam - 0.5)            # (1,1) departs at mu 1 (1/2)
+    assert pre.inflow_left(x, 2) == pytest.approx(lam - 0.5 - 0.5)      # and (0,1)
+    x[:3] = 0.5                                                          # (1,1), (0,1), (1,2) full
+    assert pre.inflow_left(x, 3) == pytest.approx(lam - 0.5 - 2 * 0.5)  # (1,2) departs at mu 2 (1/2)
+    y = np.append(x, 1.0)
+    for a in range(4):
+        assert pre.starve_functional(a) @ y == pytest.approx(pre.inflow_left(x, a))

@@ -1,7 +1,8 @@
 """The API reference covers the whole public package.
 
 Every module of ``qtheory`` whose name has no leading underscore must appear in an
-``automodule`` directive on a book page, so that its docstrings reach the reference.
+``automodule`` directive on a book page, so that its docstrings reach the reference
+(a policy file through its registry package, which re-exports its class).
 """
 
 from __future__ import annotations
@@ -32,8 +33,16 @@ def documented_modules() -> set[str]:
     return found
 
 
+def covered(module: str, documented: set[str]) -> bool:
+    """A policy file (``qtheory.<paper>.policies.<name>``) is covered by its registry
+    package, which re-exports its class (``__all__``): a new policy is one file."""
+    parent = module.rsplit(".", 1)[0]
+    return module in documented or (parent.endswith(".policies") and parent in documented)
+
+
 def test_every_public_module_is_in_the_api_reference():
-    missing = sorted(public_modules() - documented_modules())
+    documented = documented_modules()
+    missing = sorted(m for m in public_modules() if not covered(m, documented))
     assert not missing, ("modules missing from the API reference (add an automodule directive to "
                          f"book/api.md or book/<part>/<P>-api.md): {missing}")
 

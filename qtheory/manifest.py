@@ -151,6 +151,8 @@ _U = [
     ("U-X-poisson", "X", r"$n s_n$ is $\mathrm{Poisson}(n\rho)$ in stationarity for any policy", "U-V"),
     ("U-F3", "F", r"optimal task assignment against $\rho$ for two utility families (Sec. 2.3.1)", "U-F3"),
     ("U-T1", "T", r"Table 1: $E[u(q_n)]$ of JLMU and SLTA against $n$ at $\rho = 9.75$ and 10", "U-T1"),
+    ("U-R-jlmud", "R", r"beyond the paper: JLMU($d$), JLMU among $d$ sampled pools, against JLMU on the Table 1 system",
+     "U-R-jlmud"),
 ]
 
 #: every manifest item, by ID, in manifest order

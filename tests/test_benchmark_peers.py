@@ -177,17 +177,19 @@ def test_c_supermarket_and_the_numba_kernel_simulate_the_same_path(seed):
     numba kernel on the complete graph take the same decisions event by event: the same
     number of events and the same recorded path, not merely statistics within errors."""
     from qtheory._rng import seed_state
-    from qtheory.locality.simulation import _kernel_simulate, _prepare
+    from qtheory.locality.policies import LocalJSQ
+    from qtheory.locality.simulation import _kernel, _prepare
 
     n, horizon, warmup, n_grid = 50, 60.0, 10.0, 241
     system, graph = models._locality_setup("supermarket", n)
     grid = np.array([horizon * g / (n_grid - 1) for g in range(n_grid)])      # the C program's grid
     state, grid, levels, type_size, type_first, type_members = _prepare(system, graph, np.zeros(n, np.int64),
                                                                         grid, 10)
-    _, mean_len, _, events = _kernel_simulate(
-        seed_state(seed), 0, graph.offset, graph.degree, graph.neighbors, graph.dispatcher_cluster,
-        graph.server_type, type_members, type_first, type_size, np.zeros((1, 1)), system.u.copy(),
-        system.arrival_rate, 2, state, grid, levels)
+    policy = LocalJSQ(d=2)
+    _, mean_len, _, events = _kernel(policy)(
+        policy.kernel_params(system, graph), seed_state(seed), graph.offset, graph.degree, graph.neighbors,
+        graph.dispatcher_cluster, graph.server_type, type_members, type_first, type_size, system.u.copy(),
+        system.arrival_rate, state, grid, levels)
     c = csupermarket.run(n, models.CASES["supermarket"].params["lam"], horizon, warmup, n_grid, seed)
     assert events == c.events > 0.9 * 2 * 0.9 * n * horizon
     assert mean_len[grid >= warmup, 0].mean() == pytest.approx(c.statistic, rel=1e-10, abs=1e-11)

@@ -18,7 +18,8 @@ from ..validation import check_array, check_integer, check_seed
 from .graphs import CompatibilityGraph, complete_bipartite, irg, window_graph
 from .meanfield import solve_meanfield
 from .model import LocalitySystem
-from .simulation import exact_initial_state, iid_initial_state, simulate_gwsq, simulate_jsqd
+from .policies import as_policy
+from .simulation import exact_initial_state, iid_initial_state, simulate, simulate_gwsq, simulate_jsqd
 
 __all__ = ["build_graph", "trajectory_replication", "stationary_replication", "population_stationary_replication",
            "occupancy_summary", "sup_l1_error", "lemma1_system",
@@ -52,7 +53,7 @@ def _seeds(seed_sequence: np.random.SeedSequence):
 
 
 def trajectory_replication(seed_sequence, system: LocalitySystem, n_servers: int, graph_kind: str, q0,
-                           t_grid, *, levels: int = 10, policy: str = "jsqd", start: str = "iid") -> dict:
+                           t_grid, *, levels: int = 10, policy="jsqd", start: str = "iid") -> dict:
     """One simulated path of the occupancy on `t_grid`.
 
     Parameters
@@ -64,8 +65,10 @@ def trajectory_replication(seed_sequence, system: LocalitySystem, n_servers: int
         Independent initial lengths with tails `q0` (Theorems 1-2), or the deterministic
         state of :func:`~qtheory.locality.simulation.exact_initial_state` sorted by
         server index (Theorem 3).
-    policy : "jsqd" or "gwsq"
+    policy : Policy or str
+        A :mod:`qtheory.locality.policies` object or registered name ("jsqd", "gwsq", ...).
     """
+    pol = as_policy(policy)
     graph_seed, rng, sim_ss = _seeds(seed_sequence)
     graph = build_graph(system, n_servers, graph_kind, graph_seed)
     if start == "iid":
@@ -74,10 +77,7 @@ def trajectory_replication(seed_sequence, system: LocalitySystem, n_servers: int
         x0 = exact_initial_state(graph, q0)
     else:
         raise ParameterError(f"`start` must be 'iid' or 'sorted' (got {start!r})")
-    sim = {"jsqd": simulate_jsqd, "gwsq": simulate_gwsq}.get(policy)
-    if sim is None:
-        raise ParameterError(f"`policy` must be 'jsqd' or 'gwsq' (got {policy!r})")
-    res = sim(system, graph, x0, t_grid, sim_ss, levels=levels)
+    res = simulate(system, graph, pol, x0, t_grid, sim_ss, levels=levels)
     return {"occupancy": res.occupancy, "mean_queue_length": res.mean_queue_length,
             "mean_square": res.mean_square, "events": res.events, "seconds": res.seconds,
             "servers_per_type": np.bincount(graph.server_type, minlength=system.n_types)}
@@ -85,19 +85,22 @@ def trajectory_replication(seed_sequence, system: LocalitySystem, n_servers: int
 
 def stationary_replication(seed_sequence, system: LocalitySystem, n_servers: int, graph_kind: str,
                            burn_in: float, horizon: float, *, n_samples: int = 2000, levels: int = 6,
-                           q0=None) -> dict:
-    """Time-averaged occupancy over ``[burn_in, horizon]`` (Theorem 6).
+                           q0=None, policy="jsqd") -> dict:
+    """Time-averaged occupancy over ``[burn_in, horizon]`` (Theorem 6) under `policy`
+    (a :mod:`qtheory.locality.policies` object or name; default local JSQ(d)).
 
     The system starts empty, or from i.i.d. lengths with tails `q0` (to shorten the
     burn-in of slowly mixing systems). The average is over `n_samples` equally spaced
     times; the mean over independent replications estimates ``E q^N(infinity)``.
     """
+    pol = as_policy(policy)
     graph_seed, rng, sim_ss = _seeds(seed_sequence)
     graph = build_graph(system, n_servers, graph_kind, graph_seed)
     grid = np.concatenate([[0.0], np.linspace(burn_in, horizon, n_samples)])
     x0 = np.zeros(graph.n_servers, np.int64) if q0 is None else iid_initial_state(graph, q0, rng)
-    res = simulate_jsqd(system, graph, x0, grid, sim_ss, levels=levels)
-    return {"occupancy": res.occupancy[1:].mean(axis=0), "events": res.events}
+    res = simulate(system, graph, pol, x0, grid, sim_ss, levels=levels)
+    return {"occupancy": res.occupancy[1:].mean(axis=0), "mean_queue_length": res.mean_queue_length[1:].mean(axis=0),
+            "events": res.events}
 
 
 def population_stationary_replication(seed_sequence, system: LocalitySystem, n_servers: int, policy: str,

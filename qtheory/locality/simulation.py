@@ -33,19 +33,25 @@ from ..errors import ParameterError
 from .._rng import exponential, randint, uniform
 from ..runtime import kernel_state
 from ..validation import check_array, check_integer, check_seed
+from .. import _splice
 from .graphs import CompatibilityGraph
+from .policies import REGISTRY, Policy, as_policy, decide, rule_of  # noqa: F401 (decide: the template's)
 from .model import LocalitySystem, check_tails
 
-__all__ = ["SimulationResult", "simulate_jsqd", "simulate_gwsq", "iid_initial_state",
+__all__ = ["SimulationResult", "simulate", "simulate_jsqd", "simulate_gwsq", "iid_initial_state",
            "exact_initial_state"]
 
-_LOCAL, _GWSQ = 0, 1
 
 
-@njit(cache=True)
-def _kernel_simulate(rng_state, policy, offset, degree, neighbors, dispatcher_cluster, server_type,
-                     type_members, type_first, type_size, type_cdf, service_rates, arrival_rate, d,
-                     state, t_grid, levels):
+def _kernel(policy):
+    """The compiled simulation kernel of `policy` (a registered :class:`Policy`)."""
+    return _splice.specialise(_kernel_template, rule_of(policy))
+
+
+def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cluster, server_type,
+                     type_members, type_first, type_size, service_rates, arrival_rate, state, t_grid, levels):
+    """One run. A template: :func:`_kernel` compiles it once per policy with the policy's
+    rule in place of ``decide`` (:mod:`qtheory._splice`)."""
     rng = rng_state.copy()
     n_servers = server_type.size
     n_types = type_size.size
@@ -72,7 +78,6 @@ def _kernel_simulate(rng_state, policy, offset, degree, neighbors, dispatcher_cl
             busy[type_first[m] + n_busy[m]] = j
             pos[j] = n_busy[m]
             n_busy[m] += 1
-    picks = np.empty(max(d, 1), np.int64)
     lam_total = arrival_rate * n_disp
     t = t_grid[0]
     g = 0
@@ -99,57 +104,8 @@ def _kernel_simulate(rng_state, policy, offset, degree, neighbors, dispatcher_cl
             i = int(r / arrival_rate)          # uniform dispatcher, reusing the same uniform
             if i >= n_disp:
                 i = n_disp - 1
-            target = -1
-            if policy == 0:
-                deg = degree[i]
-                base = offset[i]
-                if deg < d:
-                    target = neighbors[base + randint(rng, deg)]
-                elif d == 2:
-                    # two distinct uniform positions from one uniform: the fractional part
-                    # left after the first pick is again uniform
-                    u = uniform(rng) * deg
-                    c1 = int(u)
-                    if c1 >= deg:
-                        c1 = deg - 1
-                    c2 = int((u - c1) * (deg - 1))
-                    if c2 >= deg - 1:
-                        c2 = deg - 2
-                    if c2 >= c1:
-                        c2 += 1
-                    j1 = neighbors[base + c1]
-                    j2 = neighbors[base + c2]
-                    target = j1 if state[j1] <= state[j2] else j2
-                    # on a tie j1 wins; (c1, c2) is a uniformly ordered pair, so ties are fair
-                else:
-                    best = 1 << 62
-                    for h in range(d):
-                        while True:
-                            c = randint(rng, deg)
-                            dup = False
-                            for hh in range(h):
-                                if picks[hh] == c:
-                                    dup = True
-                                    break
-                            if not dup:
-                                break
-                        picks[h] = c
-                        j = neighbors[base + c]
-                        if state[j] < best:
-                            best = state[j]
-                            target = j
-            else:
-                k = dispatcher_cluster[i]
-                best = 1 << 62
-                for h in range(d):
-                    u = uniform(rng)
-                    m = 0
-                    while m < n_types - 1 and u >= type_cdf[k, m]:
-                        m += 1
-                    j = type_members[type_first[m] + randint(rng, type_size[m])]
-                    if state[j] < best:
-                        best = state[j]
-                        target = j
+            target = decide(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, server_type,
+                            type_members, type_first, type_size)
             m = server_type[target]
             x = state[target]
             state[target] = x + 1
@@ -237,27 +193,21 @@ def _prepare(system: LocalitySystem, graph: CompatibilityGraph, initial_state, t
     return state, t_grid, levels, type_size, type_first, type_members
 
 
-def _run(policy, system, graph, initial_state, t_grid, seed, levels, type_cdf):
-    state, t_grid, levels, type_size, type_first, type_members = _prepare(system, graph, initial_state,
-                                                                          t_grid, levels)
-    start = time.perf_counter()
-    occ, mean_len, mean_sq, events = _kernel_simulate(
-        kernel_state(seed), policy, graph.offset, graph.degree, graph.neighbors, graph.dispatcher_cluster,
-        graph.server_type, type_members, type_first, type_size, type_cdf, system.u.copy(),
-        system.arrival_rate, system.d, state, t_grid, levels)
-    return SimulationResult(t_grid, occ, mean_len, mean_sq, state, int(events), time.perf_counter() - start)
-
-
-def simulate_jsqd(system: LocalitySystem, graph: CompatibilityGraph, initial_state, t_grid, seed, *,
-                  levels: int = 10) -> SimulationResult:
-    """Simulate local JSQ(d) (Sec. 2.2) on `graph` from `initial_state`.
+def simulate(system: LocalitySystem, graph: CompatibilityGraph, policy, initial_state, t_grid, seed, *,
+             levels: int = 10) -> SimulationResult:
+    """Simulate `policy` on `graph` from `initial_state`.
 
     Parameters
     ----------
     system : LocalitySystem
-        Gives lambda (per dispatcher), the service rate of each type and d.
+        Gives lambda (per dispatcher), the service rate of each type and the default d.
     graph : CompatibilityGraph
-        Any bipartite graph; every dispatcher needs at least one neighbour.
+        Any bipartite graph (policies that need one need every dispatcher to have a
+        neighbour).
+    policy : Policy or str
+        A :mod:`qtheory.locality.policies` object, e.g. ``LocalJSQ(d=2)`` (``d`` distinct
+        neighbours, without replacement), ``GWSQ(d=2)`` (independent weighted draws, with
+        replacement) or ``JIQ()``, or a registered name (default parameters).
     initial_state : (N,) int array
         Queue lengths at ``t_grid[0]`` (any state, i.i.d. or not).
     t_grid : increasing array
@@ -267,28 +217,39 @@ def simulate_jsqd(system: LocalitySystem, graph: CompatibilityGraph, initial_sta
     levels : int
         Number L of occupancy levels recorded.
     """
-    if graph.degree.min() < 1:
-        raise ParameterError(f"dispatcher {int(np.argmin(graph.degree))} has no compatible server: "
-                             f"its tasks could not be served")
-    dummy = np.zeros((graph.n_clusters, graph.n_types))
-    return _run(_LOCAL, system, graph, initial_state, t_grid, seed, levels, dummy)
+    pol = as_policy(policy)
+    state, t_grid, levels, type_size, type_first, type_members = _prepare(system, graph, initial_state,
+                                                                          t_grid, levels)
+    params = pol.kernel_params(system, graph)
+    start = time.perf_counter()
+    occ, mean_len, mean_sq, events = _kernel(pol)(
+        params, kernel_state(seed), graph.offset, graph.degree, graph.neighbors, graph.dispatcher_cluster,
+        graph.server_type, type_members, type_first, type_size, system.u.copy(), system.arrival_rate, state,
+        t_grid, levels)
+    return SimulationResult(t_grid, occ, mean_len, mean_sq, state, int(events), time.perf_counter() - start)
+
+
+def simulate_jsqd(system: LocalitySystem, graph: CompatibilityGraph, initial_state, t_grid, seed, *,
+                  levels: int = 10) -> SimulationResult:
+    """Local JSQ(d) (Sec. 2.2) with the system's ``d``: :func:`simulate` with
+    ``LocalJSQ()`` (``d`` distinct neighbours, sampled without replacement)."""
+    from .policies import LocalJSQ
+
+    return simulate(system, graph, LocalJSQ(), initial_state, t_grid, seed, levels=levels)
 
 
 def simulate_gwsq(system: LocalitySystem, graph: CompatibilityGraph, initial_state, t_grid, seed, *,
                   levels: int = 10) -> SimulationResult:
-    """Simulate GWSQ(d) (Algorithm 1, sign erratum fixed; see the module docstring).
+    """GWSQ(d) (Algorithm 1, sign erratum fixed; see the module docstring) with the system's
+    ``d``: :func:`simulate` with ``GWSQ()`` (independent draws, with replacement).
 
     Only the server types and dispatcher clusters of `graph` are used (GWSQ has no
     graph); the weights use the system's p and the realised type fractions
     ``|V_m| / N``, so that each cluster's weighted distribution sums to 1.
     """
-    type_size = np.bincount(graph.server_type, minlength=graph.n_types)
-    v_n = type_size / graph.n_servers
-    share = system.p * v_n[None, :]
-    share /= share.sum(axis=1, keepdims=True)
-    type_cdf = np.cumsum(share, axis=1)
-    type_cdf[:, -1] = 1.0
-    return _run(_GWSQ, system, graph, initial_state, t_grid, seed, levels, type_cdf)
+    from .policies import GWSQ
+
+    return simulate(system, graph, GWSQ(), initial_state, t_grid, seed, levels=levels)
 
 
 def iid_initial_state(graph: CompatibilityGraph, q0, seed) -> np.ndarray:

@@ -47,7 +47,7 @@ from ...errors import ParameterError
 from ...validation import check_integer, check_positive
 
 __all__ = ["Policy", "REGISTRY", "ERRORS", "register", "rule_of", "as_policy", "decide",
-           "JLMU", "SLTA", "Random", "JSQ", "Conservative"]
+           "JLMU", "SLTA", "Random", "JSQ", "Conservative", "JLMUd"]
 
 #: error codes a rule may return (negated), shared with the simulation kernel
 ERRORS = {
@@ -137,3 +137,4 @@ from .slta import SLTA  # noqa: E402
 from .random import Random  # noqa: E402
 from .jsq import JSQ  # noqa: E402
 from .conservative import Conservative  # noqa: E402
+from .jlmud import JLMUd  # noqa: E402

@@ -1,0 +1,89 @@
+"""Dispatching policies of the locality paper: one file per policy, one registry.
+
+A policy is a frozen dataclass that owns and checks its parameters and names its
+compiled decision rule; :func:`register` (plus one import line at the end of this file)
+makes it available to :func:`qtheory.locality.simulation.simulate` by object or name.
+
+What a policy file provides:
+
+``Params``
+    a :func:`collections.namedtuple` of the rule's parameters (numbers, arrays).
+``rule(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, server_type,
+type_members, type_first, type_size)``
+    a ``numba.njit`` function evaluated for every arrival at dispatcher ``i``; it returns
+    the server that receives the task, and its last statement is its only ``return``.
+    ``state[j]`` is the queue length of server ``j``; dispatcher ``i``'s compatible servers
+    are ``neighbors[offset[i]:offset[i] + degree[i]]``; ``dispatcher_cluster[i]`` is its
+    cluster; the servers of type ``m`` are ``type_members[type_first[m]:type_first[m] +
+    type_size[m]]``; ``rng`` is the kernel's generator (:mod:`qtheory._rng`). The kernel is
+    compiled once per policy with the rule's body in place of its dispatch point
+    (:mod:`qtheory._splice`).
+``kernel_params(system, graph)``
+    builds ``Params`` for a run, checking what depends on the system and the graph.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ...errors import ParameterError
+
+__all__ = ["Policy", "REGISTRY", "register", "rule_of", "as_policy", "decide", "LocalJSQ", "GWSQ"]
+
+#: registered policies by name
+REGISTRY: dict[str, type] = {}
+_RULES: dict[str, object] = {}
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Base class of the policies; subclasses set ``name`` and register a rule."""
+
+    name: ClassVar[str] = ""
+
+    def kernel_params(self, system, graph):
+        """The ``Params`` tuple of a run of `system` on `graph`."""
+        raise NotImplementedError
+
+
+def register(params_class, rule):
+    """Class decorator: register a :class:`Policy` under its ``name`` with its parameter
+    tuple class and compiled decision rule."""
+
+    def wrap(cls):
+        if not cls.name or cls.name in REGISTRY:
+            raise ValueError(f"policy name {cls.name!r} is empty or registered twice")
+        REGISTRY[cls.name] = cls
+        _RULES[cls.name] = rule
+        cls.Params = params_class
+        return cls
+
+    return wrap
+
+
+def rule_of(policy):
+    """The compiled decision rule of a registered policy (object or class)."""
+    return _RULES[policy.name]
+
+
+def decide(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, server_type, type_members,
+           type_first, type_size):
+    """The dispatch point of the simulation kernel's template (spliced out by
+    :mod:`qtheory._splice`; not callable itself)."""
+    raise NotImplementedError("decide is a placeholder spliced out of the kernel template")
+
+
+def as_policy(policy) -> Policy:
+    """A :class:`Policy` from an object (returned unchanged) or a registered name (its
+    default parameters)."""
+    if isinstance(policy, Policy):
+        return policy
+    if policy not in REGISTRY:
+        raise ParameterError(f"`policy` must be one of {', '.join(REGISTRY)} or a Policy (got {policy!r})")
+    return REGISTRY[policy]()
+
+
+# registration: one import per policy file
+from .jsqd import LocalJSQ  # noqa: E402
+from .gwsq import GWSQ  # noqa: E402

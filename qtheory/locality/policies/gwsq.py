@@ -1,0 +1,61 @@
+"""GWSQ(d) (Algorithm 1, sign erratum fixed), with independent weighted draws."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..._rng import randint, uniform
+from ...validation import check_integer
+from . import Policy, register
+
+Params = namedtuple("GWSQParams", ["d", "type_cdf"])
+
+
+@njit(cache=True)
+def rule(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, server_type, type_members,
+         type_first, type_size):
+    """d independent candidates: a type with probability ``v_m p_{k,m} / delta_k`` (cluster
+    ``k`` of dispatcher ``i``), then a uniform server of that type; the first shortest wins."""
+    type_cdf = params.type_cdf
+    n_types = type_size.size
+    k = dispatcher_cluster[i]
+    best = 1 << 62
+    target = -1
+    for h in range(params.d):
+        u = uniform(rng)
+        m = 0
+        while m < n_types - 1 and u >= type_cdf[k, m]:
+            m += 1
+        j = type_members[type_first[m] + randint(rng, type_size[m])]
+        if state[j] < best:
+            best = state[j]
+            target = j
+    return target
+
+
+@register(Params, rule)
+@dataclass(frozen=True)
+class GWSQ(Policy):
+    """GWSQ(d) with candidates drawn independently (with replacement); ``d = None`` takes the
+    system's ``d``. Only the server types and clusters of the graph are used; the weights use
+    the system's ``p`` and the realised type fractions ``|V_m| / N``."""
+
+    d: int | None = None
+    name = "gwsq"
+
+    def __post_init__(self):
+        if self.d is not None:
+            object.__setattr__(self, "d", check_integer("d", self.d, low=1))
+
+    def kernel_params(self, system, graph):
+        type_size = np.bincount(graph.server_type, minlength=graph.n_types)
+        v_n = type_size / graph.n_servers
+        share = system.p * v_n[None, :]
+        share /= share.sum(axis=1, keepdims=True)
+        type_cdf = np.cumsum(share, axis=1)
+        type_cdf[:, -1] = 1.0
+        return Params(int(system.d if self.d is None else self.d), type_cdf)

@@ -1,0 +1,85 @@
+"""Local JSQ(d) (Sec. 2.2): the shortest of d distinct compatible servers."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..._rng import randint, uniform
+from ...errors import ParameterError
+from ...validation import check_integer
+from . import Policy, register
+
+Params = namedtuple("LocalJSQParams", ["d", "picks"])
+
+
+@njit(cache=True)
+def rule(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, server_type, type_members,
+         type_first, type_size):
+    """d distinct uniform neighbours of dispatcher ``i`` (without replacement), the first
+    shortest in the (uniformly random) sampling order; a uniform neighbour if ``deg < d``."""
+    d = params.d
+    picks = params.picks
+    deg = degree[i]
+    base = offset[i]
+    target = -1
+    if deg < d:
+        target = neighbors[base + randint(rng, deg)]
+    elif d == 2:
+        # two distinct uniform positions from one uniform: the fractional part
+        # left after the first pick is again uniform
+        u = uniform(rng) * deg
+        c1 = int(u)
+        if c1 >= deg:
+            c1 = deg - 1
+        c2 = int((u - c1) * (deg - 1))
+        if c2 >= deg - 1:
+            c2 = deg - 2
+        if c2 >= c1:
+            c2 += 1
+        j1 = neighbors[base + c1]
+        j2 = neighbors[base + c2]
+        target = j1 if state[j1] <= state[j2] else j2
+        # on a tie j1 wins; (c1, c2) is a uniformly ordered pair, so ties are fair
+    else:
+        best = 1 << 62
+        for h in range(d):
+            while True:
+                c = randint(rng, deg)
+                dup = False
+                for hh in range(h):
+                    if picks[hh] == c:
+                        dup = True
+                        break
+                if not dup:
+                    break
+            picks[h] = c
+            j = neighbors[base + c]
+            if state[j] < best:
+                best = state[j]
+                target = j
+    return target
+
+
+@register(Params, rule)
+@dataclass(frozen=True)
+class LocalJSQ(Policy):
+    """Local JSQ(d): ``d`` distinct servers sampled from the dispatcher's neighbourhood
+    (without replacement); ``d = None`` takes the system's ``d``."""
+
+    d: int | None = None
+    name = "jsqd"
+
+    def __post_init__(self):
+        if self.d is not None:
+            object.__setattr__(self, "d", check_integer("d", self.d, low=1))
+
+    def kernel_params(self, system, graph):
+        if graph.degree.min() < 1:
+            raise ParameterError(f"dispatcher {int(np.argmin(graph.degree))} has no compatible server: "
+                                 f"its tasks could not be served")
+        d = system.d if self.d is None else self.d
+        return Params(int(d), np.empty(max(int(d), 1), np.int64))

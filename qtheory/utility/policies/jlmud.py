@@ -1,0 +1,72 @@
+"""JLMU(d): JLMU among d sampled pools (a policy beyond the paper, manifest U-P-jlmud).
+
+An arriving task samples ``d`` pools independently and uniformly (with replacement) and
+joins the sampled pool whose next coordinate ``(i, x + 1)`` ranks highest in the total
+order of Sec. 2.3: the largest marginal utility ``Delta(i, x)``, ties to the smaller class
+and then to the smaller occupancy (the dictionary order), remaining ties to the first
+sampled. It needs ``d`` pool states per arrival instead of JLMU's global ranking, as
+power-of-d policies do for JSQ; ``d = 1`` is random assignment (the same random draws,
+hence the same path as :class:`~qtheory.utility.policies.Random` for one seed).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import namedtuple
+from dataclasses import dataclass
+
+from numba import njit
+
+from ..._rng import randint
+from ...validation import check_integer
+from . import Policy, register
+
+Params = namedtuple("JLMUdParams", ["d"])
+
+
+@njit(cache=True)
+def rule(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key):
+    """The best-ranked of ``d`` uniformly sampled pools."""
+    J = key.shape[1]
+    best = -1
+    for _ in range(params.d):
+        p = randint(rng, n)
+        i = pool_class[p]
+        x = occ[p]
+        if x >= J:
+            best = -1  # its marginal utility is not tabulated
+            break
+        if best < 0:
+            best = p
+        else:
+            bi = pool_class[best]
+            bx = occ[best]
+            if key[i, x] > key[bi, bx] or (key[i, x] == key[bi, bx] and (i < bi or (i == bi and x < bx))):
+                best = p
+    return best
+
+
+@register(Params, rule)
+@dataclass(frozen=True)
+class JLMUd(Policy):
+    """Join the largest marginal utility among ``d`` pools sampled with replacement."""
+
+    d: int = 2
+    name = "jlmud"
+
+    def __post_init__(self):
+        object.__setattr__(self, "d", check_integer("d", self.d, low=1))
+
+    def kernel_params(self, system, n, depth):
+        return Params(self.d)
+
+    def exact_rule(self, occ, cls, key):
+        """``(pool, probability)`` pairs: every one of the ``n^d`` ordered samples is equally
+        likely; the winner of a sample is its best-ranked pool, first sampled on ties."""
+        n = len(occ)
+        weight = 1.0 / n ** self.d
+        probs: dict[int, float] = {}
+        for sample in itertools.product(range(n), repeat=self.d):
+            ranked = sorted(sample, key=lambda p: (-key[cls[p], occ[p]], cls[p], occ[p]))  # stable
+            probs[ranked[0]] = probs.get(ranked[0], 0.0) + weight
+        return sorted(probs.items())

@@ -32,8 +32,8 @@ SCRIPT = "tex-chtml-full.js"
 CSS = "qtheory.css"
 # long test names (tests/<part>/test_x.py::test_...) wrap instead of overflowing the
 # column; the recorded checks under a theorem sit closer to it than ordinary text; table
-# cells break words only where they hold code (a long test name), and tables of six
-# columns or more are set smaller, so that no table is wider than the column;
+# cells break words (not links or numbers) only where they hold code (a long test name),
+# and tables of six columns or more are set smaller, so that no table is wider than the column;
 # printed output wraps at the column's edge instead of hiding behind a scroll bar
 _CSS_TEXT = """\
 .bd-article p > code.literal, .bd-article p > code.literal span.pre { white-space: normal; overflow-wrap: anywhere; }
@@ -48,7 +48,7 @@ figure.qtheory-figure figcaption { font-size: 0.9em; margin-top: 0.4em; color: v
 table.qtheory-table tbody tr:nth-child(odd) { background: var(--pst-color-surface); }
 .bd-article table { max-width: 100%; }
 .bd-article table td { overflow-wrap: break-word; }
-.bd-article table td a, .bd-article table td code.literal, .bd-article table td code.literal span.pre { white-space: normal; overflow-wrap: anywhere; }
+.bd-article table td code.literal, .bd-article table td code.literal span.pre { white-space: normal; overflow-wrap: anywhere; }
 .bd-article table th { overflow-wrap: normal; }
 .bd-article table td:has(code.literal) { overflow-wrap: anywhere; }
 .bd-article .cell_output table.qtheory-table { width: auto; }

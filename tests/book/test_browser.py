@@ -340,7 +340,7 @@ _PROSE = """() => {
 #: an expected failure that passes is reported (XPASS).
 PLAIN_MATH_LEFT = {"book/api", "book/locality/L-api", "book/redundancy/R-api",
                    "book/locality/L-theorems", "book/redundancy/R-theorems", "book/utility/U-theorems",
-                   "book/claims", "book/reconstructions", "book/errata", "book/performance"}
+                   "book/claims", "book/reconstructions", "book/errata"}
 
 
 @pytest.mark.parametrize("doc", [pytest.param(d, marks=pytest.mark.xfail(reason="plain-text math left (issue 16)",
@@ -405,3 +405,18 @@ class _Anchors(HTMLParser):
             if self._cells:
                 self.rows.setdefault(self._cells[0].strip(), []).extend(self._links)
             self._in_row = False
+
+
+def test_notebook_links_download_the_ipynb_and_the_favicon_loads(book_html, server, wide_page):
+    """The header's download menu and the run record save the .ipynb (a browser would show
+    its JSON), and the page has a favicon that loads."""
+    doc = result_pages()[0][0]
+    page = _open(wide_page, server, doc)
+    links = page.evaluate("() => Array.from(document.querySelectorAll('a[href$=\".ipynb\"]')).map("
+                          "a => [a.getAttribute('href'), a.getAttribute('download')])")
+    icon = page.evaluate("() => { const l = document.querySelector('link[rel~=\"icon\"]'); return l ? l.href : null; }")
+    status = page.request.get(icon).status if icon else None
+    page.close()
+    assert links, f"{doc}: no link to the notebook"
+    assert all(d is not None for _, d in links), f"{doc}: .ipynb links without the download attribute: {links}"
+    assert status == 200, f"{doc}: favicon {icon!r} answers {status}"

@@ -111,6 +111,8 @@ _L = [
     ("L-F3", "F", "ODE from three initial conditions reaching the same limit (Sec. 6.3)", "L-F3"),
     ("L-R-finite", "R", r"beyond the paper: finite-$N$ accuracy of the limits (refined mean field, simulation, exact chains)",
      "L-R-finite"),
+    ("L-R-jiq", "R", "beyond the paper: JIQ with locality (an idle compatible server, else a random one) against "
+     "local JSQ(2), GWSQ(2) and random routing on the Sec. 6 system", "L-R-jiq"),
 ]
 
 _R = [

@@ -1,4 +1,4 @@
-"""JLMU(d) (manifest U-P-jlmud, beyond the paper): the sampled rule against an exact chain
+"""JLMU(d) (manifest U-R-jlmud, beyond the paper): the sampled rule against an exact chain
 written from its definition, its two limits, and its tie-breaking."""
 
 import numpy as np

@@ -29,7 +29,7 @@ from typing import ClassVar
 
 from ...errors import ParameterError
 
-__all__ = ["Policy", "REGISTRY", "register", "rule_of", "as_policy", "decide", "LocalJSQ", "GWSQ"]
+__all__ = ["Policy", "REGISTRY", "register", "rule_of", "as_policy", "decide", "LocalJSQ", "GWSQ", "JIQ"]
 
 #: registered policies by name
 REGISTRY: dict[str, type] = {}
@@ -87,3 +87,4 @@ def as_policy(policy) -> Policy:
 # registration: one import per policy file
 from .jsqd import LocalJSQ  # noqa: E402
 from .gwsq import GWSQ  # noqa: E402
+from .jiq import JIQ  # noqa: E402

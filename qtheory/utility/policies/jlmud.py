@@ -1,4 +1,4 @@
-"""JLMU(d): JLMU among d sampled pools (a policy beyond the paper, manifest U-P-jlmud).
+"""JLMU(d): JLMU among d sampled pools (a policy beyond the paper, manifest U-R-jlmud).
 
 An arriving task samples ``d`` pools independently and uniformly (with replacement) and
 joins the sampled pool whose next coordinate ``(i, x + 1)`` ranks highest in the total

@@ -1,0 +1,60 @@
+"""JIQ, join the idle queue with locality (a policy beyond the paper, manifest L-R-jiq).
+
+An arrival at dispatcher ``i`` joins a uniformly chosen idle server among its compatible
+servers if one is idle, else a uniformly chosen compatible server. It needs one bit per
+server (idle or not) instead of ``d`` queue lengths; each arrival scans the dispatcher's
+neighbourhood (``O(deg)``), which suits the sparse irg graphs of Sec. 6.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..._rng import randint
+from ...errors import ParameterError
+from . import Policy, register
+
+Params = namedtuple("JIQParams", ["unused"])
+
+
+@njit(cache=True)
+def rule(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, server_type, type_members,
+         type_first, type_size):
+    """A uniform idle neighbour of ``i`` if any, else a uniform neighbour."""
+    deg = degree[i]
+    base = offset[i]
+    idle = 0
+    for c in range(deg):
+        if state[neighbors[base + c]] == 0:
+            idle += 1
+    if idle == 0:
+        target = neighbors[base + randint(rng, deg)]
+    else:
+        v = randint(rng, idle)
+        target = -1
+        for c in range(deg):
+            j = neighbors[base + c]
+            if state[j] == 0:
+                if v == 0:
+                    target = j
+                    break
+                v -= 1
+    return target
+
+
+@register(Params, rule)
+@dataclass(frozen=True)
+class JIQ(Policy):
+    """Join an idle compatible server, else a uniformly random compatible one."""
+
+    name = "jiq"
+
+    def kernel_params(self, system, graph):
+        if graph.degree.min() < 1:
+            raise ParameterError(f"dispatcher {int(np.argmin(graph.degree))} has no compatible server: "
+                                 f"its tasks could not be served")
+        return Params(0)

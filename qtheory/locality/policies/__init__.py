@@ -27,13 +27,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ..._registry import policy_registry
 from ...errors import ParameterError
 
 __all__ = ["Policy", "REGISTRY", "register", "rule_of", "as_policy", "decide", "LocalJSQ", "GWSQ", "JIQ"]
 
-#: registered policies by name
-REGISTRY: dict[str, type] = {}
-_RULES: dict[str, object] = {}
+#: registered policies by name; ``register(params_class, rule)`` is the class decorator of a
+#: policy file and ``rule_of(policy)`` its compiled rule (see :mod:`qtheory._registry`)
+REGISTRY, register, rule_of = policy_registry()
 
 
 @dataclass(frozen=True)
@@ -45,26 +46,6 @@ class Policy:
     def kernel_params(self, system, graph):
         """The ``Params`` tuple of a run of `system` on `graph`."""
         raise NotImplementedError
-
-
-def register(params_class, rule):
-    """Class decorator: register a :class:`Policy` under its ``name`` with its parameter
-    tuple class and compiled decision rule."""
-
-    def wrap(cls):
-        if not cls.name or cls.name in REGISTRY:
-            raise ValueError(f"policy name {cls.name!r} is empty or registered twice")
-        REGISTRY[cls.name] = cls
-        _RULES[cls.name] = rule
-        cls.Params = params_class
-        return cls
-
-    return wrap
-
-
-def rule_of(policy):
-    """The compiled decision rule of a registered policy (object or class)."""
-    return _RULES[policy.name]
 
 
 def decide(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, server_type, type_members,

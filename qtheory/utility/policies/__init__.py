@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+from ..._registry import policy_registry
 from ...errors import ParameterError
 from ...validation import check_integer, check_positive
 
@@ -56,9 +57,9 @@ ERRORS = {
     3: "the number of tasks exceeded the preallocated bound; raise `max_tasks`",
 }
 
-#: registered policies by name
-REGISTRY: dict[str, type] = {}
-_RULES: dict[str, object] = {}
+#: registered policies by name; ``register(params_class, rule)`` is the class decorator of a
+#: policy file and ``rule_of(policy)`` its compiled rule (see :mod:`qtheory._registry`)
+REGISTRY, register, rule_of = policy_registry()
 
 
 @dataclass(frozen=True)
@@ -81,31 +82,11 @@ class Policy:
         return 1
 
 
-def register(params_class, rule):
-    """Class decorator: register a :class:`Policy` under its ``name`` with its kernel
-    parameter tuple class and compiled decision rule."""
-
-    def wrap(cls):
-        if not cls.name or cls.name in REGISTRY:
-            raise ValueError(f"policy name {cls.name!r} is empty or registered twice")
-        REGISTRY[cls.name] = cls
-        _RULES[cls.name] = rule
-        cls.Params = params_class
-        return cls
-
-    return wrap
-
-
 def decide(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key):
     """The dispatch point of the simulation kernel's template: :mod:`qtheory._splice`
     replaces this call by the body of the policy's rule when it compiles the kernel for
     that policy. Not callable itself."""
     raise NotImplementedError("decide is a placeholder spliced out of the kernel template")
-
-
-def rule_of(policy) -> object:
-    """The compiled decision rule of a registered policy (object or class)."""
-    return _RULES[policy.name]
 
 
 def as_policy(policy, *, beta=None, r0=1, target_class=None) -> Policy:

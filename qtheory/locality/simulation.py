@@ -149,11 +149,14 @@ def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cl
 
 @dataclass(frozen=True)
 class SimulationResult:
-    """Output of :func:`simulate_jsqd` / :func:`simulate_gwsq`.
+    """Output of :func:`simulate` (and :func:`simulate_jsqd` / :func:`simulate_gwsq`).
+
+    The run record has the names the U simulator's result uses (``times``, ``events``,
+    ``wall_time``, ``events_per_second``); ``t`` and ``seconds`` are the older names.
 
     Attributes
     ----------
-    t : (T,) array
+    times : (T,) array
         Recording times.
     occupancy : (T, M, L) array
         ``occupancy[g, m, l-1] = q_{m,l}^N(t_g)``.
@@ -163,17 +166,31 @@ class SimulationResult:
         Queue lengths at the last recording time.
     events : int
         Arrivals plus departures simulated.
-    seconds : float
-        Wall time of the kernel.
+    wall_time : float
+        Wall time of the kernel (seconds).
     """
 
-    t: np.ndarray
+    times: np.ndarray
     occupancy: np.ndarray
     mean_queue_length: np.ndarray
     mean_square: np.ndarray
     final_state: np.ndarray
     events: int
-    seconds: float
+    wall_time: float
+
+    @property
+    def t(self) -> np.ndarray:
+        """Older name of :attr:`times`."""
+        return self.times
+
+    @property
+    def seconds(self) -> float:
+        """Older name of :attr:`wall_time`."""
+        return self.wall_time
+
+    @property
+    def events_per_second(self) -> float:
+        return self.events / self.wall_time if self.wall_time > 0 else float("inf")
 
 
 def _prepare(system: LocalitySystem, graph: CompatibilityGraph, initial_state, t_grid, levels):

@@ -366,6 +366,11 @@ class SimulationResult:
     arrival_ratio_last: float
     n_events: int
 
+    @property
+    def events(self) -> int:
+        """The recorded events, under the name the L and U results use."""
+        return self.n_events
+
 
 def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: str = "cos",
              seed: int | np.random.SeedSequence = 0, warmup: int = 0, initial_scale: float = 0.0,

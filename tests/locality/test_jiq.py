@@ -22,14 +22,14 @@ SYSTEM = LocalitySystem(LAM, 2 / 3, (1.0,), (1 / 3, 1 / 3, 1 / 3), RATES, ((1.0,
 GRAPH = from_adjacency(ADJ, [0, 1, 2], [0, 0])
 
 
-def exact_means(cap: int) -> np.ndarray:
+def exact_means(cap: int, adj=ADJ) -> np.ndarray:
     """Stationary mean queue length of each server under JIQ, arrivals blocked at `cap`."""
     states = [(a, b, c) for a in range(cap + 1) for b in range(cap + 1) for c in range(cap + 1)]
     index = {s: k for k, s in enumerate(states)}
     rows, cols, rates = [], [], []
     for s, k in index.items():
-        for i in range(ADJ.shape[0]):
-            nbrs = [j for j in range(3) if ADJ[i, j]]
+        for i in range(adj.shape[0]):
+            nbrs = [j for j in range(3) if adj[i, j]]
             idle = [j for j in nbrs if s[j] == 0]
             choice = idle if idle else nbrs
             for j in choice:
@@ -53,9 +53,9 @@ def exact_means(cap: int) -> np.ndarray:
     return pi @ np.array(states, dtype=float)
 
 
-def simulated_means(policy, seeds, horizon=4000.0, burn_in=50.0):
+def simulated_means(policy, seeds, horizon=4000.0, burn_in=50.0, graph=GRAPH):
     grid = np.concatenate([[0.0], np.linspace(burn_in, horizon, 4000)])
-    runs = [simulate(SYSTEM, GRAPH, policy, np.zeros(3, np.int64), grid, ss, levels=2).mean_queue_length[1:].mean(axis=0)
+    runs = [simulate(SYSTEM, graph, policy, np.zeros(3, np.int64), grid, ss, levels=2).mean_queue_length[1:].mean(axis=0)
             for ss in seeds]
     return np.array(runs)
 
@@ -69,6 +69,16 @@ def test_simulated_per_server_means_match_the_exact_chain():
     sims = simulated_means(JIQ(), spawn(7, 10))
     se = sims.std(axis=0, ddof=1) / np.sqrt(sims.shape[0])
     t = float(stats.t.ppf(1 - 1e-4 / 6, sims.shape[0] - 1))  # two-sided 1e-4 over 3 servers
+    assert np.all(np.abs(sims.mean(axis=0) - exact) < t * se), (sims.mean(axis=0), exact, se)
+
+
+def test_a_dispatcher_with_one_server_is_served_by_it():
+    # dispatcher 0 sees server 0 only (degree 1 is allowed; only degree 0 is refused)
+    adj = np.array([[1, 0, 0], [0, 1, 1]])
+    exact = exact_means(22, adj)
+    sims = simulated_means(JIQ(), spawn(12, 10), graph=from_adjacency(adj, [0, 1, 2], [0, 0]))
+    se = sims.std(axis=0, ddof=1) / np.sqrt(sims.shape[0])
+    t = float(stats.t.ppf(1 - 1e-4 / 6, sims.shape[0] - 1))
     assert np.all(np.abs(sims.mean(axis=0) - exact) < t * se), (sims.mean(axis=0), exact, se)
 
 

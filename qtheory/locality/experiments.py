@@ -65,7 +65,7 @@ def trajectory_replication(seed_sequence, system: LocalitySystem, n_servers: int
         Independent initial lengths with tails `q0` (Theorems 1-2), or the deterministic
         state of :func:`~qtheory.locality.simulation.exact_initial_state` sorted by
         server index (Theorem 3).
-    policy : Policy or str
+    policy : qtheory.locality.policies.Policy or str
         A :mod:`qtheory.locality.policies` object or registered name ("jsqd", "gwsq", ...).
     """
     pol = as_policy(policy)

@@ -44,7 +44,7 @@ __all__ = ["SimulationResult", "simulate", "simulate_jsqd", "simulate_gwsq", "ii
 
 
 def _kernel(policy):
-    """The compiled simulation kernel of `policy` (a registered :class:`Policy`)."""
+    """The compiled simulation kernel of `policy` (a registered :class:`~qtheory.locality.policies.Policy`)."""
     return _splice.specialise(_kernel_template, rule_of(policy))
 
 
@@ -221,7 +221,7 @@ def simulate(system: LocalitySystem, graph: CompatibilityGraph, policy, initial_
     graph : CompatibilityGraph
         Any bipartite graph (policies that need one need every dispatcher to have a
         neighbour).
-    policy : Policy or str
+    policy : qtheory.locality.policies.Policy or str
         A :mod:`qtheory.locality.policies` object, e.g. ``LocalJSQ(d=2)`` (``d`` distinct
         neighbours, without replacement), ``GWSQ(d=2)`` (independent weighted draws, with
         replacement) or ``JIQ()``, or a registered name (default parameters).

@@ -173,7 +173,7 @@ def _kernel_template(params, st_in, rng_state, n, lam, mu, t_end, t_warm, pool_c
 
 
 def _kernel(policy):
-    """The compiled simulation kernel of `policy` (a registered :class:`Policy`)."""
+    """The compiled simulation kernel of `policy` (a registered :class:`~qtheory.utility.policies.Policy`)."""
     return _splice.specialise(_kernel_template, rule_of(policy))
 
 
@@ -271,7 +271,7 @@ def simulate(system: PoolSystem, n: int, policy: str, *, t_end: float, seed, war
         Classes, utilities, load ``rho`` and service rate ``mu``.
     n : int
         Number of pools; ``n alpha(i)`` must be whole numbers.
-    policy : Policy or {"jlmu", "slta", "random", "jsq", "conservative"}
+    policy : qtheory.utility.policies.Policy or str
         A :mod:`qtheory.utility.policies` object (owning its parameters) or a registered
         name; with a name, `beta`, `r0`, `target_class` are given as keywords.
     t_end : float

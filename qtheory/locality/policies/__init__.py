@@ -8,8 +8,8 @@ What a policy file provides:
 
 ``Params``
     a :func:`collections.namedtuple` of the rule's parameters (numbers, arrays).
-``rule(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, server_type,
-type_members, type_first, type_size)``
+``rule(params, rng, i, state, offset, degree, neighbors, ...)``
+    (then ``dispatcher_cluster, server_type, type_members, type_first, type_size``):
     a ``numba.njit`` function evaluated for every arrival at dispatcher ``i``; it returns
     the server that receives the task, and its last statement is its only ``return``.
     ``state[j]`` is the queue length of server ``j``; dispatcher ``i``'s compatible servers
@@ -55,8 +55,8 @@ def decide(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster,
     raise NotImplementedError("decide is a placeholder spliced out of the kernel template")
 
 
-def as_policy(policy) -> Policy:
-    """A :class:`Policy` from an object (returned unchanged) or a registered name (its
+def as_policy(policy):
+    """A :class:`~qtheory.locality.policies.Policy` from an object (returned unchanged) or a registered name (its
     default parameters)."""
     if isinstance(policy, Policy):
         return policy

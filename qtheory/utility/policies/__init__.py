@@ -89,8 +89,8 @@ def decide(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key
     raise NotImplementedError("decide is a placeholder spliced out of the kernel template")
 
 
-def as_policy(policy, *, beta=None, r0=1, target_class=None) -> Policy:
-    """A :class:`Policy` from an object (returned unchanged; then keyword parameters must be
+def as_policy(policy, *, beta=None, r0=1, target_class=None):
+    """A :class:`~qtheory.utility.policies.Policy` from an object (returned unchanged; then keyword parameters must be
     left at their defaults) or from a registered name plus the old keyword parameters."""
     if isinstance(policy, Policy):
         if beta is not None or r0 != 1 or target_class is not None:

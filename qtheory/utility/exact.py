@@ -20,7 +20,7 @@ from ..errors import ParameterError
 from ..validation import check_integer, check_positive
 from .model import TIE_DECIMALS, PoolSystem, enumeration, tabulate
 from .policies import as_policy
-from .policies.slta import default_beta
+from .simulation import default_beta
 
 __all__ = ["ExactStationary", "exact_stationary"]
 

@@ -32,7 +32,6 @@ from ..validation import check_array, check_integer, check_positive, check_real
 from .model import TIE_DECIMALS, PoolSystem, tabulate
 from .. import _splice
 from .policies import ERRORS, REGISTRY, as_policy, decide, rule_of  # noqa: F401 (decide: the template's)
-from .policies.slta import default_beta
 
 __all__ = ["POLICIES", "SimulationResult", "simulate", "occupancy_from_state", "default_beta"]
 
@@ -230,6 +229,12 @@ class SimulationResult:
     @property
     def events_per_second(self) -> float:
         return self.events / self.wall_time if self.wall_time > 0 else float("inf")
+
+
+def default_beta(n: int) -> float:
+    """``beta_n = n^(-1/3)``: tends to 0 and ``n^(1/3) beta_n = 1``, so Theorem 2 holds with
+    ``gamma_0 = 1/3 < 1/2``. SLTA lowers ``r_n`` when at least ``n beta_n`` green tokens exist."""
+    return float(check_integer("n", n, low=1)) ** (-1.0 / 3.0)
 
 
 def occupancy_from_state(system: PoolSystem, n: int, q) -> np.ndarray:

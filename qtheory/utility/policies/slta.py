@@ -24,12 +24,6 @@ from . import Policy, register
 Params = namedtuple("SLTAParams", ["ecls", "elev", "green_min"])
 
 
-def default_beta(n: int) -> float:
-    """``beta_n = n^(-1/3)``: tends to 0 and ``n^(1/3) beta_n = 1``, so Theorem 2 holds with
-    ``gamma_0 = 1/3 < 1/2``. SLTA lowers ``r_n`` when at least ``n beta_n`` green tokens exist."""
-    return float(check_integer("n", n, low=1)) ** (-1.0 / 3.0)
-
-
 @njit(cache=True)
 def rule(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key):
     """A green token of a class other than ``i_{r-1}`` if any, else one of ``i_{r-1}``,
@@ -99,7 +93,9 @@ class SLTA(Policy):
         object.__setattr__(self, "r0", check_integer("r0", self.r0, low=1))
 
     def beta_for(self, n: int) -> float:
-        """``beta_n``: the given `beta`, or :func:`default_beta` of `n`."""
+        """``beta_n``: the given `beta`, or :func:`~qtheory.utility.simulation.default_beta` of `n`."""
+        from ..simulation import default_beta  # the simulation module imports this package
+
         return default_beta(n) if self.beta is None else self.beta
 
     def kernel_params(self, system, n, depth):

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import sys
+
 __all__ = ["policy_registry"]
 
 
@@ -27,6 +29,7 @@ def policy_registry():
             classes[cls.name] = cls
             rules[cls.name] = rule
             cls.Params = params_class
+            _importable(params_class)
             return cls
 
         return wrap
@@ -36,3 +39,21 @@ def policy_registry():
         return rules[policy.name]
 
     return classes, register, rule_of
+
+
+def _importable(params_class) -> None:
+    """Make `params_class` importable under its own name from its module.
+
+    A policy file writes ``Params = namedtuple("LocalJSQParams", ...)``: the class is
+    bound to ``Params`` but named ``LocalJSQParams``. numba's cache stores a kernel's
+    signature, which holds this class, with the class pickled by reference when
+    ``module.<name>`` is the class and by value otherwise; a class pickled by value comes
+    back as a new class, the signature of the cached kernel no longer equals the one of
+    the call, and every new process compiled the kernel again (about 2 s per kernel
+    and process, in every worker of every replication pool). Binding the name as well
+    lets the cache hit.
+    """
+    module = sys.modules.get(params_class.__module__)
+    name = params_class.__qualname__
+    if module is not None and "." not in name and getattr(module, name, params_class) is params_class:
+        setattr(module, name, params_class)

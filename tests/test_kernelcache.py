@@ -58,3 +58,32 @@ def test_the_cache_folder_changes_with_any_source_file_and_only_then(tmp_path):
     assert _kernelcache.source_hash(tmp_path) == first
     (tmp_path / "sub" / "b.py").write_text("y = 3\n")
     assert _kernelcache.source_hash(tmp_path) != first
+
+
+def test_a_second_process_loads_the_policy_kernels_from_the_cache(tmp_path):
+    # numba's cache index holds each kernel's signature, with the policy's Params class in
+    # it; a class that comes back from the index as a new object never matches a call's
+    # signature, and every new process (every worker of every replication pool) compiled
+    # the kernel again
+    code = textwrap.dedent("""
+        import numpy as np
+        from qtheory.locality.model import paper_system
+        from qtheory.locality.graphs import complete_bipartite
+        from qtheory.locality import simulation as ls
+        from qtheory.utility import simulation as us, table1_system
+        system = paper_system("design")
+        g = complete_bipartite(system, 20)
+        state = np.zeros(20, np.int64)
+        misses = []
+        for pol in ("jsqd", "gwsq"):
+            ls.simulate(system, g, pol, state, np.linspace(0, 1, 3), seed=1)
+            misses.append(ls._kernel(ls.as_policy(pol)).stats.cache_misses)
+        us.simulate(table1_system(10.0), 10, "jlmu", t_end=1.0, seed=0)
+        misses.append(us._kernel(us.as_policy("jlmu")).stats.cache_misses)
+        print(sum(len(m) for m in misses))
+    """)
+    env = {"PATH": "/usr/bin:/bin", "QTHEORY_CACHE_DIR": str(tmp_path / "cache"), "PYTHONDONTWRITEBYTECODE": "1"}
+    first = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert int(first.stdout.split()[-1]) > 0      # a fresh cache: compiled
+    second = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert int(second.stdout.split()[-1]) == 0, second.stdout

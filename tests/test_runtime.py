@@ -1,3 +1,4 @@
+import os
 import numpy as np
 import pytest
 from concurrent.futures import ThreadPoolExecutor
@@ -89,3 +90,32 @@ def test_child_seed_names_bad_keys():
         child_seed(7)
     with pytest.raises(ParameterError, match="seed"):
         child_seed(-1, "a")
+
+
+def worker_pid(ss):
+    import os
+
+    return os.getpid()
+
+
+def test_a_module_function_runs_on_workers_kept_between_calls():
+    # what a worker loaded (numba kernels) is loaded once, not once per call
+    first = set(runtime.replicate(worker_pid, 6, seed=1, workers=2))
+    second = set(runtime.replicate(worker_pid, 6, seed=2, workers=2))
+    assert first == second and len(first) >= 1
+    assert os.getpid() not in first
+
+
+def test_a_function_defined_in_main_after_the_pool_started_still_runs():
+    # a notebook's functions live in __main__: workers forked before the definition would
+    # not find them, so such a function gets workers forked after it
+    runtime.replicate(worker_pid, 2, seed=1, workers=2)
+    import sys
+
+    main = sys.modules["__main__"]
+    exec("def late(ss):\n    return int(ss.generate_state(1)[0])\n", main.__dict__)
+    try:
+        out = runtime.replicate(main.late, 4, seed=3, workers=2)
+    finally:
+        del main.late
+    assert out == [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(3).spawn(4)]

@@ -182,3 +182,26 @@ def test_sparsity_statistic_checks_its_inputs():
         sparsity_statistic(g, eps=0.0)
     with pytest.raises(ParameterError, match=r"test_sets\[0\]"):
         sparsity_statistic(g, eps=0.1, test_sets=[np.ones(3, bool)])
+
+
+def test_sparsity_statistic_for_several_tolerances_equals_one_call_per_tolerance():
+    from qtheory.locality.graphs import default_test_sets, irg, sparsity_statistic, window_graph
+    from qtheory.locality.model import paper_system
+
+    system = paper_system("design")
+    for g in (irg(system, 300, 4), window_graph(system, 300)):
+        sets = default_test_sets(g, 9)
+        eps = [0.02, 0.05, 0.1, 0.2, 0.4]
+        together = sparsity_statistic(g, eps, sets)
+        assert together == [sparsity_statistic(g, e, sets) for e in eps]
+        assert len(set(together)) > 1     # the tolerances are not all answered alike
+
+
+def test_sparsity_statistic_names_a_bad_tolerance():
+    from qtheory.locality.graphs import complete_bipartite, sparsity_statistic
+    from qtheory.locality.model import paper_system
+
+    g = complete_bipartite(paper_system("design"), 30)
+    for bad in (0.0, [0.1, -1.0], [], [[0.1]]):
+        with pytest.raises(ParameterError, match="eps"):
+            sparsity_statistic(g, bad)

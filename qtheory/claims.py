@@ -319,6 +319,8 @@ def _num(x: float | None) -> str:
 
 
 def _size(c: Claim) -> str:
+    if c.holds is not None:
+        return "—"
     if c.z is not None:
         return f"{c.z:.1f} SE"
     if c.difference is not None:
@@ -344,7 +346,9 @@ def describe(c: Claim) -> str:
         parts.append("reference " + _value(c.reference, c.reference_se))
     if c.ours is not None:
         parts.append("companion " + _value(c.ours, c.ours_se))
-    if c.category in ("claim", "check") and c.holds is None:
+    if c.holds is not None:
+        parts.append("qualitative" + (f", {c.evidence}" if c.evidence else ""))
+    elif c.category in ("claim", "check"):
         parts.append("difference " + _size(c))
     elif c.evidence:
         parts.append(c.evidence)
@@ -393,7 +397,11 @@ def _record_table(group: list[Claim], target: str) -> list[str]:
              "|---|---|---|---|---|---|---|"]
     for c in group:
         if c.holds is not None:
-            compared, ours = "qualitative", _cell(c.evidence) or "—"
+            # a statement, not a number: no paper value, the verdict is the notebook's test;
+            # the companion's measured value (if any) and how it was tested are shown
+            measured = _value(c.ours, c.ours_se) if c.ours is not None else ""
+            compared = "qualitative"
+            ours = "; ".join(x for x in (measured, _cell(c.evidence)) if x) or "—"
         else:
             compared, ours = _value(c.target, c.target_se), _value(c.ours, c.ours_se)
         lines.append(f"| {_link(c.item)} | {_cell(c.text)} | {_cell(c.source) or '—'} | {compared} | {ours} | "

@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from .errors import ParameterError
 
-__all__ = ["html_table", "show_table", "html_math", "plain_math"]
+__all__ = ["html_table", "show_table", "show_values", "html_math", "plain_math"]
 
 _MATH = re.compile(r"\$([^$]+)\$")
 #: TeX commands of the titles and captions, and how alt text (plain text) writes them
@@ -36,9 +36,14 @@ def plain_math(text: str) -> str:
     """`text` with its ``$...$`` written as plain text (for alt text): ``$\\lambda^*$`` -> ``λ^*``."""
     def one(m):
         tex = m.group(1)
+        # escaped braces are kept (set braces), grouping braces dropped
+        tex = tex.replace(r"\{", "\0").replace(r"\}", "\1")
         for cmd in sorted(_PLAIN, key=len, reverse=True):
-            tex = re.sub(re.escape(cmd) + r"(?![A-Za-z])", _PLAIN[cmd], tex)
-        return tex.replace("{", "").replace("}", "").replace("\\", "")
+            # a command that ends in a letter must not match the start of a longer one
+            tail = r"(?![A-Za-z])" if cmd[-1].isalpha() else ""
+            tex = re.sub(re.escape(cmd) + tail, lambda _: _PLAIN[cmd], tex)
+        tex = tex.replace("{", "").replace("}", "").replace("\\", "")
+        return tex.replace("\0", "{").replace("\1", "}")
     return _MATH.sub(one, text)
 
 
@@ -70,3 +75,22 @@ def show_table(rows, columns, caption: str | None = None) -> None:
     from IPython.display import HTML, display
 
     display(HTML(html_table(rows, columns, caption)))
+
+
+def show_values(values: Mapping[str, Any], caption: str | None = None,
+                header: tuple[str, str] = ("quantity", "value")) -> None:
+    """Display named results as a two-column HTML table (instead of printed lines).
+
+    Parameters
+    ----------
+    values : mapping name -> value
+        One row per entry; the name and the value are shown as text (``$...$`` for
+        math), so format numbers before passing them.
+    caption : str, optional
+        Shown above the table.
+    header : (str, str)
+        The two column headers.
+    """
+    if len(header) != 2:
+        raise ParameterError(f"`header` must name two columns (got {header!r})")
+    show_table(list(values.items()), {header[0]: lambda kv: kv[0], header[1]: lambda kv: kv[1]}, caption)

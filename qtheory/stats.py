@@ -1,6 +1,7 @@
 """General statistics shared by the papers, notebooks and tests.
 
-Means with confidence intervals (`mean_ci`, `band`), a log-log slope (`loglog_slope`) and the
+Means with confidence intervals (`mean_ci`, `band`), the standard error of a time
+average of one long run by batch means (`batch_means`), a log-log slope (`loglog_slope`) and the
 correlation of two exchangeable units estimated from whole-group sums (`pair_correlation`).
 """
 
@@ -14,7 +15,7 @@ from scipy import stats as _st
 from .errors import ParameterError
 from .validation import check_array, check_integer, check_real, check_seed
 
-__all__ = ["MeanCI", "mean_ci", "band", "loglog_slope", "pair_correlation"]
+__all__ = ["MeanCI", "mean_ci", "band", "batch_means", "loglog_slope", "pair_correlation"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,38 @@ def mean_ci(samples, axis: int = 0, level: float = 0.95) -> MeanCI:
         se = x.std(axis=axis, ddof=1) / np.sqrt(n)
         half = _st.t.ppf(0.5 + level / 2, df=n - 1) * se
     return MeanCI(mean=mean, se=se, low=mean - half, high=mean + half, n=n, level=level)
+
+
+def batch_means(numerator, denominator) -> tuple[np.ndarray, np.ndarray]:
+    """A ratio of integrals of one run and its batch-means standard error.
+
+    `numerator` and `denominator` are running integrals recorded at the end of each of
+    B consecutive batches of the run (cumulative, shape (B,) or (B, ...) for the
+    numerator), e.g. :math:`\\int_0^{t_b} Q` and :math:`t_b`. The estimate is
+    :math:`m = N_B / D_B`; with the batch increments :math:`n_b, d_b` and
+    :math:`\\bar d = D_B / B`, its standard error is the ratio estimator's
+
+    .. math:: \\mathrm{se}(m) = \\frac{1}{\\bar d}\\sqrt{\\frac{\\sum_b (n_b - m d_b)^2}{B (B - 1)}},
+
+    valid when the batches are long against the correlation time of the integrand
+    (then the batch ratios are nearly independent). Needs B >= 2.
+    """
+    num = check_array("numerator", numerator)
+    den = check_array("denominator", denominator, ndim=1)
+    if den.size < 2:
+        raise ParameterError(f"`denominator` needs at least 2 batches (got {den.size})")
+    if num.shape[0] != den.size:
+        raise ParameterError(f"`numerator` must have one row per batch ({den.size}), got shape {num.shape}")
+    n_b = np.diff(num, axis=0, prepend=np.zeros((1,) + num.shape[1:]))
+    d_b = np.diff(den, prepend=0.0)
+    if not np.all(d_b > 0):
+        raise ParameterError("`denominator` must increase strictly from batch to batch")
+    b = den.size
+    m = num[-1] / den[-1]
+    d_shape = (b,) + (1,) * (num.ndim - 1)
+    resid = n_b - m * d_b.reshape(d_shape)
+    se = np.sqrt((resid ** 2).sum(axis=0) / (b * (b - 1))) / (den[-1] / b)
+    return m, se
 
 
 def pair_correlation(mean, mean_square, n_servers: int, *, n_boot: int = 1000, seed: int = 0):

@@ -229,13 +229,16 @@ def test_c_redundancy_and_the_numba_kernel_simulate_the_same_path(mechanism, see
     system = M.circular_d(20, 2)
     lam, n_events, warmup, init_jobs = 0.9, 100_000, 10_000, 40
     ts, deg, prob, alias = _redundancy_kernel_inputs(system)
-    stats, hist_t, hist_e, acc_t, acc_e, code = _kernel_simulate(
+    sums, hist_t, hist_e, acc_t, acc_e, _, code = _kernel_simulate(
         1 if mechanism == "cos" else 0, ts, deg, prob, alias, np.ones(20), 20 * lam, n_events, warmup, init_jobs,
-        0, 19, 400, seed_state(seed))
+        0, 19, 400, 32, seed_state(seed))
     c = credundancy.run_full(mechanism, 20, 2, lam, n_events, warmup, seed, init_jobs=init_jobs)
     assert code == c.code == 0 and c.steps == n_events + warmup + init_jobs
-    assert stats[9] == n_events and stats[12] > 0.3 * n_events                # events and arrivals recorded
-    for a, b in ((stats, c.stats), (hist_t, c.hist_t), (hist_e, c.hist_e), (acc_t, c.acc_t), (acc_e, c.acc_e)):
+    assert sums.events == n_events and sums.arrivals > 0.3 * n_events           # events and arrivals recorded
+    assert sorted(set(credundancy.STAT_NAMES)) == sorted(sums._fields)
+    for name, value in zip(credundancy.STAT_NAMES, c.stats):
+        assert getattr(sums, name) == value, name
+    for a, b in ((hist_t, c.hist_t), (hist_e, c.hist_e), (acc_t, c.acc_t), (acc_e, c.acc_e)):
         assert np.array_equal(a, b)
 
 

@@ -137,6 +137,12 @@ def test_qualitative_claims_are_judged_by_their_test_not_coded_as_numbers():
     assert "qualitative" in row and "**differs**" in row and "Sec. 6.2" in row
     with pytest.raises(ParameterError, match="qualitative"):
         claims.Claim("L-F2", "x", paper=1.0, ours=1.0, holds=True)
+    # a measured value behind a qualitative claim is shown as ours, never as a paper value
+    c = claims.Claim("R-F3cd", "(14) is nearly exact at load 0.99", ours=0.012, holds=True, source="Sec. 3.3")
+    row = [line for line in claims.render_claims([c]).splitlines() if "nearly exact" in line][0]
+    cells = [x.strip() for x in row.split("|")]
+    assert cells[4:8] == ["qualitative", "0.012", "—", "agrees"], cells
+    assert "paper" not in claims.describe(c) and "qualitative" in claims.describe(c)
 
 
 def test_errata_and_reconstructions_have_pages_of_their_own(results_dir, tmp_path):

@@ -28,8 +28,8 @@ def _flat(result):
     """Every number of a replication's result, as one list (dicts, tuples, dataclasses)."""
     if isinstance(result, dict):
         return [x for k in sorted(result) for x in _flat(result[k])]
-    if hasattr(result, "__dataclass_fields__"):
-        return [x for k in result.__dataclass_fields__ for x in _flat(getattr(result, k))]
+    if hasattr(result, "__dataclass_fields__"):  # the kernel's clock time is not a result
+        return [x for k in result.__dataclass_fields__ if k != "wall_time" for x in _flat(getattr(result, k))]
     if isinstance(result, (list, tuple)):
         return [x for v in result for x in _flat(v)]
     return list(np.ravel(np.asarray(result, dtype=float)))

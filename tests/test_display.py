@@ -29,4 +29,19 @@ def test_math_in_html_outputs_uses_mathjax_delimiters_and_alt_text_is_plain():
     # MathJax typesets \( \) in HTML outputs, never $ $; the rest is escaped
     assert html_math(text) == r"pmf at \(\lambda = 0.6\mu\) &amp; \(q_{m,\ell}\)"
     assert plain_math(text) == "pmf at λ = 0.6μ & q_m,l"
+    # a spacing command before a letter, and set braces
+    assert plain_math(r"$(1-\lambda)\,q$ at $p_{\{1,2\}}$") == "(1-λ) q at p_{1,2}"
     assert "$" not in html_table([{"a": 1}], {"$\\rho$": lambda r: "$x^2$"}, caption="$n$")
+
+
+def test_named_values_show_as_a_two_column_table(monkeypatch):
+    import qtheory.display as D
+
+    shown = []
+    monkeypatch.setattr(D, "show_table", lambda rows, columns, caption=None: shown.append(
+        html_table(rows, columns, caption)))
+    D.show_values({"$\\lambda^*$": "0.75", "agree": "yes"}, caption="c")
+    assert re.findall(r"<td>(.*?)</td>", shown[0]) == ["\\(\\lambda^*\\)", "0.75", "agree", "yes"]
+    assert re.findall(r"<th>(.*?)</th>", shown[0]) == ["quantity", "value"]
+    with pytest.raises(ParameterError, match="`header`"):
+        D.show_values({"a": "1"}, header=("one",))

@@ -124,7 +124,8 @@ def test_redundancy_simulation_is_consistent_and_repeats(system_seed, seed):
         assert abs(a.event_type_means.sum() - a.event_mean_q) < 1e-9 * max(1.0, a.event_mean_q)
         b = r_simulate(system, lam, 3000, mechanism=mechanism, seed=seed)
         for name, value in vars(a).items():
-            assert np.array_equal(value, getattr(b, name), equal_nan=True), name
+            if name != "wall_time":  # the kernel's clock time, the one field that may differ
+                assert np.array_equal(value, getattr(b, name), equal_nan=True), name
 
 
 U_SYS = PoolSystem((LogUtility(3), LogUtility(5)), (0.5, 0.5), 1.5)

@@ -54,3 +54,30 @@ def test_band_is_mean_ci_as_a_tuple():
     np.testing.assert_array_equal(low, ci.low)
     np.testing.assert_array_equal(high, ci.high)
     np.testing.assert_array_equal(se, x.std(axis=0, ddof=1) / np.sqrt(3))
+
+
+def test_batch_means_by_hand():
+    """Increments n_b = (2, 4, 3), d_b = (1, 2, 1): m = 9/4, residuals n_b - m d_b =
+    (-1/4, -1/2, 3/4), se = sqrt(0.875 / (3 * 2)) / (4 / 3)."""
+    m, se = stats.batch_means([2.0, 6.0, 9.0], [1.0, 3.0, 4.0])
+    assert m == pytest.approx(2.25)
+    assert se == pytest.approx(np.sqrt(0.875 / 6) * 3 / 4, rel=1e-12)
+
+
+def test_batch_means_with_unit_batches_is_the_plain_standard_error():
+    """With every batch of length 1 the ratio estimator is the sample mean of the batch
+    values and its standard error the usual s / sqrt(B), per column."""
+    x = np.random.default_rng(5).normal(size=(50, 3))
+    m, se = stats.batch_means(np.cumsum(x, axis=0), np.arange(1.0, 51.0))
+    ci = mean_ci(x)
+    np.testing.assert_allclose(m, ci.mean, rtol=1e-12)
+    np.testing.assert_allclose(se, ci.se, rtol=1e-12)
+
+
+def test_batch_means_rejects_bad_batches():
+    with pytest.raises(ParameterError, match="at least 2 batches"):
+        stats.batch_means([1.0], [1.0])
+    with pytest.raises(ParameterError, match="one row per batch"):
+        stats.batch_means([1.0, 2.0, 3.0], [1.0, 2.0])
+    with pytest.raises(ParameterError, match="increase strictly"):
+        stats.batch_means([1.0, 2.0], [1.0, 1.0])

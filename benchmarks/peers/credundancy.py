@@ -12,10 +12,17 @@ from .cbuild import HERE, build
 
 SOURCE = HERE / "redundancy.c"
 
+#: the names (fields of :class:`qtheory.redundancy.simulation.RunSums`) of the 17 numbers the C
+#: loop prints, in its order (the elapsed time is printed twice)
+STAT_NAMES = ("time", "time_q", "time_q2", "time_ratio_a", "time_ratio_b", "event_q", "event_q2",
+              "event_ratio_a", "event_ratio_b", "events", "time", "final_total", "arrivals", "arrival_q",
+              "arrival_q2", "arrival_ratio_a", "arrival_ratio_b")
+
 
 @dataclass(frozen=True)
 class CRedundancyRun:
-    """Everything the C loop returns: `stats` is the numba kernel's 17-number array."""
+    """Everything the C loop returns: `stats` holds the kernel's running sums, named by
+    :data:`STAT_NAMES`."""
 
     steps: int
     seconds: float

@@ -36,7 +36,9 @@ A run counts *events* = arrivals + service completions, as in Appendix E.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -44,11 +46,12 @@ from numba import njit
 from ..errors import ParameterError
 from .._rng import uniform
 from ..runtime import kernel_state
+from ..stats import batch_means
 from ..validation import check_integer, check_real
 from .model import RedundancySystem
 from .stability import check_load, require_stable
 
-__all__ = ["SimulationResult", "simulate", "simulate_replication", "MECHANISMS"]
+__all__ = ["SimulationResult", "RunSums", "BatchSums", "simulate", "simulate_replication", "MECHANISMS"]
 
 MECHANISMS = ("coc", "cos")
 
@@ -135,10 +138,48 @@ def _close_interval(t, counts, acc_t, acc_e, last_t, last_e, clock_t, clock_e):
     last_e[t] = clock_e
 
 
+class RunSums(NamedTuple):
+    """The running sums of one run, by name (the kernel returns one; the C peer prints them
+    in this order). ``time_*`` are integrals against the expected holding time, ``event_*``
+    sums over recorded events, ``arrival_*`` sums over recorded arrivals; ``ratio_a``/``ratio_b``
+    are the shares :math:`Q_a/Q` of the two tracked types (0 when Q = 0)."""
+
+    time: float
+    time_q: float
+    time_q2: float
+    time_ratio_a: float
+    time_ratio_b: float
+    events: float
+    event_q: float
+    event_q2: float
+    event_ratio_a: float
+    event_ratio_b: float
+    final_total: float
+    arrivals: float
+    arrival_q: float
+    arrival_q2: float
+    arrival_ratio_a: float
+    arrival_ratio_b: float
+
+
+class BatchSums(NamedTuple):
+    """Running time integrals at the end of each batch of recorded events: elapsed time,
+    :math:`\\int Q`, time with Q = 0, and :math:`\\int Q_j` per type (shape (batches, types))."""
+
+    time: np.ndarray
+    q: np.ndarray
+    empty: np.ndarray
+    types: np.ndarray
+
+
 @njit(cache=True)
 def _kernel_simulate(mechanism, type_servers, type_deg, prob, alias, speeds, lam_total, n_events,
-                     warmup, init_jobs, track_a, track_b, hist_max, rng_state):
-    """One run; mechanism 0 = c.o.c., 1 = c.o.s.-ALIS. Returns (stats, hists, per-type means, code)."""
+                     warmup, init_jobs, track_a, track_b, hist_max, n_batches, rng_state):
+    """One run; mechanism 0 = c.o.c., 1 = c.o.s.-ALIS.
+
+    Returns ``(sums, hist_t, hist_e, acc_t, acc_e, batches, code)``: `sums` a :class:`RunSums`,
+    `batches` a :class:`BatchSums` of the running time integrals at the end of each of
+    `n_batches` equal blocks of recorded events (for batch-means standard errors)."""
     rng = rng_state.copy()
     n = speeds.size
     k = type_deg.size
@@ -187,6 +228,15 @@ def _kernel_simulate(mechanism, type_servers, type_deg, prob, alias, speeds, lam
     clock_t = 0.0  # accumulated expected holding time (recorded part)
     clock_e = 0.0  # recorded events
     recording = False
+    # batch b ends after floor((b + 1) n_events / n_batches) recorded events; at its end the
+    # running integrals are copied (the per-type ones completed to the current clock
+    # without closing the intervals, so the totals keep their arithmetic)
+    b_clock = np.zeros(n_batches)
+    b_q = np.zeros(n_batches)
+    b_empty = np.zeros(n_batches)
+    b_types = np.zeros((n_batches, k))
+    batch = 0
+    batch_end = float(n_events // n_batches)
 
     n_steps = init_jobs + warmup + n_events
     for step in range(n_steps):
@@ -316,12 +366,21 @@ def _kernel_simulate(mechanism, type_servers, type_deg, prob, alias, speeds, lam
                 e_ra += counts[track_a] / total
                 e_rb += counts[track_b] / total
             clock_e += 1.0
+            if clock_e == batch_end:
+                b_clock[batch] = clock_t
+                b_q[batch] = t_q
+                b_empty[batch] = hist_t[0]
+                for j in range(k):
+                    b_types[batch, j] = acc_t[j] + counts[j] * (clock_t - last_t[j])
+                batch += 1
+                if batch < n_batches:
+                    batch_end = float(((batch + 1) * n_events) // n_batches)
     for j in range(k):
         acc_t[j] += counts[j] * (clock_t - last_t[j])
         acc_e[j] += counts[j] * (clock_e - last_e[j])
-    stats = np.array([clock_t, t_q, t_q2, t_ra, t_rb, e_q, e_q2, e_ra, e_rb, clock_e, clock_t, float(total),
-                      a_n, a_q, a_q2, a_ra, a_rb])
-    return stats, hist_t, hist_e, acc_t, acc_e, code
+    sums = RunSums(clock_t, t_q, t_q2, t_ra, t_rb, clock_e, e_q, e_q2, e_ra, e_rb, float(total),
+                   a_n, a_q, a_q2, a_ra, a_rb)
+    return sums, hist_t, hist_e, acc_t, acc_e, BatchSums(b_clock, b_q, b_empty, b_types), code
 
 
 @dataclass(frozen=True)
@@ -332,11 +391,17 @@ class SimulationResult:
     ----------
     mean_q, var_q : float
         Time-averaged mean and variance of the total number of jobs Q.
+    mean_q_se : float
+        Batch-means standard error of `mean_q` (:func:`qtheory.stats.batch_means` over
+        `n_batches` equal blocks of recorded events).
+    empty_probability, empty_probability_se : float
+        Fraction of time with Q = 0 and its batch-means standard error.
     ratio_first, ratio_last : float
         Time averages of :math:`Q_{S}/Q \\cdot 1\\{Q>0\\}` for the tracked types (default the
         first and the last type, :math:`Q_1` and :math:`Q_M` of Table 1).
-    type_means : ndarray
-        Time-averaged number of jobs of each type (waiting + in service).
+    type_means, type_means_se : ndarray
+        Time-averaged number of jobs of each type (waiting + in service), and their
+        batch-means standard errors.
     hist : ndarray
         Time-weighted distribution of Q on 0..hist_max (last bin: >= hist_max).
     event_mean_q, event_var_q, event_ratio_first, event_ratio_last, event_type_means, event_hist
@@ -344,8 +409,13 @@ class SimulationResult:
     arrival_mean_q, arrival_var_q, arrival_ratio_first, arrival_ratio_last : float
         Mean and variance of Q and the two shares just after each arrival, the arriving
         job included (by PASTA, Q is then the time-stationary count plus one).
-    n_events : int
-        Recorded events.
+    events : int
+        Recorded events (arrivals + service completions, Appendix E); ``n_events`` is the
+        older name.
+    wall_time : float
+        Seconds spent in the kernel (the whole run: initial jobs and warm-up included).
+    n_batches : int
+        Number of batches behind the standard errors.
     """
 
     mean_q: float
@@ -364,17 +434,28 @@ class SimulationResult:
     arrival_var_q: float
     arrival_ratio_first: float
     arrival_ratio_last: float
-    n_events: int
+    events: int
+    mean_q_se: float = math.nan
+    type_means_se: np.ndarray | None = None
+    empty_probability: float = math.nan
+    empty_probability_se: float = math.nan
+    wall_time: float = math.nan
+    n_batches: int = 0
 
     @property
-    def events(self) -> int:
-        """The recorded events, under the name the L and U results use."""
-        return self.n_events
+    def n_events(self) -> int:
+        """The recorded events (older name of `events`)."""
+        return self.events
+
+    @property
+    def events_per_second(self) -> float:
+        """Recorded events per second of kernel time."""
+        return self.events / self.wall_time
 
 
 def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: str = "cos",
              seed: int | np.random.SeedSequence = 0, warmup: int = 0, initial_scale: float = 0.0,
-             tracked=(0, -1), hist_max: int = 400) -> SimulationResult:
+             tracked=(0, -1), hist_max: int = 400, n_batches: int | None = None) -> SimulationResult:
     """Simulate `n_events` events (arrivals + completions) of c.o.c. or c.o.s.-ALIS.
 
     Parameters
@@ -394,6 +475,10 @@ def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: 
         Types whose share :math:`Q_S/Q` is averaged.
     hist_max : int
         Histogram range of Q.
+    n_batches : int, optional
+        Blocks of recorded events behind the batch-means standard errors, 2 to `n_events`
+        (default ``min(32, n_events)``; each block should be long against the relaxation
+        time of Q). A run of one event has no standard errors (NaN).
     """
     if mechanism not in MECHANISMS:
         raise ParameterError(f"`mechanism` must be 'coc' or 'cos' (got {mechanism!r})")
@@ -402,6 +487,8 @@ def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: 
     n_events = check_integer("n_events", n_events, low=1)
     warmup = check_integer("warmup", warmup, low=0)
     hist_max = check_integer("hist_max", hist_max, low=1)
+    n_batches = (min(32, n_events) if n_batches is None
+                 else check_integer("n_batches", n_batches, low=2, high=n_events))
     initial_scale = check_real("initial_scale", initial_scale, low=0.0)
     k = system.n_types
     a, b = (check_integer("tracked[0]", tracked[0], low=-k, high=k - 1) % k,
@@ -413,37 +500,62 @@ def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: 
     kstate = kernel_state(ss)
     init_rng = np.random.default_rng(ss.spawn(1)[0])
     init_jobs = int(np.floor(initial_scale * init_rng.exponential())) if initial_scale > 0 else 0
+    start = time.perf_counter()
+    sums, hist_t, hist_e, acc_t, acc_e, batches, code = _kernel_simulate(
+        0 if mechanism == "coc" else 1, *_kernel_inputs(system), system.n_servers * lam, n_events, warmup,
+        init_jobs, a, b, hist_max, n_batches, kstate)
+    wall = time.perf_counter() - start
+    if code == 1:
+        raise ParameterError("a server's job list overflowed (more than 65536 entries): the system is "
+                             "too congested to simulate; lower `lam`")
+    if code == 2:
+        raise ParameterError("more than 2^20 jobs in the system at once; lower `lam`")
+    return _result(sums, hist_t, hist_e, acc_t, acc_e, batches, wall)
+
+
+def _kernel_inputs(system: RedundancySystem):
+    """The kernel's view of a system: servers of each type (padded with -1), degrees,
+    Walker's alias table of the type probabilities, speeds."""
+    k = system.n_types
     dmax = max(len(t) for t in system.types)
     type_servers = np.full((k, dmax), -1, dtype=np.int64)
     for j, t in enumerate(system.types):
         type_servers[j, : len(t)] = t
     type_deg = np.array([len(t) for t in system.types], dtype=np.int64)
     prob, alias = _alias_table(np.asarray(system.probabilities, dtype=float))
-    stats, hist_t, hist_e, acc_t, acc_e, code = _kernel_simulate(
-        0 if mechanism == "coc" else 1, type_servers, type_deg, prob, alias,
-        np.ascontiguousarray(system.speeds, dtype=float), system.n_servers * lam, n_events, warmup,
-        init_jobs, a, b, hist_max, kstate)
-    if code == 1:
-        raise ParameterError("a server's job list overflowed (more than 65536 entries): the system is "
-                             "too congested to simulate; lower `lam`")
-    if code == 2:
-        raise ParameterError("more than 2^20 jobs in the system at once; lower `lam`")
-    wt, ne = stats[0], stats[9]
-    mean_t = stats[1] / wt
-    mean_e = stats[5] / ne
-    # averages of Q, Q^2 and the two shares after arrivals; a short run may record no
-    # arrival, and then they are undefined (nan), without a division warning
-    arrival = stats[13:17] / stats[12] if stats[12] > 0 else np.full(4, math.nan)
+    return type_servers, type_deg, prob, alias, np.ascontiguousarray(system.speeds, dtype=float)
+
+
+def _result(sums: RunSums, hist_t, hist_e, acc_t, acc_e, batches: BatchSums, wall: float) -> SimulationResult:
+    """The averages and standard errors of a run from the kernel's sums."""
+    wt, ne = sums.time, sums.events
+    mean_t = sums.time_q / wt
+    mean_e = sums.event_q / ne
+    # averages after arrivals; a short run may record no arrival, and then they are
+    # undefined (nan), without a division warning
+    na = sums.arrivals
+    arrival = (np.array([sums.arrival_q, sums.arrival_q2, sums.arrival_ratio_a, sums.arrival_ratio_b]) / na
+               if na > 0 else np.full(4, math.nan))
+    empty = hist_t[0] / wt
+    if batches.time.size >= 2:
+        _, mean_se = batch_means(batches.q, batches.time)
+        _, empty_se = batch_means(batches.empty, batches.time)
+        _, types_se = batch_means(batches.types, batches.time)
+    else:
+        mean_se = empty_se = math.nan
+        types_se = np.full(acc_t.size, math.nan)
     return SimulationResult(
-        mean_q=float(mean_t), var_q=float(stats[2] / wt - mean_t ** 2),
-        ratio_first=float(stats[3] / wt), ratio_last=float(stats[4] / wt),
-        type_means=acc_t / stats[10], hist=hist_t / wt,
-        event_mean_q=float(mean_e), event_var_q=float(stats[6] / ne - mean_e ** 2),
-        event_ratio_first=float(stats[7] / ne), event_ratio_last=float(stats[8] / ne),
+        mean_q=float(mean_t), var_q=float(sums.time_q2 / wt - mean_t ** 2),
+        ratio_first=float(sums.time_ratio_a / wt), ratio_last=float(sums.time_ratio_b / wt),
+        type_means=acc_t / wt, hist=hist_t / wt,
+        event_mean_q=float(mean_e), event_var_q=float(sums.event_q2 / ne - mean_e ** 2),
+        event_ratio_first=float(sums.event_ratio_a / ne), event_ratio_last=float(sums.event_ratio_b / ne),
         event_type_means=acc_e / ne, event_hist=hist_e / ne,
         arrival_mean_q=float(arrival[0]), arrival_var_q=float(arrival[1] - arrival[0] ** 2),
         arrival_ratio_first=float(arrival[2]), arrival_ratio_last=float(arrival[3]),
-        n_events=int(ne))
+        events=int(ne), mean_q_se=float(mean_se), type_means_se=types_se,
+        empty_probability=float(empty), empty_probability_se=float(empty_se), wall_time=wall,
+        n_batches=int(batches.time.size))
 
 
 def simulate_replication(seed_sequence: np.random.SeedSequence, system: RedundancySystem, lam: float,

@@ -249,10 +249,15 @@ def simulate(system: LocalitySystem, graph: CompatibilityGraph, policy, initial_
     state, t_grid, levels, type_size, type_first, type_members = _prepare(system, graph, initial_state,
                                                                           t_grid, levels)
     params = pol.kernel_params(system, graph)
+    # narrow copies of the per-server and per-dispatcher arrays the events read at random:
+    # at N = 10^6 they are what the caches must hold
     server_type = graph.server_type.astype(np.int8 if graph.n_types <= 127 else np.int32)
+    cluster = graph.dispatcher_cluster.astype(np.int8 if graph.n_clusters <= 127 else np.int32)
+    offset = graph.offset.astype(np.int32) if graph.neighbors.size < _INT32_LIMIT else graph.offset
+    degree = graph.degree.astype(np.int32)
     start = time.perf_counter()
     occ, mean_len, mean_sq, events = _kernel(pol)(
-        params, kernel_state(seed), graph.offset, graph.degree, graph.neighbors, graph.dispatcher_cluster,
+        params, kernel_state(seed), offset, degree, graph.neighbors, cluster,
         server_type, type_members, type_first, type_size, system.u.copy(), system.arrival_rate, state,
         t_grid, levels)
     return SimulationResult(t_grid, occ, mean_len, mean_sq, state.astype(np.int64), int(events),

@@ -224,7 +224,9 @@ class ChecksDirective(Directive):
         for c in records:
             para = nodes.paragraph()
             para.extend(text_with_math(describe(c) + " "))
-            para += nodes.strong(text=c.judge())
+            verdict = nodes.strong()
+            verdict.extend(text_with_math(c.judge()))
+            para += verdict
             items += nodes.list_item("", para)
         container += items
         return [container]

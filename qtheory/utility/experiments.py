@@ -9,6 +9,8 @@ so that points are independent however long a preset makes a list, and each can 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from scipy import stats
 
@@ -23,7 +25,7 @@ from .simulation import simulate
 
 __all__ = ["policy_runs", "table1_rows", "poisson_rows", "fluid_limit_rows",
            "slta_learning_rows", "fluid_convergence_rows", "solver_agreement_rows", "assignment_rows",
-           "lp_rows", "pool_columns"]
+           "lp_rows", "pool_columns", "PoissonTables", "FluidLimitTables", "LearningTables"]
 
 
 def _one_run(ss, system: PoolSystem, n: int, policy: str, t_end: float, warmup: float):
@@ -84,6 +86,27 @@ def table1_rows(rhos, n_values, policies, *, t_end: float, warmup: float, n_runs
     return rows
 
 
+class PoissonTables(NamedTuple):
+    """The two tidy tables of :func:`poisson_rows` (a tuple: ``pmf, summary = ...`` works)."""
+
+    pmf: list[dict]
+    summary: list[dict]
+
+
+class FluidLimitTables(NamedTuple):
+    """The two tidy tables of :func:`fluid_limit_rows`."""
+
+    errors: list[dict]
+    paths: list[dict]
+
+
+class LearningTables(NamedTuple):
+    """The two tidy tables of :func:`slta_learning_rows`."""
+
+    paths: list[dict]
+    summary: list[dict]
+
+
 def _poisson_run(ss, system, n, policy, t_end, warmup, kmax):
     res = simulate(system, n, policy, t_end=t_end, warmup=warmup, seed=ss)
     d = np.zeros(kmax + 1)
@@ -93,10 +116,10 @@ def _poisson_run(ss, system, n, policy, t_end, warmup, kmax):
 
 
 def poisson_rows(system: PoolSystem, n: int, policies, *, t_end: float, warmup: float, n_runs: int,
-                 seed: int) -> tuple[list[dict], list[dict]]:
+                 seed: int) -> PoissonTables:
     """Law of ``n s_n`` under each policy against Poisson(``n rho``) (Sec. 2.1, 3.3).
 
-    Returns ``(pmf_rows, summary_rows)``: the time-averaged pmf per count and policy (with
+    Returns the tables ``(pmf, summary)``: the time-averaged pmf per count and policy (with
     CIs over runs), and per policy the mean count with its CI, its z-score against
     ``n rho``, the total-variation distance between the averaged pmf and Poisson, and the
     largest per-count t statistic with its Bonferroni limit (``max_count_t``, ``count_t_limit``).
@@ -126,7 +149,7 @@ def poisson_rows(system: PoolSystem, n: int, policies, *, t_end: float, warmup: 
                         "z_score": float((c.mean - mean) / c.se),
                         "total_variation": float(0.5 * np.abs(ci.mean - pmf).sum()),
                         "max_count_t": float(t_k.max()), "count_t_limit": t_limit})
-    return pmf_rows, summary
+    return PoissonTables(pmf_rows, summary)
 
 
 def _fluid_run(ss, system, n, q0, times):
@@ -135,10 +158,10 @@ def _fluid_run(ss, system, n, q0, times):
 
 
 def fluid_limit_rows(system: PoolSystem, q0, n_values, times, *, n_runs: int, seed: int,
-                     track=()) -> tuple[list[dict], list[dict]]:
+                     track=()) -> FluidLimitTables:
     """Theorem 5: ``||q_n(t) - q(t)||_1`` for JLMU from `q0` against the exact fluid trajectory.
 
-    Returns ``(error_rows, path_rows)``; path rows give the mean of the coordinates in
+    Returns the tables ``(errors, paths)``; path rows give the mean of the coordinates in
     `track` (``(i, j)`` pairs) for each ``n`` next to the fluid value.
     """
     times = np.asarray(times, dtype=float)
@@ -159,7 +182,7 @@ def fluid_limit_rows(system: PoolSystem, q0, n_values, times, *, n_runs: int, se
             for k, t in enumerate(times):
                 path_rows.append({"n": n, "cls": i + 1, "j": j, "t": float(t), "sim_mean": float(ci.mean[k]),
                                   "low": float(ci.low[k]), "high": float(ci.high[k]), "fluid": float(fl[k])})
-    return err_rows, path_rows
+    return FluidLimitTables(err_rows, path_rows)
 
 
 def _slta_run(ss, system, n, t_end, times, beta):
@@ -169,10 +192,10 @@ def _slta_run(ss, system, n, t_end, times, beta):
 
 
 def slta_learning_rows(system: PoolSystem, n_values, times, *, n_runs: int, seed: int, t_late: float,
-                       beta=None) -> tuple[list[dict], list[dict]]:
+                       beta=None) -> LearningTables:
     """Theorem 6: SLTA from an empty system with ``r_n(0) = 1``.
 
-    Returns ``(path_rows, summary_rows)``: per ``n`` and time the mean of ``r_n(t)`` and of
+    Returns the tables ``(paths, summary)``: per ``n`` and time the mean of ``r_n(t)`` and of
     ``||q_n(t) - q_n*||_1``, and per ``n`` the fraction of sampled times after
     ``tau_eq`` (the fluid time at which the mass above ``sigma_*`` is reached) with
     ``r_n = r_*`` and the mean distance there.
@@ -198,7 +221,7 @@ def slta_learning_rows(system: PoolSystem, n_values, times, *, n_runs: int, seed
         summary.append({"n": n, "r_star": r_star, "tau_fluid": float(tau),
                         "fraction_at_r_star_late": float(np.mean(r[:, late] == r_star)),
                         "mean_l1_late": float(d[:, late].mean()), "runs": n_runs})
-    return path_rows, summary
+    return LearningTables(path_rows, summary)
 
 
 def fluid_convergence_rows(system: PoolSystem, starts: dict, times) -> list[dict]:

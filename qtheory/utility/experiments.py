@@ -9,6 +9,7 @@ so that points are independent however long a preset makes a list, and each can 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -16,14 +17,14 @@ from scipy import stats
 
 from ..errors import ParameterError
 from ..runtime import child_seed, replicate
-from ..validation import check_integer, check_positive
-from ..stats import mean_ci
+from ..validation import check_integer, check_positive, check_real
+from ..stats import batch_means, mean_ci
 from .fluid import l1_distance, solve_fluid, solve_fluid_splitting
 from .model import PoolSystem
 from .optimal import optimal_assignment, optimal_assignment_lp
 from .simulation import simulate
 
-__all__ = ["policy_runs", "table1_rows", "poisson_rows", "fluid_limit_rows",
+__all__ = ["StationaryStatistics", "stationary_statistics", "policy_runs", "table1_rows", "poisson_rows", "fluid_limit_rows",
            "slta_learning_rows", "fluid_convergence_rows", "solver_agreement_rows", "assignment_rows",
            "lp_rows", "pool_columns", "PoissonTables", "FluidLimitTables", "LearningTables"]
 
@@ -65,6 +66,68 @@ def policy_runs(system: PoolSystem, n: int, policy: str, *, t_end: float, warmup
         "time_at_r_star": float(at_r.mean) if policy == "slta" else float("nan"),
         "runs": int(n_runs), "events": int(sum(o[5] for o in out)),
     }
+
+
+@dataclass(frozen=True)
+class StationaryStatistics:
+    """Stationary averages of one long run of `n` pools and their batch-means standard errors.
+
+    Attributes
+    ----------
+    mean_utility, mean_utility_se : float
+        Time average of :math:`u(q_n(t))` over the window.
+    mean_tasks, mean_tasks_se : float
+        Time average of :math:`s_n(t)` (tasks per pool; its exact mean is :math:`\\rho`).
+    mean_q, mean_q_se : (m, J + 1) arrays
+        Time average of :math:`q_n(t)`.
+    n_samples, n_batches : int
+        Equally spaced sampling times in ``[warmup, t_end]``, and the batches of
+        consecutive samples behind the standard errors.
+    events : int
+    wall_time : float
+    """
+
+    mean_utility: float
+    mean_utility_se: float
+    mean_tasks: float
+    mean_tasks_se: float
+    mean_q: np.ndarray
+    mean_q_se: np.ndarray
+    n_samples: int
+    n_batches: int
+    events: int
+    wall_time: float
+
+
+def stationary_statistics(system: PoolSystem, n: int, policy="jlmu", *, t_end: float, warmup: float, seed,
+                          n_samples: int = 2000, n_batches: int = 20, **options) -> StationaryStatistics:
+    """Time-averaged :math:`u(q_n)`, :math:`s_n` and :math:`q_n` of one run, with standard errors.
+
+    The averages are over `n_samples` equally spaced times in ``[warmup, t_end]`` (an unbiased
+    estimate of the time average over the window; :func:`~qtheory.utility.simulation.simulate`'s
+    own ``mean_utility`` is the exact time average of the same run); their standard errors
+    come from `n_batches` batches of consecutive samples (:func:`qtheory.stats.batch_means`),
+    valid when the batches are long against the relaxation time (of order :math:`1/\\mu`
+    for the number of tasks). `options` go to :func:`~qtheory.utility.simulation.simulate`
+    (``beta``, ``r0``, ``initial``).
+    """
+    t_end = check_positive("t_end", t_end)
+    warmup = check_real("warmup", warmup, low=0.0, high=t_end, high_open=True)
+    n_samples = check_integer("n_samples", n_samples, low=2)
+    n_batches = check_integer("n_batches", n_batches, low=2, high=n_samples)
+    times = np.linspace(warmup, t_end, n_samples)
+    res = simulate(system, n, policy, t_end=t_end, warmup=warmup, seed=seed, sample_times=times, **options)
+    ends = (np.arange(1, n_batches + 1) * n_samples) // n_batches
+    counts = ends.astype(float)
+
+    def running(x):
+        return np.cumsum(np.asarray(x, dtype=float), axis=0)[ends - 1]
+
+    u, u_se = batch_means(running(res.u), counts)
+    s, s_se = batch_means(running(res.s), counts)
+    q, q_se = batch_means(running(res.q), counts)
+    return StationaryStatistics(float(u), float(u_se), float(s), float(s_se), q, q_se, n_samples, n_batches,
+                                int(res.events), float(res.wall_time))
 
 
 def table1_rows(rhos, n_values, policies, *, t_end: float, warmup: float, n_runs: int, seed: int,

@@ -60,9 +60,10 @@ def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cl
     occupancy = np.zeros((n_grid, n_types, levels))
     mean_len = np.zeros((n_grid, n_types))
     mean_sq = np.zeros((n_grid, n_types))
-    # busy servers of each type, in the segment [type_first[m], type_first[m] + n_busy[m])
-    busy = np.empty(n_servers, np.int64)
-    pos = np.full(n_servers, -1, np.int64)
+    # busy servers of each type, in the segment [type_first[m], type_first[m] + n_busy[m]);
+    # int32 like the state: at N = 10^6 each per-server array is 4 MB, not 8
+    busy = np.empty(n_servers, np.int32)
+    pos = np.full(n_servers, -1, np.int32)
     n_busy = np.zeros(n_types, np.int64)
     count = np.zeros((n_types, levels + 1), np.int64)   # count[m, l]: type m, >= l tasks
     total = np.zeros(n_types, np.int64)
@@ -193,11 +194,21 @@ class SimulationResult:
         return self.events / self.wall_time if self.wall_time > 0 else float("inf")
 
 
+#: queue lengths and server numbers are int32 in the kernel; the margin leaves room for arrivals
+_INT32_LIMIT = 2**31 - 2**20
+
+
 def _prepare(system: LocalitySystem, graph: CompatibilityGraph, initial_state, t_grid, levels):
     if graph.n_types != system.n_types or graph.n_clusters != system.n_clusters:
         raise ParameterError(f"`graph` has {graph.n_types} types and {graph.n_clusters} clusters, the system "
                              f"{system.n_types} and {system.n_clusters}")
-    state = check_array("initial_state", initial_state, shape=(graph.n_servers,), low=0, dtype=np.int64).copy()
+    if graph.n_servers >= _INT32_LIMIT:
+        raise ParameterError(f"`graph` has {graph.n_servers} servers; the simulator takes fewer than 2**31 - 2**20")
+    state = check_array("initial_state", initial_state, shape=(graph.n_servers,), low=0, dtype=np.int64)
+    if state.size and state.max() >= _INT32_LIMIT:
+        raise ParameterError(f"`initial_state` holds a queue of {int(state.max())} tasks; the simulator keeps "
+                             f"queue lengths below 2**31 - 2**20")
+    state = state.astype(np.int32)        # compact state: more of it stays in the caches at large N
     t_grid = check_array("t_grid", t_grid, ndim=1, low=0.0)
     if t_grid.size < 1 or np.any(np.diff(t_grid) <= 0):
         raise ParameterError("`t_grid` must be a non-empty increasing array of times")
@@ -206,7 +217,7 @@ def _prepare(system: LocalitySystem, graph: CompatibilityGraph, initial_state, t
     if np.any(type_size == 0):
         raise ParameterError(f"server type {int(np.argmin(type_size))} has no server in `graph`")
     type_first = np.concatenate([[0], np.cumsum(type_size)[:-1]]).astype(np.int64)
-    type_members = np.argsort(graph.server_type, kind="stable").astype(np.int64)
+    type_members = np.argsort(graph.server_type, kind="stable").astype(np.int32)
     return state, t_grid, levels, type_size, type_first, type_members
 
 
@@ -238,12 +249,19 @@ def simulate(system: LocalitySystem, graph: CompatibilityGraph, policy, initial_
     state, t_grid, levels, type_size, type_first, type_members = _prepare(system, graph, initial_state,
                                                                           t_grid, levels)
     params = pol.kernel_params(system, graph)
+    # narrow copies of the per-server and per-dispatcher arrays the events read at random:
+    # at N = 10^6 they are what the caches must hold
+    server_type = graph.server_type.astype(np.int8 if graph.n_types <= 127 else np.int32)
+    cluster = graph.dispatcher_cluster.astype(np.int8 if graph.n_clusters <= 127 else np.int32)
+    offset = graph.offset.astype(np.int32) if graph.neighbors.size < _INT32_LIMIT else graph.offset
+    degree = graph.degree.astype(np.int32)
     start = time.perf_counter()
     occ, mean_len, mean_sq, events = _kernel(pol)(
-        params, kernel_state(seed), graph.offset, graph.degree, graph.neighbors, graph.dispatcher_cluster,
-        graph.server_type, type_members, type_first, type_size, system.u.copy(), system.arrival_rate, state,
+        params, kernel_state(seed), offset, degree, graph.neighbors, cluster,
+        server_type, type_members, type_first, type_size, system.u.copy(), system.arrival_rate, state,
         t_grid, levels)
-    return SimulationResult(t_grid, occ, mean_len, mean_sq, state, int(events), time.perf_counter() - start)
+    return SimulationResult(t_grid, occ, mean_len, mean_sq, state.astype(np.int64), int(events),
+                            time.perf_counter() - start)
 
 
 def simulate_jsqd(system: LocalitySystem, graph: CompatibilityGraph, initial_state, t_grid, seed, *,

@@ -45,6 +45,7 @@ from numba import njit
 
 from ..errors import ParameterError
 from ..validation import check_array, check_integer, check_positive, check_probability, check_real
+from .mechanisms import MECHANISMS as _MECHANISMS, as_mechanism
 from .model import RedundancySystem
 from .stability import MAX_SUBSET_SERVERS, check_load, require_stable, server_speed_sums, zeta_transform
 
@@ -67,15 +68,14 @@ __all__ = [
     "MECHANISMS",
 ]
 
-MECHANISMS = ("coc", "cos")
+MECHANISMS = tuple(_MECHANISMS)
 #: largest N for the exact dynamic programme
 MAX_DP_SERVERS = 22
 
 
-def _check_mechanism(mechanism: str) -> str:
-    if mechanism not in MECHANISMS:
-        raise ParameterError(f"`mechanism` must be 'coc' or 'cos' (got {mechanism!r})")
-    return mechanism
+def _check_mechanism(mechanism) -> str:
+    """The name of a mechanism given by name or as a :class:`~qtheory.redundancy.mechanisms.Mechanism`."""
+    return as_mechanism(mechanism).name
 
 
 def _indices(name: str, values, size: int) -> list[int]:
@@ -295,7 +295,7 @@ def _jets_for(system: RedundancySystem, lam: float, mechanism: str, marks, idle_
 # -- public quantities -------------------------------------------------------------------
 def normalisation_constant(system: RedundancySystem, lam: float, mechanism: str = "coc") -> float:
     """C of (4) (probability of the empty system) or C' of (6) (all busy, nobody waiting)."""
-    _check_mechanism(mechanism)
+    mechanism = _check_mechanism(mechanism)
     return 1.0 / _jets_for(system, check_load(lam), mechanism, np.zeros(system.n_types))[0]
 
 
@@ -305,7 +305,7 @@ def total_jobs_moments(system: RedundancySystem, lam: float, mechanism: str = "c
 
     For c.o.s. ``waiting_only=True`` gives the number of waiting jobs instead.
     """
-    _check_mechanism(mechanism)
+    mechanism = _check_mechanism(mechanism)
     lam = check_load(lam)
     marks = np.ones(system.n_types)
     idle = None
@@ -344,7 +344,7 @@ def total_jobs_law(system: RedundancySystem, lam: float, mechanism: str = "coc")
     :func:`total_jobs_moments` and :func:`empty_probability` called separately run the
     DP twice.
     """
-    _check_mechanism(mechanism)
+    mechanism = _check_mechanism(mechanism)
     lam = check_load(lam)
     mo = total_jobs_moments(system, lam, mechanism)
     if mechanism == "coc":
@@ -382,7 +382,7 @@ def server_replica_moments(system: RedundancySystem, lam: float, mechanism: str 
     c.o.c.: :math:`R_n = \\sum_{S\\ni n} Q_S`; c.o.s.: waiting jobs compatible with n
     plus one if n is busy.
     """
-    _check_mechanism(mechanism)
+    mechanism = _check_mechanism(mechanism)
     lam = check_load(lam)
     servers = range(system.n_servers) if servers is None else _indices("servers", servers, system.n_servers)
     comp = system.compatibility
@@ -397,7 +397,7 @@ def server_replica_moments(system: RedundancySystem, lam: float, mechanism: str 
 
 def empty_probability(system: RedundancySystem, lam: float, mechanism: str = "coc") -> float:
     """P(no job in the system): C under c.o.c.; under c.o.s. the probability all servers are idle."""
-    _check_mechanism(mechanism)
+    mechanism = _check_mechanism(mechanism)
     lam = check_load(lam)
     if mechanism == "coc":
         return normalisation_constant(system, lam, "coc")
@@ -411,7 +411,7 @@ def pgf(system: RedundancySystem, lam: float, z, mechanism: str = "coc", z_busy:
     For c.o.s. the counts are the *waiting* jobs :math:`\\tilde Q_S` (Proposition C.1),
     times :math:`z_{busy}^{\\#busy}` for the jobs in service.
     """
-    _check_mechanism(mechanism)
+    mechanism = _check_mechanism(mechanism)
     lam = check_load(lam)
     z = check_array("z", z, shape=(system.n_types,), low=0.0, high=1.0)
     z_busy = check_probability("z_busy", z_busy)
@@ -474,7 +474,7 @@ def total_jobs_pmf(system: RedundancySystem, lam: float, max_jobs: int, mechanis
     Memory :math:`2^N (max\\_jobs + 1)` floats; the mass beyond `max_jobs` is
     ``1 - pmf.sum()``. For c.o.s. the total includes the jobs in service (one per busy server).
     """
-    _check_mechanism(mechanism)
+    mechanism = _check_mechanism(mechanism)
     lam = check_load(lam)
     max_jobs = check_integer("max_jobs", max_jobs, low=0)
     if (1 << system.n_servers) * (max_jobs + 1) > 60_000_000:

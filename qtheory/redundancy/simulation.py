@@ -48,12 +48,13 @@ from .._rng import uniform
 from ..runtime import kernel_state
 from ..stats import batch_means
 from ..validation import check_integer, check_real
+from .mechanisms import MECHANISMS as _MECHANISMS, as_mechanism
 from .model import RedundancySystem
 from .stability import check_load, require_stable
 
 __all__ = ["SimulationResult", "RunSums", "BatchSums", "simulate", "simulate_replication", "MECHANISMS"]
 
-MECHANISMS = ("coc", "cos")
+MECHANISMS = tuple(_MECHANISMS)
 
 _FIFO_CAP = 1 << 16
 _JOB_CAP = 1 << 20
@@ -462,7 +463,8 @@ def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: 
     ----------
     lam : float
         Arrival rate per server (total rate :math:`N\\lambda`); must satisfy (1).
-    mechanism : {"coc", "cos"}
+    mechanism : {"coc", "cos"} or Mechanism
+        c.o.c. or c.o.s.-ALIS, by name or as an object of :mod:`qtheory.redundancy.mechanisms`.
     seed : int or SeedSequence
         Seed of the kernel's generator (through :func:`qtheory.runtime.kernel_state`).
     warmup : int
@@ -480,8 +482,7 @@ def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: 
         (default ``min(32, n_events)``; each block should be long against the relaxation
         time of Q). A run of one event has no standard errors (NaN).
     """
-    if mechanism not in MECHANISMS:
-        raise ParameterError(f"`mechanism` must be 'coc' or 'cos' (got {mechanism!r})")
+    mechanism = as_mechanism(mechanism)
     lam = check_load(lam)
     require_stable(system, lam)
     n_events = check_integer("n_events", n_events, low=1)
@@ -502,7 +503,7 @@ def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: 
     init_jobs = int(np.floor(initial_scale * init_rng.exponential())) if initial_scale > 0 else 0
     start = time.perf_counter()
     sums, hist_t, hist_e, acc_t, acc_e, batches, code = _kernel_simulate(
-        0 if mechanism == "coc" else 1, *_kernel_inputs(system), system.n_servers * lam, n_events, warmup,
+        mechanism.code, *_kernel_inputs(system), system.n_servers * lam, n_events, warmup,
         init_jobs, a, b, hist_max, n_batches, kstate)
     wall = time.perf_counter() - start
     if code == 1:

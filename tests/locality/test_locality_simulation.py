@@ -208,3 +208,20 @@ def test_simulator_rejects_bad_inputs():
     two = LocalitySystem(1.0, 1.0, (1.0,), (0.5, 0.5), (1.0, 1.0), ((1.0, 1.0),), 2)
     with pytest.raises(ParameterError, match="dispatcher 1"):
         simulate_jsqd(two, lonely, np.zeros(2, np.int64), [0.0, 1.0], 0)
+
+
+def test_a_queue_too_long_for_the_int32_state_is_refused_by_name():
+    from qtheory.errors import ParameterError
+    from qtheory.locality.graphs import complete_bipartite
+    from qtheory.locality.model import paper_system
+    from qtheory.locality.simulation import simulate
+
+    system = paper_system("design")
+    g = complete_bipartite(system, 10)
+    x0 = np.zeros(10, np.int64)
+    x0[3] = 2**31
+    with pytest.raises(ParameterError, match="initial_state"):
+        simulate(system, g, "jsqd", x0, [0.0, 1.0], 0)
+    x0[3] = 5
+    res = simulate(system, g, "jsqd", x0, [0.0, 1.0], 0)
+    assert res.final_state.dtype == np.int64

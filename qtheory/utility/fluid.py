@@ -58,8 +58,8 @@ def check_state(system: PoolSystem, q, name: str = "q0", alpha=None) -> np.ndarr
     inc = np.diff(q, axis=1) > 1e-12
     if inc.any():
         i, j = (int(v) for v in np.argwhere(inc)[0])
-        raise ParameterError(f"`{name}` must be non-increasing in j: {name}[{i}, {j + 1}] = {q[i, j + 1]!r} "
-                             f"> {name}[{i}, {j}] = {q[i, j]!r}")
+        raise ParameterError(f"`{name}` must be non-increasing in j: {name}[{i}, {j + 1}] = {q[i, j + 1]} "
+                             f"> {name}[{i}, {j}] = {q[i, j]}")
     return q
 
 
@@ -342,7 +342,7 @@ def solve_fluid_splitting(system: PoolSystem, q0, t_eval, dt: float) -> FluidSol
     pre = _Prefix(system, fluid_prefix(system, q0))
     if dt * system.mu * pre.j.max() > 1:
         raise ParameterError(f"`dt` = {dt} must be <= 1 / (mu * deepest level) = "
-                             f"{1 / (system.mu * pre.j.max())!r} for the scheme to stay in Q")
+                             f"{1 / (system.mu * pre.j.max())} for the scheme to stay in Q")
     x = pre.to_vector(q0)
     out = np.zeros((t_eval.size, pre.K))
     out_r = np.zeros(t_eval.size, dtype=np.int64)

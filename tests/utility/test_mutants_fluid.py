@@ -118,3 +118,20 @@ def test_inflow_left_is_lam_minus_the_departures_of_the_full_coordinates():
     y = np.append(x, 1.0)
     for a in range(4):
         assert pre.starve_functional(a) @ y == pytest.approx(pre.inflow_left(x, a))
+
+
+def test_check_state_names_the_increasing_coordinates_with_plain_numbers():
+    # the message shows 0.3, not np.float64(0.3)
+    q = np.array([[0.5, 0.2, 0.3], [0.5, 0.1, 0.0]])
+    with pytest.raises(ParameterError) as err:
+        check_state(SYS, q)
+    assert str(err.value) == "`q0` must be non-increasing in j: q0[0, 2] = 0.3 > q0[0, 1] = 0.2"
+    assert "np.float64" not in str(err.value)
+
+
+def test_splitting_step_limit_is_reported_as_a_plain_number():
+    q0 = np.zeros((2, 3))
+    q0[:, 0] = 0.5
+    with pytest.raises(ParameterError, match=r"`dt` = 10.0 must be <= 1 / \(mu \* deepest level\) = 0\.") as err:
+        solve_fluid_splitting(SYS, q0, [0.0, 1.0], dt=10.0)
+    assert "np.float64" not in str(err.value)

@@ -206,11 +206,22 @@ class ChecksDirective(Directive):
         items = nodes.bullet_list()
         for c in records:
             para = nodes.paragraph()
-            para += nodes.Text(describe(c) + " ")
+            para += _with_math(describe(c) + " ")
             para += nodes.strong(text=c.judge())
             items += nodes.list_item("", para)
         container += items
         return [container]
+
+
+def _with_math(text: str) -> list:
+    """Text nodes for `text`, its ``$...$`` spans as inline math (MathJax typesets them)."""
+    import re
+
+    out = []
+    for k, part in enumerate(re.split(r"\$([^$]+)\$", text)):
+        if part:
+            out.append(nodes.math(part, part) if k % 2 else nodes.Text(part))
+    return out
 
 
 def setup(app):

@@ -180,6 +180,9 @@ def text_with_math(text: str) -> list:
     return out
 
 
+_with_math = text_with_math  # the name tests/book/test_theorems.py imports
+
+
 class ChecksDirective(Directive):
     """The recorded claims of one manifest item, as a bullet list (see the module doc)."""
 

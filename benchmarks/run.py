@@ -265,7 +265,7 @@ _WORKER = r"""
 import os, sys, json, time
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 import numpy as np
-from qtheory.locality.graphs import irg
+from qtheory.locality.graphs import complete_bipartite, irg
 from qtheory.locality.model import paper_system
 from qtheory.locality.simulation import simulate_jsqd, simulate_gwsq
 
@@ -273,41 +273,56 @@ def resident():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
-n, events_target, policy = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+n, events_target, policy, kind = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3], sys.argv[4]
 system = paper_system("design", d=2)
 sim = simulate_gwsq if policy == "gwsq" else simulate_jsqd
 small = irg(system, 100, seed=1)
 sim(system, small, np.zeros(100, np.int64), [0.0, 0.5], 0)        # compile / load the cache first
 before = resident()
-scale = min(1.0, 300.0 / n)          # above N = 300 the densities shrink: mean degree stays ~ 300 delta_k
-graph = irg(system, n, seed=1, compatibility=system.p * scale)
+if kind == "complete":
+    graph = complete_bipartite(system, n)     # one shared list arange(N): O(N + W) memory
+else:
+    scale = min(1.0, 300.0 / n)          # above N = 300 the densities shrink: mean degree stays ~ 300 delta_k
+    graph = irg(system, n, seed=1, compatibility=system.p * scale)
 x0 = np.zeros(n, np.int64)
 horizon = events_target / (2 * system.arrival_rate * graph.n_dispatchers)
-best = 0.0
+best = best_wall = 0.0
 for rep in range(3):
+    c0 = time.process_time()
     res = sim(system, graph, x0, np.linspace(0.0, horizon, 201), rep)
-    best = max(best, res.events / res.seconds)
+    cpu = time.process_time() - c0
+    best = max(best, res.events / cpu)
+    best_wall = max(best_wall, res.events / res.seconds)
 after = resident()
-print(json.dumps({"n": n, "policy": policy, "events_per_second": best, "events": res.events,
-                  "edges": graph.n_edges, "graph_bytes": graph.neighbors.nbytes + graph.offset.nbytes + graph.degree.nbytes,
-                  "resident_increase_bytes": after - before}))
+graph_bytes = sum(a.nbytes for a in (graph.neighbors, graph.offset, graph.degree, graph.server_type,
+                                     graph.dispatcher_cluster))
+print(json.dumps({"n": n, "policy": policy, "graph": kind, "events_per_second": best,
+                  "events_per_wall_second": best_wall, "events": res.events, "edges": graph.n_edges,
+                  "stored_edges": int(graph.neighbors.size), "dispatchers": graph.n_dispatchers,
+                  "graph_bytes": graph_bytes, "resident_increase_bytes": after - before}))
 """
+
+#: (policy, graph) pairs of the L scaling runs
+SCALING_CASES = (("jsqd", "irg"), ("gwsq", "irg"), ("jsqd", "complete"))
 
 
 def bench_scaling(preset: str) -> dict:
+    """L events per second of processor time and memory against N (each N in its own
+    process), then the exact and fluid solvers' times."""
     out = {"environment": _environment()}
     target = 3e6 if preset == "full" else 1e6
-    ns = [100, 1000, 10_000, 100_000]
+    ns = [100, 1000, 10_000, 100_000, 1_000_000]
     rows = []
-    for policy in ("jsqd", "gwsq"):
+    for policy, kind in SCALING_CASES:
         for n in ns:
-            line = subprocess.run([sys.executable, "-c", _WORKER, str(n), str(target), policy], check=True,
+            events = max(target, 5 * n)     # the per-run O(N) set-up stays small against the events
+            line = subprocess.run([sys.executable, "-c", _WORKER, str(n), str(events), policy, kind], check=True,
                                   capture_output=True, text=True, cwd=ROOT).stdout.strip().splitlines()[-1]
             rows.append(json.loads(line))
             r = rows[-1]
-            print(f"L {policy:5s} N = {n:>6d}: {r['events_per_second'] / 1e6:6.2f} M events/s, "
-                  f"{r['edges']:>9d} edges, resident memory +{r['resident_increase_bytes'] / 2**20:7.1f} MiB",
-                  flush=True)
+            print(f"L {policy:5s} {kind:8s} N = {n:>7d}: {r['events_per_second'] / 1e6:6.2f} M events/s "
+                  f"(processor), {r['stored_edges']:>10d} stored edges, graph {r['graph_bytes'] / n:6.1f} B/server, "
+                  f"resident memory +{r['resident_increase_bytes'] / 2**20:7.1f} MiB", flush=True)
     out["locality"] = rows
 
     from qtheory.locality.meanfield import fixed_point
@@ -372,8 +387,9 @@ def _plot_scaling(data):
     fig, axes = plt.subplots(2, 2, figsize=(FIG_WIDTH, 5.8))
     axes = axes.ravel()
     ax = axes[0]
-    for policy, label in (("jsqd", "local JSQ(2)"), ("gwsq", "GWSQ(2)")):
-        rows = [r for r in data["locality"] if r["policy"] == policy]
+    for policy, kind in SCALING_CASES:
+        rows = [r for r in data["locality"] if r["policy"] == policy and r.get("graph", "irg") == kind]
+        label = ("local JSQ(2)" if policy == "jsqd" else "GWSQ(2)") + f", {kind}"
         ax.plot([r["n"] for r in rows], [r["events_per_second"] / 1e6 for r in rows], marker="o", label=label)
     ax.set_xscale("log")
     ax.set_ylim(bottom=0)
@@ -382,11 +398,12 @@ def _plot_scaling(data):
     ax.set_title("L simulators")
     ax.legend()
     ax = axes[1]
-    for policy, label in (("jsqd", "local JSQ(2)"), ("gwsq", "GWSQ(2)")):
-        rows = [r for r in data["locality"] if r["policy"] == policy]
+    for policy, kind in SCALING_CASES:
+        rows = [r for r in data["locality"] if r["policy"] == policy and r.get("graph", "irg") == kind]
+        label = ("local JSQ(2)" if policy == "jsqd" else "GWSQ(2)") + f", {kind}"
         ax.plot([r["n"] for r in rows], [max(r["resident_increase_bytes"], 1) / 2**20 for r in rows], marker="o",
                 label=f"{label}: memory added")
-    rows = [r for r in data["locality"] if r["policy"] == "jsqd"]
+    rows = [r for r in data["locality"] if r["policy"] == "jsqd" and r.get("graph", "irg") == "irg"]
     ax.plot([r["n"] for r in rows], [r["graph_bytes"] / 2**20 for r in rows], ls=":", color="grey",
             label="graph arrays")
     ax.set_xscale("log")
@@ -428,6 +445,8 @@ def bench_book(log: Path) -> dict:
     if not log.exists():
         print(f"book: no log at {log}; skipped")
         return {}
+    if "\t" in log.read_text():
+        return _book_from_tsv(log)
     rows = [{"notebook": m.group(3), "seconds": float(m.group(4))} for m in map(_LINE.search, log.read_text().splitlines())
             if m]
     total_expected = max((int(m.group(2)) for m in map(_LINE.search, log.read_text().splitlines()) if m), default=0)
@@ -441,6 +460,28 @@ def bench_book(log: Path) -> dict:
           f"{out['total_seconds'] / 60:.1f} min of notebook time")
     for r in sorted(rows, key=lambda r: -r["seconds"]):
         print(f"  {r['notebook']:18s} {r['seconds']:8.1f} s")
+    _save("book", out)
+    if rows:
+        _plot_book(out)
+    return out
+
+
+def _book_from_tsv(path: Path) -> dict:
+    """Per-notebook wall and processor seconds from ``benchmarks/book_each.sh`` (each notebook
+    run alone, one after the other)."""
+    rows = []
+    for line in path.read_text().splitlines():
+        parts = line.split("\t")
+        if len(parts) == 4:
+            rows.append({"notebook": parts[0], "seconds": float(parts[1]),
+                         "processor_seconds": round(float(parts[2]) + float(parts[3]), 2)})
+    finished = path.read_text().rstrip().endswith("DONE") and not re.search(r"exited with non-zero", path.read_text())
+    out = {"log": str(path), "notebooks": rows, "finished": finished, "expected": len(rows),
+           "total_seconds": sum(r["seconds"] for r in rows),
+           "processor_seconds": sum(r["processor_seconds"] for r in rows), "wall_seconds": None,
+           "includes_environment_setup": False, "one_at_a_time": True, "environment": _environment()}
+    print(f"book (paper preset, each notebook alone, from {path}): {len(rows)} notebooks, "
+          f"{out['total_seconds'] / 60:.1f} min wall, {out['processor_seconds'] / 60:.1f} min of processor time")
     _save("book", out)
     if rows:
         _plot_book(out)

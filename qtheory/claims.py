@@ -206,6 +206,9 @@ def collect(root: str | os.PathLike) -> list[Claim]:
 class Noted:
     """A reconstruction or erratum of the text that no notebook records as a claim of its own.
 
+    Each paper declares its own in its subpackage's ``items`` module (the ``noted`` of its
+    :class:`qtheory.manifest.Paper`); :data:`NOTED` gathers them.
+
     Its evidence is read at build time from the results of related items: ``evidence``
     lists ``(item, key)`` pairs, where ``key`` is a summary entry of the item's JSON
     sidecar or ``"claim:<words>"`` for the recorded claim of that item whose text
@@ -228,54 +231,26 @@ class Noted:
 
 
 #: reconstructions and errata found while reading the papers (and in the reading notes)
-#: that are checked by results recorded under other headings
-NOTED: tuple[Noted, ...] = (
-    Noted("L-V-lemma10", "reconstruction",
-          "(5.2), the asymptotic load: the supremum over alpha in [0,1]^M of lambda zeta sum_k w_k "
-          "(sum_m alpha_m r_(k,m))^d / sum_m alpha_m v_m u_m, attained at a set of server types",
-          (("L-V-lemma10", "claim:unstable"), ("L-V-lemma10", "claim:growth rate"), ("L-V-lemma10", "rho_design")),
-          "consistent: predicts the instability of the complete graph; its growth is checked against (3.7)",
-          source="Lemma 10, eq. (5.2)",
-          alternatives="the left side of (5.2) at alpha = (1, ..., 1) only (0.75 for p^0: no instability)"),
-    Noted("L-V-thm4", "reconstruction",
-          "(5.1), the fixed-point equations: the right side of (3.7) set to zero",
-          (("L-V-thm4", "root_residual"), ("L-V-thm4", "max_final_distance")),
-          "consistent: the root of (5.1) is the limit of every integration of (3.7)", source="eq. (5.1)",
-          alternatives="the recursive form (5.3) from q*_(m,1) (used for the tails, refined_tail): the same root"),
-    Noted("L-V-thm8", "reconstruction",
-          "Condition 1: deg_w(i, m) = number of type-m neighbours of dispatcher i, deg_v(k, j) = number "
-          "of cluster-k neighbours of server j (our reading of the two degrees)",
-          (("L-V-thm8", "at_largest_N"),),
-          "consistent: irg(p) meets the condition and proportional sparsity, the window graph does not",
-          source="Condition 1 (Sec. 2)",
-          alternatives="total degrees over all types / clusters: they cannot express the per-pair densities of (2.2)"),
-    Noted("L-F1", "reconstruction",
-          "Fig. 1 plots the mean queue length of each type, sum over l >= 1 of q_(m,l)(t), on t in "
-          "[0, 2.5] (the horizon is not stated)",
-          (("L-F1", "claim:95% CIs"), ("L-F1", "claim:almost monotonically"), ("L-F1", "type1_growth_second_half_S1")),
-          "consistent with the figure's description", source="Sec. 6.1, Fig. 1",
-          alternatives="q_(m,1)(t) (fraction busy) instead of the mean queue length; a longer horizon than the "
-                       "marked times 0.5, ..., 2.5"),
-    Noted("L-F1", "erratum",
-          "Sec. 6 notation: mu = (1, 5, 10) stands for the rates u of Secs. 2-5, and Sec. 6.1 writes "
-          "p_(m,k) for p_(k,m)",
-          (("L-F1", "claim:capacity sufficiency"),),
-          "notation only: with u = mu the example has the capacity the text states", source="Secs. 6, 6.1"),
-    Noted("R-V-local", "erratum",
-          "Appendix E.1 calls the local stability conditions (1) and (2); they are (7) and (8)",
-          (("R-V-local", "claim:local stability"), ("R-V-local", "all_equivalent")),
-          "confirmed: (7) and (8) are equivalent to maximal stability in every system checked; the twelve "
-          "settings meet them (test_table1_settings_are_maximally_stable_at_load_09)"),
-    Noted("U-T1", "reconstruction",
-          "Table 1's setting as we read Sec. 3.4.1: runs from an empty system, averages over [warmup, t_end], "
-          "SLTA with beta_n = n^(-1/3); our rows are set beside the paper's table, and its statements about "
-          "the table are checked",
-          (("U-T1", "claim:shrinks as n grows"), ("U-T1", "claim:fractional case"), ("U-T1", "deviation_shrinks")),
-          "the statements of Sec. 3.4.1 about Table 1 are reproduced",
-          source="Sec. 3.4.1, Table 1",
-          alternatives="a stationary start (the paper does not say how its runs begin); another beta_n meeting "
-                       "Theorem 2's conditions"),
-)
+#: that are checked by results recorded under other headings; each paper declares its own
+#: in ``qtheory/<paper>/items.py`` (:class:`qtheory.manifest.Paper`), gathered on first use
+NOTED: tuple[Noted, ...]
+
+
+def _noted() -> tuple[Noted, ...]:
+    from . import manifest
+
+    return tuple(n for p in manifest.papers().values() for n in p.noted)
+
+
+def __getattr__(name: str):
+    if name == "NOTED":
+        globals()["NOTED"] = _noted()
+        return globals()["NOTED"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | {"NOTED"})
 
 
 def _compact(value: Any) -> str:
@@ -555,7 +530,7 @@ def render_errata(claims: list[Claim], intro: str = "",
 def write_pages(results: str | os.PathLike, book: str | os.PathLike, errata_intro: str = "") -> None:
     """Write ``claims.md``, ``reconstructions.md`` and ``errata.md`` into `book` from `results`."""
     claims = collect(results)
-    noted = [(n, noted_evidence(results, n)) for n in NOTED]
+    noted = [(n, noted_evidence(results, n)) for n in _noted()]
     book = Path(book)
     for name, text in (("claims.md", render_claims(claims, [n for n, _ in noted])),
                        ("reconstructions.md", render_reconstructions(claims, noted)),

@@ -598,6 +598,25 @@ def reproduce(preset: str = "paper", only: Iterable[str] | None = None,
                                  echo=echo)
 
 
+def expected_seconds(preset: str = "paper") -> dict[str, float]:
+    """Processor seconds of each notebook's last measured run at `preset`
+    (``notebooks/presets/seconds.json``, written from ``benchmarks/``); {} if unknown."""
+    path = notebooks_dir() / "presets" / "seconds.json"
+    if not path.is_file():
+        return {}
+    return {nb: float(v) for nb, v in json.loads(path.read_text()).get(preset, {}).items()}
+
+
+def longest_first(runs: list[Run]) -> list[Run]:
+    """`runs` ordered by :func:`expected_seconds`, longest first (stable; unknown ones last,
+    in their given order)."""
+    cost = {}
+    for preset in {run.preset for run in runs}:
+        for nb, sec in expected_seconds(preset).items():
+            cost[(preset, nb)] = sec
+    return sorted(runs, key=lambda run: -cost.get((run.preset, run.notebook), -1.0))
+
+
 def _reproduce_locked(runs: list[Run], results: Path, *, preset: str, jobs: int, workers: int | None,
                       force: bool, echo) -> list[Report]:
     from . import _runner
@@ -633,7 +652,9 @@ def _reproduce_locked(runs: list[Run], results: Path, *, preset: str, jobs: int,
         except KeyboardInterrupt as exc:
             raise _interrupted(exc, [current] if current else []) from None
         return reports
-    # each notebook runs in a child process of its own (qtheory._runner): threads suffice here
+    # each notebook runs in a child process of its own (qtheory._runner): threads suffice here;
+    # the longest first, so that no long notebook starts last and runs alone at the end
+    runs = longest_first(runs)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         pending = {pool.submit(execute, run, results=results, workers=workers): run for run in runs}
         try:

@@ -296,3 +296,48 @@ def test_printed_critical_loads_are_rounded():
     with pytest.raises(InstabilityError) as info:
         rstab.require_stable(system, 1.0)
     assert "lambda* = 1," in str(info.value) and "0.99999" not in str(info.value), str(info.value)
+
+
+def _subpackages() -> list[Path]:
+    root = Path(__file__).resolve().parents[1] / "qtheory"
+    return sorted(p.parent for p in root.rglob("__init__.py") if p.parent != root)
+
+
+@pytest.mark.parametrize("package", _subpackages(), ids=lambda p: p.name)
+def test_every_subpackage_declares_an_explicit_all(package):
+    """A literal ``__all__`` (no star import, no computed list) whose every name exists."""
+    import ast
+    import importlib
+
+    tree = ast.parse((package / "__init__.py").read_text(encoding="utf-8"))
+    assert not [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)], \
+        f"{package.name}/__init__.py star-imports"
+    assigned = [n.value for n in tree.body if isinstance(n, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == "__all__" for t in n.targets)]
+    assert len(assigned) == 1, f"{package.name}/__init__.py must assign __all__ once"
+    assert isinstance(assigned[0], (ast.List, ast.Tuple)) and \
+        all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in assigned[0].elts), \
+        f"{package.name}/__init__.py: __all__ must be a literal list of names"
+    names = [e.value for e in assigned[0].elts]
+    assert len(set(names)) == len(names), f"{package.name}: __all__ repeats a name"
+    root = Path(__file__).resolve().parents[1]
+    module = importlib.import_module(".".join(package.relative_to(root).parts))
+    missing = [n for n in names if not hasattr(module, n)]
+    assert not missing, f"{module.__name__}.__all__ names what the package does not define: {missing}"
+
+
+def test_docstrings_hold_no_control_characters():
+    """A ``:math:`\\rho``` in a docstring that is not raw would hold a carriage return
+    (``\\r``), a backspace (``\\b``) or a form feed (``\\f``): the math breaks silently."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1] / "qtheory"
+    bad = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in [tree] + [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                          ast.ClassDef))]:
+            doc = ast.get_docstring(node, clean=False) or ""
+            if re.search(r"[\x00-\x08\x0b-\x1f]", doc):
+                bad.append(f"{path.relative_to(root)}:{getattr(node, 'name', '<module>')}")
+    assert not bad, f"docstrings with control characters (write r\"\"\"...\"\"\" or \\\\): {bad}"

@@ -142,3 +142,20 @@ def test_the_kernel_talks_over_ipc_and_is_not_interrupted_at_shutdown(tmp_path):
     assert not list(ipc.iterdir()), "the kernel's sockets were left behind"
     km = _runner.kernel_manager_class(str(ipc))(kernel_name=reproduce.KERNEL)
     assert km.transport == "ipc" and km.ip == str(ipc / "kernel")
+
+
+def test_parallel_runs_start_with_the_longest_notebook(monkeypatch):
+    from qtheory import reproduce as rp
+
+    runs = [rp.Run(nb, "paper", {}) for nb in ("L-F1", "U-T1", "R-T1", "L-F2")]
+    monkeypatch.setattr(rp, "expected_seconds", lambda preset: {"L-F1": 5.0, "U-T1": 90.0, "R-T1": 20.0})
+    assert [r.notebook for r in rp.longest_first(runs)] == ["U-T1", "R-T1", "L-F1", "L-F2"]
+
+
+def test_the_committed_notebook_costs_name_existing_notebooks():
+    from qtheory import manifest
+    from qtheory import reproduce as rp
+
+    costs = rp.expected_seconds("paper")
+    assert costs and set(costs) <= set(manifest.notebooks())
+    assert all(v > 0 for v in costs.values())

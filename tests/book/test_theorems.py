@@ -85,3 +85,15 @@ def test_theorem_pages_are_in_the_table_of_contents():
     toc = (ROOT / "_toc.yml").read_text(encoding="utf-8")
     for paper, part in manifest.PARTS.items():
         assert f"file: book/{part}/{paper}-theorems" in toc
+
+
+def test_recorded_checks_typeset_their_math():
+    """The ``checks`` directive sets a record's ``$...$`` as math nodes (MathJax), the rest as text."""
+    from docutils import nodes
+
+    from qtheory._sphinx import _with_math
+
+    parts = _with_math(r"growth of $\rho^N$ at $N = 10$ holds")
+    assert [type(p) for p in parts] == [nodes.Text, nodes.math, nodes.Text, nodes.math, nodes.Text]
+    assert [p.astext() for p in parts] == ["growth of ", r"\rho^N", " at ", "N = 10", " holds"]
+    assert [p.astext() for p in _with_math("no math, 5 $")] == ["no math, 5 $"]

@@ -1,0 +1,54 @@
+"""Paper U's entries in the companion's registries: its record, book part, items and notes.
+
+Goldsztajn, Borst and van Leeuwaarden, *Utility maximizing load balancing policies*: the
+assignment of tasks to pools of infinite-server queues (JLMU, SLTA). :data:`PAPER` declares
+the paper's bibliographic record, its book part (``book/utility/``), its manifest items and
+the reconstructions noted while reading it; :mod:`qtheory.manifest` and
+:mod:`qtheory.claims` gather it.
+"""
+
+from ..claims import Noted
+from ..manifest import Item, Paper
+
+__all__ = ["PAPER"]
+
+#: paper U: its record, book part, manifest items (manifest order) and noted readings
+PAPER = Paper(
+    key="U",
+    title="Utility maximizing load balancing policies",
+    part="utility",
+    authors="Diego Goldsztajn, Sem C. Borst and Johan S. H. van Leeuwaarden",
+    year=2023,
+    venue="Stochastic Systems 13(2):211-246",
+    link="https://doi.org/10.1287/stsy.2022.0103",
+    version="equation numbers as in the journal version",
+    items=(
+        Item("U-P-jlmu", "P", "join the largest marginal utility (Sec. 3.1)", "U-T1"),
+        Item("U-P-slta", "P", "self-learning threshold assignment and its learning scheme (Sec. 3.2)", "U-T1"),
+        Item("U-P-base", "P", "baselines: random assignment, class-blind JSQ, the conservative policy of Sec. 8.3", "U-V"),
+        Item("U-V-thm1", "V", r"Theorem 1: $E[u(q_n)] \le u(q_n^*)$ for any policy", "U-V"),
+        Item("U-V-prop1", "V", r"Proposition 1: $q_n^*$ solves the optimisation problem (2)", "U-V"),
+        Item("U-V-thm3", "V", "Theorem 3: the fluid model (12) has unique solutions", "U-V"),
+        Item("U-V-thm4", "V", r"Theorem 4: $q_*$ is the unique, globally attracting equilibrium of (12)", "U-V"),
+        Item("U-V-thm5", "V", "Theorem 5: JLMU occupancy converges to the fluid trajectory", "U-V"),
+        Item("U-V-thm6", "V", r"Theorem 6: SLTA learns $r_*$, occupancy near $q_*$ after $\tau_{\mathrm{eq}}$", "U-V"),
+        Item("U-V-thm2", "V", "Theorem 2: asymptotic optimality of JLMU and SLTA", "U-T1"),
+        Item("U-V-sub", "V", "Sec. 8.3: JLMU is strictly suboptimal in the prelimit (exact computation)", "U-V-sub"),
+        Item("U-X-poisson", "X", r"$n s_n$ is $\mathrm{Poisson}(n\rho)$ in stationarity for any policy", "U-V"),
+        Item("U-F3", "F", r"optimal task assignment against $\rho$ for two utility families (Sec. 2.3.1)", "U-F3"),
+        Item("U-T1", "T", r"Table 1: $E[u(q_n)]$ of JLMU and SLTA against $n$ at $\rho = 9.75$ and 10", "U-T1"),
+        Item("U-R-jlmud", "R", r"beyond the paper: JLMU($d$), JLMU among $d$ sampled pools, against JLMU on the Table 1 system",
+             "U-R-jlmud"),
+    ),
+    noted=(
+        Noted("U-T1", "reconstruction",
+              "Table 1's setting as we read Sec. 3.4.1: runs from an empty system, averages over [`warmup`, `t_end`], "
+              r"SLTA with $\beta_n = n^{-1/3}$; our rows are set beside the paper's table, and its statements about "
+              "the table are checked",
+              (("U-T1", "claim:shrinks as n grows"), ("U-T1", "claim:fractional case"), ("U-T1", "deviation_shrinks")),
+              "the statements of Sec. 3.4.1 about Table 1 are reproduced",
+              source="Sec. 3.4.1, Table 1",
+              alternatives="a stationary start (the paper does not say how its runs begin); another $\\beta_n$ meeting "
+                               "Theorem 2's conditions"),
+    ),
+)

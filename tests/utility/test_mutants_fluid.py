@@ -135,3 +135,37 @@ def test_splitting_step_limit_is_reported_as_a_plain_number():
     with pytest.raises(ParameterError, match=r"`dt` = 10.0 must be <= 1 / \(mu \* deepest level\) = 0\.") as err:
         solve_fluid_splitting(SYS, q0, [0.0, 1.0], dt=10.0)
     assert "np.float64" not in str(err.value)
+
+
+def test_check_state_accepts_a_state_with_a_single_level():
+    # Kills 53:46:const:0 (J >= 2 demanded): shape (m, J + 1) with J = 1 is a state of Q
+    q = np.array([[0.5, 0.2], [0.5, 0.0]])
+    np.testing.assert_array_equal(check_state(SYS, q), q)
+
+
+def test_a_full_coordinate_whose_inflow_is_zero_and_falling_is_active_at_once():
+    # Kills 148:15:drop:1 (the tangential case of _Prefix.active dropped). Order: (1,1),
+    # (0,1), (1,2), ... (Delta(1,0) = log 30 > Delta(0,0) = log 20 > Delta(1,1) = 2 log 15 -
+    # log 30). At rho = 0.3 with (1,1) full and q(1,2) = 0.2, the first non-full
+    # coordinate (0,1) would get Lambda = lam - mu [alpha(1) - q(1,2)] = 0.3 - 0.3 = 0 (mu = 1), and
+    # q(1,2)' = -2 mu q(1,2) < 0 makes it negative at once, against (12b). So sigma(q(t)) =
+    # (1,1) from t = 0 on, and q(1,1) starts to fall: no switch right after t = 0.
+    system = PoolSystem((LogUtility(20), LogUtility(30)), (0.5, 0.5), 0.3)
+    q0 = np.array([[0.5, 0.0, 0.0], [0.5, 0.5, 0.2]])
+    sol = solve_fluid(system, q0, [0.0, 0.5])
+    assert sol.sigma(0) == (1, 1)
+    assert all(t > 1e-3 for t, _, _ in sol.events), sol.events[:3]
+    assert sol.q[1, 1, 1] < 0.5
+
+
+def test_first_event_from_the_empty_state_fills_the_top_coordinate_in_closed_form():
+    # Kills 319:40:const:0 (events record rank a + 2). From q = 0 every arrival goes to
+    # sigma = (1,1) (rank 1) and nothing reaches level 2, so q(1,1)' = lam - mu q(1,1):
+    # q(1,1)(t) = rho (1 - e^{-t}) (mu = 1) reaches alpha(1) = 1/2 at t1 = -log(1 - 0.5 / rho).
+    # Then (0,1), rank 2, becomes sigma: its inflow lam - mu [alpha(1) - q(1,2)] = rho - 0.5 > 0.
+    q0 = np.zeros((2, 3))
+    q0[:, 0] = 0.5
+    sol = solve_fluid(SYS, q0, [0.0, 0.2])
+    t1, kind, rank = sol.events[0]
+    assert (kind, rank) == ("fill", 2)
+    assert t1 == pytest.approx(-np.log(1 - 0.5 / SYS.rho), abs=1e-8)

@@ -41,7 +41,7 @@ import numpy as np
 from . import __version__, manifest
 from .errors import ParameterError
 
-__all__ = ["results_root", "ResultWriter", "read_table", "load_meta", "project_root"]
+__all__ = ["results_root", "ResultWriter", "check_rows", "read_table", "load_meta", "project_root"]
 
 # Run times count from the start of the notebook run: the reproduce command passes
 # it in; in an interactive session the first import of this module stands in for it.
@@ -128,6 +128,32 @@ def _versions() -> dict[str, str]:
     return out
 
 
+_SCALARS = (str, bool, int, float, np.generic)
+
+
+def check_rows(rows: Iterable[Mapping[str, Any]], name: str = "rows") -> list[Mapping[str, Any]]:
+    """Check that `rows` is a tidy table, the one shape of every table the package computes
+    (the ``*_rows`` functions of the ``experiments`` modules) and writes
+    (:meth:`ResultWriter.write_table`): a non-empty sequence of mappings from column names
+    (strings) to one number, string, bool or None per cell. Returns the rows as a list.
+    """
+    if isinstance(rows, Mapping) or isinstance(rows, (str, bytes)):
+        raise ParameterError(f"`{name}` must be a sequence of rows (mappings), got a {type(rows).__name__}")
+    rows = list(rows)
+    if not rows:
+        raise ParameterError(f"`{name}` must not be empty")
+    for i, row in enumerate(rows):
+        if not isinstance(row, Mapping):
+            raise ParameterError(f"`{name}[{i}]` must be a mapping of column -> value (got {type(row).__name__})")
+        for key, value in row.items():
+            if not isinstance(key, str):
+                raise ParameterError(f"`{name}[{i}]`: column names must be strings (got {key!r})")
+            if value is not None and not isinstance(value, _SCALARS):
+                raise ParameterError(f"`{name}[{i}][{key!r}]` must be one number or string per cell, a tidy "
+                                     f"table has no nested values (got {type(value).__name__})")
+    return rows
+
+
 def _format_cell(value: Any) -> str:
     if isinstance(value, (float, np.floating)):
         return repr(float(value))
@@ -209,9 +235,7 @@ class ResultWriter:
         Columns are the union of the rows' keys in order of first appearance;
         floats are written with full precision.
         """
-        rows = list(rows)
-        if not rows:
-            raise ParameterError("`rows` must not be empty")
+        rows = check_rows(rows)
         columns: list[str] = []
         for row in rows:
             for key in row:

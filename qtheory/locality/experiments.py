@@ -9,19 +9,21 @@ replications into estimates with confidence intervals.
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import ParameterError
-from ..stats import band
-from ..validation import check_array, check_integer, check_seed
+from ..stats import band, batch_means
+from ..validation import check_array, check_integer, check_real, check_seed
 from .graphs import CompatibilityGraph, complete_bipartite, irg, window_graph
 from .meanfield import solve_meanfield
 from .model import LocalitySystem
 from .policies import as_policy
 from .simulation import exact_initial_state, iid_initial_state, simulate, simulate_gwsq, simulate_jsqd
 
-__all__ = ["build_graph", "trajectory_replication", "stationary_replication", "population_stationary_replication",
+__all__ = ["build_graph", "StationaryStatistics", "stationary_statistics", "trajectory_replication",
+           "stationary_replication", "population_stationary_replication",
            "occupancy_summary", "sup_l1_error", "lemma1_system",
            "lemma1_rows", "lemma2_matrices", "lemma2_rows", "random_design_system", "proposition1_rows",
            "proposition1_summary", "lemma10_rows", "gwsq_printed_weights", "gwsq_hypergeometric_weights",
@@ -50,6 +52,79 @@ def build_graph(system: LocalitySystem, n_servers: int, kind, seed):
 def _seeds(seed_sequence: np.random.SeedSequence):
     graph_ss, state_ss, sim_ss = seed_sequence.spawn(3)
     return graph_ss, np.random.default_rng(state_ss), sim_ss
+
+
+@dataclass(frozen=True)
+class StationaryStatistics:
+    """Stationary averages of one long run and their batch-means standard errors.
+
+    Attributes
+    ----------
+    mean_queue_length, mean_queue_length_se : (M,) arrays
+        Time average of the mean queue length of the type-m servers.
+    overall_mean_queue_length, overall_mean_queue_length_se : float
+        The same over all servers (the types weighted by their numbers of servers).
+    occupancy, occupancy_se : (M, L) arrays
+        Time average of :math:`q_{m,l}`, the fraction of type-m servers with at least l tasks.
+    n_samples, n_batches : int
+        Equally spaced sampling times in the averaging window, and the batches of
+        consecutive samples behind the standard errors.
+    events : int
+        Events of the whole run (burn-in included).
+    wall_time : float
+        Seconds spent in the kernel.
+    """
+
+    mean_queue_length: np.ndarray
+    mean_queue_length_se: np.ndarray
+    overall_mean_queue_length: float
+    overall_mean_queue_length_se: float
+    occupancy: np.ndarray
+    occupancy_se: np.ndarray
+    n_samples: int
+    n_batches: int
+    events: int
+    wall_time: float
+
+
+def stationary_statistics(system: LocalitySystem, graph: CompatibilityGraph, policy="jsqd", *, burn_in: float,
+                          horizon: float, seed, initial_state=None, n_samples: int = 2000, n_batches: int = 20,
+                          levels: int = 6) -> StationaryStatistics:
+    """Time-averaged stationary statistics of one run of `policy` on `graph`, with standard errors.
+
+    The run starts from `initial_state` (default: empty) at time 0; the averages are over
+    `n_samples` equally spaced times in ``[burn_in, horizon]`` (the sample mean of the state
+    at equally spaced times is an unbiased estimate of its time average over the window).
+    Their standard errors come from `n_batches` batches of consecutive samples
+    (:func:`qtheory.stats.batch_means`): the window should be long against the relaxation
+    time, so that batch means are nearly independent, and `burn_in` long enough to forget
+    the start (neither is checked here: compare two burn-ins, or replications).
+    """
+    burn_in = check_real("burn_in", burn_in, low=0.0)
+    horizon = check_real("horizon", horizon, low=0.0)
+    if not horizon > burn_in:
+        raise ParameterError(f"`horizon` must exceed `burn_in` (got {horizon!r} <= {burn_in!r})")
+    n_samples = check_integer("n_samples", n_samples, low=2)
+    n_batches = check_integer("n_batches", n_batches, low=2, high=n_samples)
+    x0 = np.zeros(graph.n_servers, np.int64) if initial_state is None else initial_state
+    grid = np.concatenate([[0.0], np.linspace(burn_in, horizon, n_samples)]) if burn_in > 0 else \
+        np.linspace(0.0, horizon, n_samples)
+    res = simulate(system, graph, as_policy(policy), x0, grid, seed, levels=levels)
+    occ = res.occupancy[-n_samples:]                          # (S, M, L)
+    mql = res.mean_queue_length[-n_samples:]                  # (S, M)
+    weights = np.bincount(graph.server_type, minlength=graph.n_types) / graph.n_servers
+    # batch b: samples [floor(b S / B), floor((b + 1) S / B)), as running sums at the batch ends
+    ends = (np.arange(1, n_batches + 1) * n_samples) // n_batches
+    counts = ends.astype(float)
+
+    def running(x):
+        return np.cumsum(x, axis=0)[ends - 1]
+
+    m, m_se = batch_means(running(mql), counts)
+    o, o_se = batch_means(running(occ), counts)
+    overall, overall_se = batch_means(running(mql @ weights), counts)
+    return StationaryStatistics(m, m_se, float(overall), float(overall_se), o, o_se, n_samples, n_batches,
+                                res.events, res.wall_time)
 
 
 def trajectory_replication(seed_sequence, system: LocalitySystem, n_servers: int, graph_kind: str, q0,

@@ -9,21 +9,24 @@ so that points are independent however long a preset makes a list, and each can 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import NamedTuple
+
 import numpy as np
 from scipy import stats
 
 from ..errors import ParameterError
 from ..runtime import child_seed, replicate
-from ..validation import check_integer, check_positive
-from ..stats import mean_ci
+from ..validation import check_integer, check_positive, check_real
+from ..stats import batch_means, mean_ci
 from .fluid import l1_distance, solve_fluid, solve_fluid_splitting
 from .model import PoolSystem
 from .optimal import optimal_assignment, optimal_assignment_lp
 from .simulation import simulate
 
-__all__ = ["policy_runs", "table1_rows", "poisson_rows", "fluid_limit_rows",
+__all__ = ["StationaryStatistics", "stationary_statistics", "policy_runs", "table1_rows", "poisson_rows", "fluid_limit_rows",
            "slta_learning_rows", "fluid_convergence_rows", "solver_agreement_rows", "assignment_rows",
-           "lp_rows", "pool_columns"]
+           "lp_rows", "pool_columns", "PoissonTables", "FluidLimitTables", "LearningTables"]
 
 
 def _one_run(ss, system: PoolSystem, n: int, policy: str, t_end: float, warmup: float):
@@ -65,6 +68,68 @@ def policy_runs(system: PoolSystem, n: int, policy: str, *, t_end: float, warmup
     }
 
 
+@dataclass(frozen=True)
+class StationaryStatistics:
+    """Stationary averages of one long run of `n` pools and their batch-means standard errors.
+
+    Attributes
+    ----------
+    mean_utility, mean_utility_se : float
+        Time average of :math:`u(q_n(t))` over the window.
+    mean_tasks, mean_tasks_se : float
+        Time average of :math:`s_n(t)` (tasks per pool; its exact mean is :math:`\\rho`).
+    mean_q, mean_q_se : (m, J + 1) arrays
+        Time average of :math:`q_n(t)`.
+    n_samples, n_batches : int
+        Equally spaced sampling times in ``[warmup, t_end]``, and the batches of
+        consecutive samples behind the standard errors.
+    events : int
+    wall_time : float
+    """
+
+    mean_utility: float
+    mean_utility_se: float
+    mean_tasks: float
+    mean_tasks_se: float
+    mean_q: np.ndarray
+    mean_q_se: np.ndarray
+    n_samples: int
+    n_batches: int
+    events: int
+    wall_time: float
+
+
+def stationary_statistics(system: PoolSystem, n: int, policy="jlmu", *, t_end: float, warmup: float, seed,
+                          n_samples: int = 2000, n_batches: int = 20, **options) -> StationaryStatistics:
+    """Time-averaged :math:`u(q_n)`, :math:`s_n` and :math:`q_n` of one run, with standard errors.
+
+    The averages are over `n_samples` equally spaced times in ``[warmup, t_end]`` (an unbiased
+    estimate of the time average over the window; :func:`~qtheory.utility.simulation.simulate`'s
+    own ``mean_utility`` is the exact time average of the same run); their standard errors
+    come from `n_batches` batches of consecutive samples (:func:`qtheory.stats.batch_means`),
+    valid when the batches are long against the relaxation time (of order :math:`1/\\mu`
+    for the number of tasks). `options` go to :func:`~qtheory.utility.simulation.simulate`
+    (``beta``, ``r0``, ``initial``).
+    """
+    t_end = check_positive("t_end", t_end)
+    warmup = check_real("warmup", warmup, low=0.0, high=t_end, high_open=True)
+    n_samples = check_integer("n_samples", n_samples, low=2)
+    n_batches = check_integer("n_batches", n_batches, low=2, high=n_samples)
+    times = np.linspace(warmup, t_end, n_samples)
+    res = simulate(system, n, policy, t_end=t_end, warmup=warmup, seed=seed, sample_times=times, **options)
+    ends = (np.arange(1, n_batches + 1) * n_samples) // n_batches
+    counts = ends.astype(float)
+
+    def running(x):
+        return np.cumsum(np.asarray(x, dtype=float), axis=0)[ends - 1]
+
+    u, u_se = batch_means(running(res.u), counts)
+    s, s_se = batch_means(running(res.s), counts)
+    q, q_se = batch_means(running(res.q), counts)
+    return StationaryStatistics(float(u), float(u_se), float(s), float(s_se), q, q_se, n_samples, n_batches,
+                                int(res.events), float(res.wall_time))
+
+
 def table1_rows(rhos, n_values, policies, *, t_end: float, warmup: float, n_runs: int, seed: int,
                 system_factory) -> list[dict]:
     """Table 1: for each ``rho`` and ``n``, ``u(q_n*)``, ``u(q_*)`` and each policy's estimate."""
@@ -84,6 +149,27 @@ def table1_rows(rhos, n_values, policies, *, t_end: float, warmup: float, n_runs
     return rows
 
 
+class PoissonTables(NamedTuple):
+    """The two tidy tables of :func:`poisson_rows` (a tuple: ``pmf, summary = ...`` works)."""
+
+    pmf: list[dict]
+    summary: list[dict]
+
+
+class FluidLimitTables(NamedTuple):
+    """The two tidy tables of :func:`fluid_limit_rows`."""
+
+    errors: list[dict]
+    paths: list[dict]
+
+
+class LearningTables(NamedTuple):
+    """The two tidy tables of :func:`slta_learning_rows`."""
+
+    paths: list[dict]
+    summary: list[dict]
+
+
 def _poisson_run(ss, system, n, policy, t_end, warmup, kmax):
     res = simulate(system, n, policy, t_end=t_end, warmup=warmup, seed=ss)
     d = np.zeros(kmax + 1)
@@ -93,10 +179,10 @@ def _poisson_run(ss, system, n, policy, t_end, warmup, kmax):
 
 
 def poisson_rows(system: PoolSystem, n: int, policies, *, t_end: float, warmup: float, n_runs: int,
-                 seed: int) -> tuple[list[dict], list[dict]]:
+                 seed: int) -> PoissonTables:
     """Law of ``n s_n`` under each policy against Poisson(``n rho``) (Sec. 2.1, 3.3).
 
-    Returns ``(pmf_rows, summary_rows)``: the time-averaged pmf per count and policy (with
+    Returns the tables ``(pmf, summary)``: the time-averaged pmf per count and policy (with
     CIs over runs), and per policy the mean count with its CI, its z-score against
     ``n rho``, the total-variation distance between the averaged pmf and Poisson, and the
     largest per-count t statistic with its Bonferroni limit (``max_count_t``, ``count_t_limit``).
@@ -126,7 +212,7 @@ def poisson_rows(system: PoolSystem, n: int, policies, *, t_end: float, warmup: 
                         "z_score": float((c.mean - mean) / c.se),
                         "total_variation": float(0.5 * np.abs(ci.mean - pmf).sum()),
                         "max_count_t": float(t_k.max()), "count_t_limit": t_limit})
-    return pmf_rows, summary
+    return PoissonTables(pmf_rows, summary)
 
 
 def _fluid_run(ss, system, n, q0, times):
@@ -135,10 +221,10 @@ def _fluid_run(ss, system, n, q0, times):
 
 
 def fluid_limit_rows(system: PoolSystem, q0, n_values, times, *, n_runs: int, seed: int,
-                     track=()) -> tuple[list[dict], list[dict]]:
+                     track=()) -> FluidLimitTables:
     """Theorem 5: ``||q_n(t) - q(t)||_1`` for JLMU from `q0` against the exact fluid trajectory.
 
-    Returns ``(error_rows, path_rows)``; path rows give the mean of the coordinates in
+    Returns the tables ``(errors, paths)``; path rows give the mean of the coordinates in
     `track` (``(i, j)`` pairs) for each ``n`` next to the fluid value.
     """
     times = np.asarray(times, dtype=float)
@@ -159,7 +245,7 @@ def fluid_limit_rows(system: PoolSystem, q0, n_values, times, *, n_runs: int, se
             for k, t in enumerate(times):
                 path_rows.append({"n": n, "cls": i + 1, "j": j, "t": float(t), "sim_mean": float(ci.mean[k]),
                                   "low": float(ci.low[k]), "high": float(ci.high[k]), "fluid": float(fl[k])})
-    return err_rows, path_rows
+    return FluidLimitTables(err_rows, path_rows)
 
 
 def _slta_run(ss, system, n, t_end, times, beta):
@@ -169,10 +255,10 @@ def _slta_run(ss, system, n, t_end, times, beta):
 
 
 def slta_learning_rows(system: PoolSystem, n_values, times, *, n_runs: int, seed: int, t_late: float,
-                       beta=None) -> tuple[list[dict], list[dict]]:
+                       beta=None) -> LearningTables:
     """Theorem 6: SLTA from an empty system with ``r_n(0) = 1``.
 
-    Returns ``(path_rows, summary_rows)``: per ``n`` and time the mean of ``r_n(t)`` and of
+    Returns the tables ``(paths, summary)``: per ``n`` and time the mean of ``r_n(t)`` and of
     ``||q_n(t) - q_n*||_1``, and per ``n`` the fraction of sampled times after
     ``tau_eq`` (the fluid time at which the mass above ``sigma_*`` is reached) with
     ``r_n = r_*`` and the mean distance there.
@@ -198,7 +284,7 @@ def slta_learning_rows(system: PoolSystem, n_values, times, *, n_runs: int, seed
         summary.append({"n": n, "r_star": r_star, "tau_fluid": float(tau),
                         "fraction_at_r_star_late": float(np.mean(r[:, late] == r_star)),
                         "mean_l1_late": float(d[:, late].mean()), "runs": n_runs})
-    return path_rows, summary
+    return LearningTables(path_rows, summary)
 
 
 def fluid_convergence_rows(system: PoolSystem, starts: dict, times) -> list[dict]:

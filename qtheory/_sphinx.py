@@ -22,6 +22,7 @@ Enabled in ``_config.yml`` under ``sphinx.extra_extensions``.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -163,6 +164,25 @@ def _claims_pages(app, config) -> None:
     write_index(Path(app.srcdir) / "book")
 
 
+def text_with_math(text: str) -> list:
+    """Docutils nodes for `text`: its ``$...$`` spans as inline math, the rest as text.
+
+    Claim texts are written with ``$...$`` math (as the Markdown pages are); the checks
+    directive builds its nodes itself, so it typesets them here. An unmatched ``$`` (a
+    price, a lone sign) stays text.
+    """
+    out = []
+    for i, part in enumerate(re.split(r"(?<!\\)\$([^$]+)\$", text)):
+        if i % 2:
+            out.append(nodes.math(part, part))
+        elif part:
+            out.append(nodes.Text(part))
+    return out
+
+
+_with_math = text_with_math  # the name tests/book/test_theorems.py imports
+
+
 class ChecksDirective(Directive):
     """The recorded claims of one manifest item, as a bullet list (see the module doc)."""
 
@@ -206,22 +226,13 @@ class ChecksDirective(Directive):
         items = nodes.bullet_list()
         for c in records:
             para = nodes.paragraph()
-            para += _with_math(describe(c) + " ")
-            para += nodes.strong(text=c.judge())
+            para.extend(text_with_math(describe(c) + " "))
+            verdict = nodes.strong()
+            verdict.extend(text_with_math(c.judge()))
+            para += verdict
             items += nodes.list_item("", para)
         container += items
         return [container]
-
-
-def _with_math(text: str) -> list:
-    """Text nodes for `text`, its ``$...$`` spans as inline math (MathJax typesets them)."""
-    import re
-
-    out = []
-    for k, part in enumerate(re.split(r"\$([^$]+)\$", text)):
-        if part:
-            out.append(nodes.math(part, part) if k % 2 else nodes.Text(part))
-    return out
 
 
 def setup(app):

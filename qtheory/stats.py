@@ -105,7 +105,7 @@ def pair_correlation(mean, mean_square, n_servers: int, *, n_boot: int = 1000, s
 
     Servers of a type are exchangeable (random graph, i.i.d. start), so with
     ``S = sum_j X_j`` over the type's n servers, ``Var S = n Var X (1 + (n - 1) corr)``.
-    `mean` and `mean_square` are, per replication, the type averages of X and X^2 at
+    `mean` and `mean_square` are, per replication, the type averages of :math:`X` and :math:`X^2` at
     one time. Returns the estimate and a bootstrap 95% interval (resampling replications).
     """
     mean = check_array("mean", mean, ndim=1, low=0.0)

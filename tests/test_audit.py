@@ -324,3 +324,20 @@ def test_every_subpackage_declares_an_explicit_all(package):
     module = importlib.import_module(".".join(package.relative_to(root).parts))
     missing = [n for n in names if not hasattr(module, n)]
     assert not missing, f"{module.__name__}.__all__ names what the package does not define: {missing}"
+
+
+def test_docstrings_hold_no_control_characters():
+    """A ``:math:`\\rho``` in a docstring that is not raw would hold a carriage return
+    (``\\r``), a backspace (``\\b``) or a form feed (``\\f``): the math breaks silently."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1] / "qtheory"
+    bad = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in [tree] + [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                          ast.ClassDef))]:
+            doc = ast.get_docstring(node, clean=False) or ""
+            if re.search(r"[\x00-\x08\x0b-\x1f]", doc):
+                bad.append(f"{path.relative_to(root)}:{getattr(node, 'name', '<module>')}")
+    assert not bad, f"docstrings with control characters (write r\"\"\"...\"\"\" or \\\\): {bad}"

@@ -175,3 +175,14 @@ def test_long_identifiers_in_table_cells_are_set_as_code():
     # code and math keep their underscores
     assert _cell("sum_m and `already_set_as_code_here` and $q_{m,\\ell}$") == \
         "sum\\_m and `already_set_as_code_here` and $q_{m,\\ell}$"
+
+
+def test_checks_directive_typesets_dollar_math_of_claim_texts():
+    from docutils import nodes
+
+    from qtheory._sphinx import text_with_math
+
+    parts = text_with_math(r"$P(Q > 15)$ at $\lambda = 0.6$ costs \$5 (a lone $ sign)")
+    assert [type(p) for p in parts] == [nodes.math, nodes.Text, nodes.math, nodes.Text]
+    assert parts[0].astext() == "P(Q > 15)" and parts[2].astext() == r"\lambda = 0.6"
+    assert parts[3].astext() == r" costs \$5 (a lone $ sign)"

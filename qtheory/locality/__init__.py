@@ -6,7 +6,7 @@ Modules, by role:
   Sec. 6 parameters and initial conditions, finite sizes;
 - :mod:`~qtheory.locality.graphs` -- irg(p) (Definition 3), complete and window graphs,
   Condition 1 and clustered-proportional-sparsity statistics;
-- :mod:`~qtheory.locality.stability` -- Lemma 1 (exact rho^N), criterion (3.1), Lemma 10,
+- :mod:`~qtheory.locality.stability` -- Lemma 1 (exact :math:`\\rho^N`), criterion (3.1), Lemma 10,
   Proposition 1;
 - :mod:`~qtheory.locality.meanfield` -- ODE (3.7), its fixed point (Theorems 4, 7);
 - :mod:`~qtheory.locality.simulation` -- numba simulators of local JSQ(d) and GWSQ(d);

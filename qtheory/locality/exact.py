@@ -68,7 +68,7 @@ def gwsq_candidates(server_type, share_k, d):
 
 
 def stationary(candidates_per_dispatcher, arrival_rate, server_rates, buffer):
-    """Stationary distribution over states in {0..buffer}^N; returns (states, pi).
+    """Stationary distribution over states in :math:`\\{0, \\dots, b\\}^N` (`b` = `buffer`); returns (states, pi).
 
     Parameters
     ----------
@@ -130,7 +130,7 @@ def stationary(candidates_per_dispatcher, arrival_rate, server_rates, buffer):
 
 
 def type_occupancy(states, pi, server_type, levels):
-    """Stationary ``q_{m,l}`` (l = 1..levels) per server type from (states, pi)."""
+    """Stationary :math:`q_{m,\\ell}` (:math:`\\ell = 1, \\dots,` `levels`) per server type from (states, pi)."""
     server_type = np.asarray(server_type)
     M = server_type.max() + 1
     out = np.zeros((M, levels))

@@ -3,7 +3,7 @@
 A graph keeps, for each dispatcher i, the slice ``neighbors[offset[i] : offset[i] +
 degree[i]]`` of one int32 array. Slices may share storage: the complete bipartite graph
 stores ``arange(N)`` once, so it costs O(N + W) memory for any N; an irg(p) graph costs
-4 bytes per edge (N = 10^4 with the design p^1 of Sec. 6 is about 170 MB).
+4 bytes per edge (:math:`N = 10^4` with the design :math:`p^1` of Sec. 6 is about 170 MB).
 
 Samplers: :func:`irg` (Definition 3), :func:`complete_bipartite`, and
 :func:`window_graph`, a deterministic graph with the same edge densities that satisfies
@@ -359,9 +359,9 @@ def sparsity_statistic(graph: CompatibilityGraph, eps, test_sets=None, seed: int
 
     For each test set U and cluster k, the fraction of cluster-k dispatchers i with
     ``| |N(i) & U| / |N(i)| - |E_k(U)| / |E_k(V)| | >= eps``; the maximum over U and k is
-    returned. The supremum over all 2^N sets in (3.8) cannot be computed, so this is a
+    returned. The supremum over all :math:`2^N` sets in (3.8) cannot be computed, so this is a
     lower bound of it; clustered proportional sparsity requires it to tend to 0 for
-    every eps > 0.
+    every :math:`\\varepsilon > 0`.
 
     Parameters
     ----------

@@ -23,7 +23,7 @@ PAPER = Paper(
     link="https://doi.org/10.1287/stsy.2022.0040",
     version="equation numbers as in arXiv:2211.16416 (2022)",
     items=(
-        Item("L-P-jsqd", "P", "local JSQ(d) on a bipartite dispatcher/server graph with K clusters and M server types", "L-F1"),
+        Item("L-P-jsqd", "P", "local JSQ(d) on a bipartite dispatcher/server graph with $K$ clusters and $M$ server types", "L-F1"),
         Item("L-P-gwsq", "P", "GWSQ(d): JSQ(d) with global weighted sampling (Algorithm 1)", "L-V-limits"),
         Item("L-P-irg", "P", "irg(p) random compatibility graphs (Definition 3)", "L-V-graphs"),
         Item("L-V-lemma1", "V", r"Lemma 1: the finite system is ergodic iff $\rho^N < 1$", "L-V-stability"),
@@ -48,35 +48,35 @@ PAPER = Paper(
     ),
     noted=(
         Noted("L-V-lemma10", "reconstruction",
-              "(5.2), the asymptotic load: the supremum over alpha in [0,1]^M of lambda zeta sum_k w_k "
-              "(sum_m alpha_m r_(k,m))^d / sum_m alpha_m v_m u_m, attained at a set of server types",
+              r"(5.2), the asymptotic load: the supremum over $\alpha \in [0,1]^M$ of $\lambda \zeta \sum_k w_k "
+              r"\bigl(\sum_m \alpha_m r_{k,m}\bigr)^d / \sum_m \alpha_m v_m u_m$, attained at a set of server types",
               (("L-V-lemma10", "claim:unstable"), ("L-V-lemma10", "claim:growth rate"), ("L-V-lemma10", "rho_design")),
               "consistent: predicts the instability of the complete graph; its growth is checked against (3.7)",
               source="Lemma 10, eq. (5.2)",
-              alternatives="the left side of (5.2) at alpha = (1, ..., 1) only (0.75 for p^0: no instability)"),
+              alternatives=r"the left side of (5.2) at $\alpha = (1, \dots, 1)$ only (0.75 for $p^0$: no instability)"),
         Noted("L-V-thm4", "reconstruction",
               "(5.1), the fixed-point equations: the right side of (3.7) set to zero",
               (("L-V-thm4", "root_residual"), ("L-V-thm4", "max_final_distance")),
               "consistent: the root of (5.1) is the limit of every integration of (3.7)", source="eq. (5.1)",
-              alternatives="the recursive form (5.3) from q*_(m,1) (used for the tails, refined_tail): the same root"),
+              alternatives="the recursive form (5.3) from $q^*_{m,1}$ (used for the tails, `refined_tail`): the same root"),
         Noted("L-V-thm8", "reconstruction",
-              "Condition 1: deg_w(i, m) = number of type-m neighbours of dispatcher i, deg_v(k, j) = number "
-              "of cluster-k neighbours of server j (our reading of the two degrees)",
+              r"Condition 1: $\deg_w(i, m)$ = number of type-$m$ neighbours of dispatcher $i$, $\deg_v(k, j)$ = "
+              "number of cluster-$k$ neighbours of server $j$ (our reading of the two degrees)",
               (("L-V-thm8", "at_largest_N"),),
               "consistent: irg(p) meets the condition and proportional sparsity, the window graph does not",
               source="Condition 1 (Sec. 2)",
               alternatives="total degrees over all types / clusters: they cannot express the per-pair densities of (2.2)"),
         Noted("L-F1", "reconstruction",
-              "Fig. 1 plots the mean queue length of each type, sum over l >= 1 of q_(m,l)(t), on t in "
-              "[0, 2.5] (the horizon is not stated)",
+              r"Fig. 1 plots the mean queue length of each type, $\sum_{\ell \ge 1} q_{m,\ell}(t)$, on "
+              r"$t \in [0, 2.5]$ (the horizon is not stated)",
               (("L-F1", "claim:95% CIs"), ("L-F1", "claim:almost monotonically"), ("L-F1", "type1_growth_second_half_S1")),
               "consistent with the figure's description", source="Sec. 6.1, Fig. 1",
-              alternatives="q_(m,1)(t) (fraction busy) instead of the mean queue length; a longer horizon than the "
+              alternatives="$q_{m,1}(t)$ (fraction busy) instead of the mean queue length; a longer horizon than the "
                                "marked times 0.5, ..., 2.5"),
         Noted("L-F1", "erratum",
-              "Sec. 6 notation: mu = (1, 5, 10) stands for the rates u of Secs. 2-5, and Sec. 6.1 writes "
-              "p_(m,k) for p_(k,m)",
+              r"Sec. 6 notation: $\mu = (1, 5, 10)$ stands for the rates $u$ of Secs. 2-5, and Sec. 6.1 writes "
+              "$p_{m,k}$ for $p_{k,m}$",
               (("L-F1", "claim:capacity sufficiency"),),
-              "notation only: with u = mu the example has the capacity the text states", source="Secs. 6, 6.1"),
+              r"notation only: with $u = \mu$ the example has the capacity the text states", source="Secs. 6, 6.1"),
     ),
 )

@@ -43,9 +43,12 @@ def _selection_factor(a: np.ndarray, b: np.ndarray, d: int) -> np.ndarray:
 def drift(system: LocalitySystem, q) -> np.ndarray:
     """Right-hand side of ODE (3.7) at the truncated state `q` (shape (M, L)).
 
-    ``dq_{m,l}/dt = -u_m (q_{m,l} - q_{m,l+1}) + lambda zeta (q_{m,l-1} - q_{m,l})
-    sum_k (p[k,m] w_k / delta_k) (qt_{k,l-1}^d - qt_{k,l}^d) / (qt_{k,l-1} - qt_{k,l})``,
-    with ``qt_{k,l} = sum_m r[k,m] q_{m,l}`` the cluster-k view of the occupancy.
+    .. math:: \\frac{dq_{m,\\ell}}{dt} = -u_m (q_{m,\\ell} - q_{m,\\ell+1}) + \\lambda \\zeta
+       (q_{m,\\ell-1} - q_{m,\\ell}) \\sum_k \\frac{p_{k,m} w_k}{\\delta_k}
+       \\frac{\\tilde q_{k,\\ell-1}^d - \\tilde q_{k,\\ell}^d}{\\tilde q_{k,\\ell-1} - \\tilde q_{k,\\ell}},
+
+    with :math:`\\tilde q_{k,\\ell} = \\sum_m r_{k,m} q_{m,\\ell}` the cluster-:math:`k` view of the
+    occupancy.
 
     `q` must be a state of S: one row per server type, tails in [0, 1] that do not
     increase with the level (the solvers call an unchecked version on their iterates).

@@ -163,7 +163,7 @@ class LocalitySystem:
                               self.service_rates, self.compatibility, d)
 
 
-#: the designed compatibility matrix p^1 of Sec. 6.1 (rows: clusters, columns: server types)
+#: the designed compatibility matrix :math:`p^1` of Sec. 6.1 (rows: clusters, columns: server types)
 PAPER_DESIGN = ((0.05, 0.6, 1.0), (0.1, 0.7, 1.0))
 
 #: initial matrices of Sec. 6 (row m: server type m; see :func:`paper_initial_occupancy`)
@@ -175,13 +175,13 @@ PAPER_INITIAL = {
 
 
 def paper_system(compatibility="design", d: int = 2) -> LocalitySystem:
-    """The system of Sec. 6: K = 2, M = 3, lambda = 3, zeta = 1, w = (0.2, 0.8),
-    v = (0.5, 0.3, 0.2), u = (1, 5, 10).
+    """The system of Sec. 6: :math:`K = 2`, :math:`M = 3`, :math:`\\lambda = 3`, :math:`\\zeta = 1`,
+    :math:`w = (0.2, 0.8)`, :math:`v = (0.5, 0.3, 0.2)`, :math:`u = (1, 5, 10)`.
 
     Parameters
     ----------
     compatibility : "design", "complete" or array
-        ``"design"`` is p^1 of Sec. 6.1, ``"complete"`` the all-ones matrix p^0 (complete
+        ``"design"`` is :math:`p^1` of Sec. 6.1, ``"complete"`` the all-ones matrix :math:`p^0` (complete
         bipartite graph); an array is used as is.
     d : int
         Number of sampled servers (2 in the paper).

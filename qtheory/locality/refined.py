@@ -6,7 +6,7 @@ population process*, the mean at size N has an expansion in 1/N (Gast and Van Ho
 2017, "A refined mean field approximation"; Gast, Bortolussi and Tribastone 2019,
 "Size expansions of mean field approximation: transient and steady-state analysis"):
 
-    E[q^N] = q* + V / N + O(1/N^2),        E[q^N(t)] = q(t) + V(t) / N + O(1/N^2).
+.. math:: E[q^N] = q^* + V / N + O(1/N^2), \\qquad E[q^N(t)] = q(t) + V(t) / N + O(1/N^2).
 
 **Which systems.** The state is ``q[m, l-1] = q_{m,l}``, flattened type by type
 (index ``m L + l - 1``), truncated at L levels. The occupancy is a population process
@@ -36,7 +36,7 @@ term of (3.7). In the form ``x -> x + e / N at rate N beta_e(x)`` the jumps are
 q_{m,l+1})) / v_m``.
 
 **Stationary term.** With ``A`` the Jacobian and ``B`` the second derivatives of the drift
-at q*, W solves the Lyapunov equation ``A W + W A^T + Q = 0`` (N Cov(q^N) -> W) and
+at q*, W solves the Lyapunov equation ``A W + W A^T + Q = 0`` (:math:`N \\operatorname{Cov}(q^N) \\to W`) and
 ``V = -A^{-1} (B:W / 2 + f1(q*))``, ``(B:W)_i = sum_{j,k} B_{ijk} W_{jk}`` (Gast and Van
 Houdt 2017, Thm. 3.1; f1 = 0 for GWSQ). **Transient term**: along the ODE solution,
 ``dV/dt = A V + B:W / 2 + f1``, ``dW/dt = A W + W A^T + Q`` (Gast, Bortolussi and

@@ -9,7 +9,7 @@ queue length (the latter two exactly, whatever L).
   its neighbourhood N(i) and joins the shortest; ties are broken uniformly at random
   (the sample is drawn in uniformly random order and the first shortest wins). If
   ``delta_i < d`` the task joins a uniform neighbour; d = 1 is random routing.
-* GWSQ(d) (Algorithm 1, with the sign of x_{k,m,l} corrected to
+* GWSQ(d) (Algorithm 1, with the sign of :math:`x_{k,m,\\ell}` corrected to
   ``(v_m p_{k,m} / delta_k)(q_{m,l} - q_{m,l+1})``): a cluster-k arrival draws d
   candidates from the global weighted queue-length distribution of cluster k and
   joins a server of the smallest drawn length, choosing the type in proportion to the
@@ -17,7 +17,7 @@ queue length (the latter two exactly, whatever L).
   candidate is a type m with probability ``v_m p_{k,m} / delta_k`` and then a uniform
   server of that type, and the task joins the first shortest candidate. The paper's
   hypergeometric formula uses the non-integer "counts" ``N x_{k,m,l}`` and is not a
-  probability distribution; the two agree to O(d^2 / N), and with independent draws the
+  probability distribution; the two agree to :math:`O(d^2 / N)`, and with independent draws the
   drift of the occupancy is exactly the right side of (3.7) for every N.
 """
 
@@ -162,7 +162,7 @@ class SimulationResult:
     occupancy : (T, M, L) array
         ``occupancy[g, m, l-1] = q_{m,l}^N(t_g)``.
     mean_queue_length, mean_square : (T, M) arrays
-        Average of X_j and of X_j^2 over type-m servers (exact, not truncated at L).
+        Average of :math:`X_j` and of :math:`X_j^2` over type-:math:`m` servers (exact, not truncated at :math:`L`).
     final_state : (N,) int64 array
         Queue lengths at the last recording time.
     events : int
@@ -228,7 +228,7 @@ def simulate(system: LocalitySystem, graph: CompatibilityGraph, policy, initial_
     Parameters
     ----------
     system : LocalitySystem
-        Gives lambda (per dispatcher), the service rate of each type and the default d.
+        Gives :math:`\\lambda` (per dispatcher), the service rate of each type and the default :math:`d`.
     graph : CompatibilityGraph
         Any bipartite graph (policies that need one need every dispatcher to have a
         neighbour).

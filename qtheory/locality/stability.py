@@ -1,17 +1,18 @@
-"""Stability of local JSQ(d): Lemma 1, criterion (3.1) (Lemma 2), Lemma 10 and Proposition 1.
+r"""Stability of local JSQ(d): Lemma 1, criterion (3.1) (Lemma 2), Lemma 10 and Proposition 1.
 
-Our readings (recorded as reconstructions on the page L-V-stability): ``rho^N`` of Lemma 1
+Our readings (recorded as reconstructions on the page L-V-stability): :math:`\rho^N` of Lemma 1
 in the form of the result the paper cites for it, and Sec. 6.1's value for the complete
 bipartite graph as our evaluation of (5.2):
 
-* Lemma 1 (Foss and Chernova 1998, Thm 2.5). A task of dispatcher i lands in a set U
-  of servers with long queues only if all d sampled servers lie in U, which happens
-  with probability ``C(|N(i) & U|, d) / C(delta_i, d)`` (``|N(i) & U| / delta_i`` when
-  ``delta_i < d``). The finite system is ergodic iff
-  ``rho^N = max_U  sum_i lambda P_i(U) / sum_{j in U} u_j < 1``.
-* Lemma 10 / (5.2): the large-N version, a supremum over fractions ``alpha_m`` of each
-  type in U. The ratio is quasi-convex in alpha (convex numerator, linear denominator),
-  so the supremum is attained at a 0/1 vertex: a nonempty set of server types.
+* Lemma 1 (Foss and Chernova 1998, Thm 2.5). A task of dispatcher :math:`i` lands in a set
+  :math:`U` of servers with long queues only if all :math:`d` sampled servers lie in
+  :math:`U`, which happens with probability
+  :math:`P_i(U) = \binom{|N(i) \cap U|}{d} / \binom{\delta_i}{d}` (:math:`|N(i) \cap U| / \delta_i`
+  when :math:`\delta_i < d`). The finite system is ergodic iff
+  :math:`\rho^N = \max_U \sum_i \lambda P_i(U) / \sum_{j \in U} u_j < 1`.
+* Lemma 10 / (5.2): the large-:math:`N` version, a supremum over fractions :math:`\alpha_m` of
+  each type in :math:`U`. The ratio is quasi-convex in :math:`\alpha` (convex numerator, linear
+  denominator), so the supremum is attained at a 0/1 vertex: a nonempty set of server types.
 """
 
 from __future__ import annotations
@@ -71,14 +72,14 @@ def _kernel_exact_load(masks, degree, server_rates, arrival_rate, d, n_servers):
 
 def exact_load(graph: CompatibilityGraph, system: LocalitySystem, *, return_set: bool = False,
                max_servers: int = 22):
-    """``rho^N`` of Lemma 1 for a small graph, by enumerating all 2^N - 1 server sets.
+    """:math:`\\rho^N` of Lemma 1 for a small graph, by enumerating all :math:`2^N - 1` server sets.
 
     Parameters
     ----------
     graph : CompatibilityGraph
         At most `max_servers` servers; every dispatcher needs a neighbour.
     system : LocalitySystem
-        Gives lambda, d and the service rate of each server type.
+        Gives :math:`\\lambda`, :math:`d` and the service rate of each server type.
     return_set : bool
         Also return the maximising set (boolean array over servers).
     """
@@ -101,7 +102,7 @@ def exact_load(graph: CompatibilityGraph, system: LocalitySystem, *, return_set:
 
 
 def complete_bipartite_exact_load(server_rates, n_dispatchers: int, arrival_rate: float, d: int) -> float:
-    """``rho^N`` of the complete bipartite graph in closed form (an independent check).
+    """:math:`\\rho^N` of the complete bipartite graph in closed form (an independent check).
 
     Every dispatcher sees all N servers, so a set of size n receives
     ``W lambda C(n, d) / C(N, d)``; for a given size the worst set holds the slowest servers.
@@ -121,7 +122,7 @@ def complete_bipartite_exact_load(server_rates, n_dispatchers: int, arrival_rate
 
 
 def type_loads(system: LocalitySystem) -> np.ndarray:
-    """Left side of (3.1) per server type: ``(lambda zeta / u_m) sum_k w_k p[k, m] / delta_k``.
+    """Left side of (3.1) per server type: :math:`(\\lambda \\zeta / u_m) \\sum_k w_k p_{k,m} / \\delta_k`.
 
     This is the load of a type-m server under random routing (d = 1).
     """
@@ -158,11 +159,13 @@ def _ratio(system: LocalitySystem, alpha: np.ndarray) -> float:
 
 
 def asymptotic_load(system: LocalitySystem) -> AsymptoticLoad:
-    """Asymptotic load rho of Lemma 10, eq. (5.2).
+    """Asymptotic load :math:`\\rho` of Lemma 10, eq. (5.2).
 
-    ``rho = sup_alpha lambda zeta sum_k w_k (sum_m alpha_m p[k,m] v_m / delta_k)^d /
-    sum_m alpha_m v_m u_m`` over ``alpha in [0, 1]^M \\ {0}``, evaluated on the 2^M - 1
-    nonempty 0/1 vertices (where a quasi-convex ratio attains its supremum).
+    .. math:: \\rho = \\sup_{\\alpha \\in [0, 1]^M \\setminus \\{0\\}} \\frac{\\lambda \\zeta \\sum_k w_k
+       \\bigl(\\sum_m \\alpha_m p_{k,m} v_m / \\delta_k\\bigr)^d}{\\sum_m \\alpha_m v_m u_m},
+
+    evaluated on the :math:`2^M - 1` nonempty 0/1 vertices (where a quasi-convex ratio
+    attains its supremum).
     """
     by_set = {}
     for size in range(1, system.n_types + 1):
@@ -195,7 +198,7 @@ def design_compatibility(system: LocalitySystem) -> np.ndarray:
 
 
 def require_stable(system: LocalitySystem, what: str = "this stationary quantity") -> AsymptoticLoad:
-    """Raise :class:`InstabilityError` unless the asymptotic load rho of (5.2) is < 1."""
+    """Raise :class:`InstabilityError` unless the asymptotic load :math:`\\rho` of (5.2) is < 1."""
     if not system.capacity_sufficient:
         raise InstabilityError(f"{what} does not exist: capacity sufficiency (2.1) fails "
                                f"(lambda zeta = {system.total_arrival_rate:g} >= sum_m u_m v_m = {system.capacity:g})")

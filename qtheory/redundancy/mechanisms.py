@@ -5,7 +5,7 @@ A mechanism object names itself (``name``, the string every function of
 :mod:`qtheory.redundancy` also accepts), and gathers what the package knows of it: its exact
 stationary law (the product forms (4) and (6), :mod:`.productform`), its truncated Markov
 chain written from the definition (:mod:`.chain`, an independent route) and its simulator
-(:mod:`.simulation`). Every function that takes ``mechanism`` accepts an object or its name.
+(:mod:`~qtheory.redundancy.simulation`). Every function that takes ``mechanism`` accepts an object or its name.
 
 Unlike the dispatching policies of papers L and U, the two mechanisms differ in several
 places of the simulator's event loop (who serves an arriving job, what a completion

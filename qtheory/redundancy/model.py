@@ -11,7 +11,7 @@ Servers are numbered from 0 in code; the paper's server :math:`n` is index ``n -
 
 Constructors cover the families of the paper (manifest item R-P-types):
 :func:`power_of_d` (Remark 2.1), :func:`circular_d` (Appendix E),
-:func:`m_model` (Fig. 2), :func:`single_plus_full` (the eps example of Sec. 3.3),
+:func:`m_model` (Fig. 2), :func:`single_plus_full` (the :math:`\\varepsilon` example of Sec. 3.3),
 :func:`fully_flexible` (Remark 2.2), and :class:`RedundancySystem` itself for
 arbitrary subsets.
 """
@@ -224,7 +224,7 @@ def m_model(p12: float, speeds: Sequence[float] = (1.0, 1.0, 1.0)) -> Redundancy
 
 
 def single_plus_full(n_servers: int, eps: float, speeds: Sequence[float] | None = None) -> RedundancySystem:
-    """The eps example of Sec. 3.3: single-server types plus one fully replicated type.
+    """The :math:`\\varepsilon` example of Sec. 3.3: single-server types plus one fully replicated type.
 
     :math:`p_{\\{n\\}} = \\frac{N - 1 - \\epsilon}{N (N - 1) \\mu} \\mu_n` and
     :math:`p_{\\{1..N\\}} = \\epsilon / (N - 1)`, for :math:`0 \\le \\epsilon < N - 1`;

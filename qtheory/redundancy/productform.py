@@ -521,7 +521,8 @@ def joint_type_pmf(system: RedundancySystem, lam: float, max_jobs: int) -> np.nd
     """Joint pmf :math:`P((Q_S)_S = q)` under c.o.c. for all q with entries <= max_jobs.
 
     Returns an array of shape ``(max_jobs + 1,) * K``; small systems only
-    ((max_jobs + 1)^K 2^N <= 2e6). Same DP, with a count vector per prefix set.
+    (:math:`(J + 1)^K 2^N \\le 2 \\cdot 10^6`, with :math:`J` = `max_jobs`). Same DP, with a count
+    vector per prefix set.
     """
     lam = check_load(lam)
     max_jobs = check_integer("max_jobs", max_jobs, low=0)

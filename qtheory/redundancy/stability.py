@@ -73,7 +73,7 @@ _RTOL = 1e-12
 
 
 def check_load(lam) -> float:
-    """The per-server arrival rate lambda as a float > 0."""
+    """The per-server arrival rate :math:`\\lambda` as a float > 0."""
     return check_real("lam", lam, low=0.0, low_open=True)
 
 
@@ -426,7 +426,7 @@ def _enumerate_guard(n: int, what: str) -> None:
 
 
 def condition_1(system: RedundancySystem, lam: float) -> ConditionCheck:
-    """Condition (1) over all non-empty type sets: :math:`N\\lambda p_{\\mathcal T} < \\mu_{\\mathcal T}`. O(2^K)."""
+    """Condition (1) over all non-empty type sets: :math:`N\\lambda p_{\\mathcal T} < \\mu_{\\mathcal T}`. :math:`O(2^K)`."""
     lam = check_load(lam)
     k, n = system.n_types, system.n_servers
     _enumerate_guard(k, "type sets")
@@ -445,7 +445,7 @@ def condition_1(system: RedundancySystem, lam: float) -> ConditionCheck:
 
 
 def condition_2(system: RedundancySystem, lam: float) -> ConditionCheck:
-    """Condition (2) over all non-empty server sets: :math:`N\\lambda\\sum_{S\\subseteq U}p_S < \\mu(U)`. O(K 2^N)."""
+    """Condition (2) over all non-empty server sets: :math:`N\\lambda\\sum_{S\\subseteq U}p_S < \\mu(U)`. :math:`O(K 2^N)`."""
     lam = check_load(lam)
     n = system.n_servers
     _enumerate_guard(n, "server sets")
@@ -509,7 +509,7 @@ def _type_set_margins(system: RedundancySystem):
 
 
 def local_condition_7(system: RedundancySystem) -> ConditionCheck:
-    """(7): :math:`p_{\\mathcal T} < \\mu_{\\mathcal T}/(N\\mu)` for type sets not covering all servers. O(2^K)."""
+    """(7): :math:`p_{\\mathcal T} < \\mu_{\\mathcal T}/(N\\mu)` for type sets not covering all servers. :math:`O(2^K)`."""
     full = (1 << system.n_servers) - 1
     tot = system.total_speed
     worst, arg, count = math.inf, (), 0
@@ -524,7 +524,7 @@ def local_condition_7(system: RedundancySystem) -> ConditionCheck:
 
 
 def local_condition_9(system: RedundancySystem) -> ConditionCheck:
-    """(9): :math:`\\mu((\\bigcup_{S\\notin\\mathcal T'}S)^c)/(N\\mu) < p_{\\mathcal T'}` for proper non-empty :math:`\\mathcal T'`. O(2^K)."""
+    """(9): :math:`\\mu((\\bigcup_{S\\notin\\mathcal T'}S)^c)/(N\\mu) < p_{\\mathcal T'}` for proper non-empty :math:`\\mathcal T'`. :math:`O(2^K)`."""
     k, n = system.n_types, system.n_servers
     _enumerate_guard(k, "type sets")
     masks, probs, tot = system.masks, system.probabilities, system.total_speed
@@ -559,7 +559,7 @@ def local_condition_10(system: RedundancySystem) -> ConditionCheck:
 
 
 def local_condition_8(system: RedundancySystem) -> ConditionCheck:
-    """(8): :math:`\\sum_{S\\subseteq U}p_S < \\mu(U)/(N\\mu)` for every proper non-empty U. O(K 2^N)."""
+    """(8): :math:`\\sum_{S\\subseteq U}p_S < \\mu(U)/(N\\mu)` for every proper non-empty :math:`U`. :math:`O(K 2^N)`."""
     n = system.n_servers
     _enumerate_guard(n, "server sets")
     masks, probs, tot = system.masks, system.probabilities, system.total_speed
@@ -574,7 +574,7 @@ def local_condition_8(system: RedundancySystem) -> ConditionCheck:
 
 
 def local_condition_11(system: RedundancySystem) -> ConditionCheck:
-    """(11): :math:`\\mu(U')/(N\\mu) < \\sum_{S\\cap U'\\ne\\emptyset}p_S` for every proper non-empty U'. O(K 2^N)."""
+    """(11): :math:`\\mu(U')/(N\\mu) < \\sum_{S\\cap U'\\ne\\emptyset}p_S` for every proper non-empty :math:`U'`. :math:`O(K 2^N)`."""
     n = system.n_servers
     _enumerate_guard(n, "server sets")
     masks, probs, tot = system.masks, system.probabilities, system.total_speed

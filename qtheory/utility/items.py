@@ -42,13 +42,13 @@ PAPER = Paper(
     ),
     noted=(
         Noted("U-T1", "reconstruction",
-              "Table 1's setting as we read Sec. 3.4.1: runs from an empty system, averages over [warmup, t_end], "
-              "SLTA with beta_n = n^(-1/3); our rows are set beside the paper's table, and its statements about "
+              "Table 1's setting as we read Sec. 3.4.1: runs from an empty system, averages over [`warmup`, `t_end`], "
+              r"SLTA with $\beta_n = n^{-1/3}$; our rows are set beside the paper's table, and its statements about "
               "the table are checked",
               (("U-T1", "claim:shrinks as n grows"), ("U-T1", "claim:fractional case"), ("U-T1", "deviation_shrinks")),
               "the statements of Sec. 3.4.1 about Table 1 are reproduced",
               source="Sec. 3.4.1, Table 1",
-              alternatives="a stationary start (the paper does not say how its runs begin); another beta_n meeting "
+              alternatives="a stationary start (the paper does not say how its runs begin); another $\\beta_n$ meeting "
                                "Theorem 2's conditions"),
     ),
 )

@@ -1,18 +1,21 @@
-"""Sec. 8.3: JLMU is not optimal in the prelimit, computed exactly.
+r"""Sec. 8.3: JLMU is not optimal in the prelimit, computed exactly.
 
-Two pools, one per class, with ``u_1(x) = eps x`` and ``u_2(x) = a 1{x >= 1}``
-(``0 < eps < a``): our reading of the utilities of Sec. 8.3, reconstructed from its text
-(see the book's reconstruction notes). Tasks arrive at rate ``lam`` and
-leave at rate ``mu`` each; ``rho = lam / mu``.
+Two pools, one per class, with :math:`u_1(x) = \varepsilon x` and
+:math:`u_2(x) = a \mathbf{1}\{x \ge 1\}` (:math:`0 < \varepsilon < a`; ``eps`` and ``a`` in
+the code): our reading of the utilities of Sec. 8.3, reconstructed from its text
+(see the book's reconstruction notes). Tasks arrive at rate :math:`\lambda` (``lam``) and
+leave at rate :math:`\mu` (``mu``) each; :math:`\rho = \lambda / \mu` (``rho``).
 
-- JLMU sends a task to pool 2 iff pool 2 is empty (its marginal utility ``a`` beats
-  ``eps``; every other marginal utility of pool 2 is 0 < eps). Pool 2 alone is then a
-  two-state chain with ``P(Y = 1) = rho / (1 + rho)``, and the total ``X + Y`` is
-  Poisson(rho), so ``E[U] = eps (rho - rho / (1 + rho)) + a rho / (1 + rho)``.
-- The conservative policy sends every task to pool 2, an M/M/inf queue:
-  ``E[V] = a (1 - exp(-rho))``.
+- JLMU sends a task to pool 2 iff pool 2 is empty (its marginal utility :math:`a` beats
+  :math:`\varepsilon`; every other marginal utility of pool 2 is :math:`0 < \varepsilon`).
+  Pool 2 alone is then a two-state chain with :math:`P(Y = 1) = \rho / (1 + \rho)`, and the
+  total :math:`X + Y` is :math:`\mathrm{Poisson}(\rho)`, so
+  :math:`E[U] = \varepsilon (\rho - \rho / (1 + \rho)) + a \rho / (1 + \rho)`.
+- The conservative policy sends every task to pool 2, an :math:`M/M/\infty` queue:
+  :math:`E[V] = a (1 - e^{-\rho})`.
 
-JLMU loses (``E[U] < E[V]``) iff ``eps < eps_c(rho) = a [(1 + rho)(1 - e^{-rho}) - rho] / rho^2``.
+JLMU loses (:math:`E[U] < E[V]`) iff
+:math:`\varepsilon < \varepsilon_c(\rho) = a [(1 + \rho)(1 - e^{-\rho}) - \rho] / \rho^2`.
 :func:`stationary_mean_utility` computes both by solving a truncated CTMC, an
 independent route to the same numbers.
 
@@ -99,7 +102,7 @@ def conservative_rule(x: int, y: int) -> int:
 def stationary_mean_utility(eps: float, rho: float, rule: Callable[[int, int], int], a: float = 1.0,
                             mu: float = 1.0, truncation: int | None = None) -> float:
     """``E[u_1(X) + u_2(Y)]`` from the stationary law of the CTMC ``(X, Y)`` truncated at
-    ``X + Y <= truncation`` (arrivals blocked there; the Poisson(rho) tail beyond is below
+    ``X + Y <= truncation`` (arrivals blocked there; the :math:`\\mathrm{Poisson}(\\rho)` tail beyond is below
     1e-15 for the default truncation).
 
     `rule(x, y)` returns the pool (0 or 1) that receives an arriving task.

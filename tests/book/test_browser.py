@@ -336,11 +336,11 @@ _PROSE = """() => {
 
 #: pages whose prose still writes math as plain text, left for issue 16: the API pages
 #: (docstrings rendered as text) and the pages that list claim texts recorded by the
-#: notebooks (theorems, claims, reconstructions, errata). Shrink this set as they are fixed;
-#: an expected failure that passes is reported (XPASS).
+#: notebooks (L-V-limits and L-V-graphs, and the noted readings kept in the package).
+#: Shrink this set as they are fixed; an expected failure that passes is reported (XPASS).
 PLAIN_MATH_LEFT = {"book/api", "book/locality/L-api", "book/redundancy/R-api",
-                   "book/locality/L-theorems", "book/redundancy/R-theorems", "book/utility/U-theorems",
-                   "book/claims", "book/reconstructions", "book/errata"}
+                   "book/locality/L-theorems", "book/redundancy/R-theorems",
+                   "book/claims", "book/reconstructions"}
 
 
 @pytest.mark.parametrize("doc", [pytest.param(d, marks=pytest.mark.xfail(reason="plain-text math left (issue 16)",

@@ -2,13 +2,13 @@
 #   make book    -- venv from the pinned requirements, every notebook through papermill, HTML
 #   make test    -- the test suite
 #   make stress  -- the test suite N times (default 20) with every core busy (flaky tests)
-# Options: PRESET=quick|paper (default paper), JOBS=N notebooks at a time,
+# Options: PRESET=quick|paper (default paper), JOBS=N notebooks at a time (default 2),
 # SCHEDULER=ADDRESS replications on a Dask cluster, STRICT=1
 # to turn Sphinx warnings into errors (CI does).
 PYTHON ?= python3
 VENV   ?= .venv
 PRESET ?= paper
-JOBS   ?= 1
+JOBS   ?= 2
 STRICT ?=
 BIN    := $(VENV)/bin
 

@@ -107,7 +107,7 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
                    help="override a notebook parameter (a Python literal), repeatable")
     p.add_argument("--jobs", type=int, default=1, help="notebooks run at the same time (default 1)")
     p.add_argument("--workers", type=int, default=None,
-                   help="worker processes per notebook for replications (default: CPUs / jobs)")
+                   help="worker processes per notebook for replications (default: CPUs / jobs, at least 2)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="send every notebook's replications to the Dask scheduler at ADDRESS "
                         "(e.g. tcp://10.0.0.1:8786); same numbers as a local run")

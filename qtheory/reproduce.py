@@ -569,7 +569,8 @@ def reproduce(preset: str = "paper", only: Iterable[str] | None = None,
     results_dir : path, optional
         Results root (default ``results/``).
     workers : int, optional
-        Worker processes per notebook for replications (default: CPUs / jobs).
+        Worker processes per notebook for replications (default:
+        :func:`default_notebook_workers`).
     force : bool
         Rerun notebooks whose results are up to date (same notebook, parameters and
         package sources, see :func:`input_hash`); by default they are skipped, so an
@@ -596,6 +597,18 @@ def reproduce(preset: str = "paper", only: Iterable[str] | None = None,
     with results_lock(results, wait=wait, echo=echo):
         return _reproduce_locked(runs, results, preset=preset, jobs=jobs, workers=workers, force=force,
                                  echo=echo)
+
+
+def default_notebook_workers(jobs: int, cpus: int | None = None) -> int:
+    """Replication workers per notebook when `jobs` notebooks run at once: CPUs / jobs, but at
+    least 2 (and at most the CPUs).
+
+    Up to twice as many processes as cores: while one notebook runs serial code (its
+    kernel's start, exact solvers, figures) the other's workers keep every core busy, and
+    the longest notebook still replicates on two cores once the short ones are done.
+    """
+    cpus = cpus or os.cpu_count() or 1
+    return max(1, min(cpus, max(2, cpus // jobs)))
 
 
 def expected_seconds(preset: str = "paper") -> dict[str, float]:
@@ -631,7 +644,7 @@ def _reproduce_locked(runs: list[Run], results: Path, *, preset: str, jobs: int,
                 todo.append(run)
         runs = todo
     if workers is None:
-        workers = max(1, (os.cpu_count() or 1) // jobs)
+        workers = default_notebook_workers(jobs)
     total = len(runs)
     echo(f"reproducing {total} notebook(s) with preset {preset!r}, {jobs} at a time, "
          f"{workers} worker(s) each; results in {results}")

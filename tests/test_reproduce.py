@@ -159,3 +159,13 @@ def test_the_committed_notebook_costs_name_existing_notebooks():
     costs = rp.expected_seconds("paper")
     assert costs and set(costs) <= set(manifest.notebooks())
     assert all(v > 0 for v in costs.values())
+
+
+def test_default_workers_per_notebook_keep_two_per_notebook_on_two_cores():
+    from qtheory.reproduce import default_notebook_workers
+
+    assert default_notebook_workers(1, cpus=2) == 2
+    assert default_notebook_workers(2, cpus=2) == 2      # 4 processes on 2 cores
+    assert default_notebook_workers(2, cpus=8) == 4
+    assert default_notebook_workers(8, cpus=8) == 2
+    assert default_notebook_workers(3, cpus=1) == 1      # never more than the CPUs

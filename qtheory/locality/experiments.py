@@ -274,7 +274,8 @@ def lemma1_rows(seed: int, arrival_rates, n_runs: int, horizon: float) -> list[d
 
     ``growth_predicted_with_replacement`` is the prediction of the alternative reading in
     which the d picks are drawn with replacement (the slow pair is hit with probability
-    (2/4)^d instead of C(2, d) / C(4, d)); the simulator samples distinct servers (Sec. 2.2).
+    :math:`(2/4)^d` instead of :math:`\\binom{2}{d} / \\binom{4}{d}`); the simulator samples distinct
+    servers (Sec. 2.2).
 
     Returns one row per arrival rate: ``arrival_rate, rho_N, worst_set, closed_form_rho_N,
     growth_sim, ci_low, ci_high, se, growth_predicted, growth_predicted_with_replacement,
@@ -310,7 +311,7 @@ def lemma1_rows(seed: int, arrival_rates, n_runs: int, horizon: float) -> list[d
 
 
 def lemma2_matrices(system: LocalitySystem) -> dict:
-    """The compatibility matrices of the Lemma 2 page: p^0 (all ones), p^1 (Sec. 6.1) and the
+    """The compatibility matrices of the Lemma 2 page: :math:`p^0` (all ones), :math:`p^1` (Sec. 6.1) and the
     Proposition 1 design of :func:`~qtheory.locality.stability.design_compatibility`."""
     from .model import PAPER_DESIGN
     from .stability import design_compatibility
@@ -324,8 +325,8 @@ def lemma2_rows(seed: int, n_servers: int, n_runs: int, horizon: float) -> list[
 
     For the matrices of :func:`lemma2_matrices` (Sec. 6 system) each row gives the left
     side of (3.1) for one type, whether (3.1) holds, and the asymptotic load (5.2). For
-    p^1 it adds the time-averaged busy fraction of the type in `n_runs` simulations of
-    d = 1 (random routing) on irg(p^1) with `n_servers` servers (seed
+    :math:`p^1` it adds the time-averaged busy fraction of the type in `n_runs` simulations of
+    :math:`d = 1` (random routing) on :math:`\\mathrm{irg}(p^1)` with `n_servers` servers (seed
     ``child_seed(seed, "lemma2")``), averaged over ``[horizon / 10, horizon]``: an M/M/1
     queue is busy a fraction equal to its load. The runs start from the product-form law
     of independent M/M/1 queues at the (3.1) loads (geometric tails), so that slowly
@@ -405,8 +406,8 @@ def proposition1_rows(seed: int, n_designs: int, design=None) -> list[dict]:
 
 def proposition1_summary(rows) -> dict:
     """Counts of :func:`proposition1_rows`: systems below capacity and how many the design
-    stabilises ((3.1) holds and rho < 1); systems at or above capacity and how many of
-    their random p violate (3.1)."""
+    stabilises ((3.1) holds and :math:`\\rho < 1`); systems at or above capacity and how many of
+    their random :math:`p` violate (3.1)."""
     below = [r for r in rows if r["load_over_capacity"] < 1]
     above = [r for r in rows if r["load_over_capacity"] >= 1]
     return dict(n_below_capacity=len(below),
@@ -421,8 +422,8 @@ def lemma10_rows(seed: int, n_list, n_runs: int, horizon: float, *, n_times: int
 
     Parts (column ``part``):
 
-    * ``"rho by set of types"``: the left side of (5.2) at each 0/1 vector alpha (a set
-      of server types) for p^0 and p^1; ``critical`` marks the maximiser.
+    * ``"rho by set of types"``: the left side of (5.2) at each 0/1 vector :math:`\\alpha` (a set
+      of server types) for :math:`p^0` and :math:`p^1`; ``critical`` marks the maximiser.
     * ``"rho^N complete graph"``: Lemma 1's exact ``rho^N`` of the complete graph with N
       servers (closed form), for N in `exact_n_list`.
     * ``"type-1 growth rate"``: for N in `n_list` (index i), `n_runs` simulations of the

@@ -152,9 +152,9 @@ def random_system(rng: np.random.Generator, max_servers: int = 5, max_types: int
 def convergence_order(rows: list[dict], *, key: str = "distance") -> float:
     """Observed order p of ``max |prelimit - limit| ~ eps^p`` between the two highest loads.
 
-    `rows` carry ``load_fraction`` (lambda/lambda*, so eps = 1 - load_fraction) and `key`;
-    the largest gap over the rows of each load is taken. A limit approached with an
-    O(eps) error term gives p close to 1; a wrong limit gives p close to 0.
+    `rows` carry ``load_fraction`` (:math:`\\lambda/\\lambda^*`, so :math:`\\varepsilon = 1 -` ``load_fraction``) and
+    `key`; the largest gap over the rows of each load is taken. A limit approached with an
+    :math:`O(\\varepsilon)` error term gives p close to 1; a wrong limit gives p close to 0.
     """
     loads = sorted({float(r["load_fraction"]) for r in rows})
     if len(loads) < 2:
@@ -246,7 +246,7 @@ POD_CASES = ((6, 2), (8, 3), (10, 5), (12, 11))
 
 def stability_rows(systems: list[RedundancySystem], seed: int, pod_cases=POD_CASES) -> list[dict]:
     """R-V-stab: the three critical-subset searches and conditions (1), (2) just below and
-    above lambda* per random system; then, per power-of-d case with random speeds
+    above :math:`\\lambda^*` per random system; then, per power-of-d case with random speeds
     (``child_seed(seed, "pod speeds", n, d)``), the general search against formula (3)."""
     from . import stability as S
 
@@ -310,7 +310,7 @@ def product_form_rows(cases, n_runs: int, n_events: int, seed: int, *, warmup: i
     """R-V-pf: simulated E[Q], Var(Q), P(Q = 0..max_q) (and E[Q_S] for c.o.c.) against the
     product forms, one row per quantity with the z-score over runs.
 
-    `cases` are (name, system, load fraction of lambda*); the runs of case i and mechanism m
+    `cases` are (name, system, load fraction of :math:`\\lambda^*`); the runs of case i and mechanism m
     use ``child_seed(seed, "pf", i, m)``.
     """
     from .stability import critical_load

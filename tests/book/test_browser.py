@@ -338,9 +338,7 @@ _PROSE = """() => {
 #: (docstrings rendered as text) and the pages that list claim texts recorded by the
 #: notebooks (L-V-limits and L-V-graphs, and the noted readings kept in the package).
 #: Shrink this set as they are fixed; an expected failure that passes is reported (XPASS).
-PLAIN_MATH_LEFT = {"book/api", "book/locality/L-api", "book/redundancy/R-api",
-                   "book/locality/L-theorems", "book/redundancy/R-theorems",
-                   "book/claims", "book/reconstructions"}
+PLAIN_MATH_LEFT = {"book/locality/L-api", "book/locality/L-theorems", "book/claims", "book/reconstructions"}
 
 
 @pytest.mark.parametrize("doc", [pytest.param(d, marks=pytest.mark.xfail(reason="plain-text math left (issue 16)",

@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 #: notebooks whose figures are still captioned with the manifest title (issue 16); shrink it
-CAPTIONS_LEFT = {"L-V-limits", "L-V-graphs"}
+CAPTIONS_LEFT: set[str] = set()
 
 
 def save_figure_calls(path: Path) -> list[ast.Call]:

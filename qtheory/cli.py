@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 
 from . import _runner, manifest, reproduce
-from .errors import QTheoryError
+from .errors import ParameterError, QTheoryError
 from .results import project_root, results_root
 
 
@@ -78,6 +78,11 @@ def cmd_reproduce(args) -> int:
 
 
 def cmd_book(args) -> int:
+    if args.results_dir is not None and Path(args.results_dir).resolve() != (project_root() / "results").resolve():
+        # a side run writes its executed notebooks to <dir>/_executed: the book, built from
+        # results/ and book/<part>/, would show the older ones under the new run's name
+        raise ParameterError(f"`--results-dir` {args.results_dir!r} is for side runs of `reproduce`; the book is "
+                             f"built from {project_root() / 'results'} (leave --results-dir out)")
     if not args.no_run:
         cmd_reproduce(args)
     for line in reproduce.preset_warnings():

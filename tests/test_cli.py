@@ -104,3 +104,18 @@ def test_book_warns_naming_the_pages_when_presets_are_mixed(tmp_path, monkeypatc
     assert "overridden parameters (shown in their badge): L-F2" in err, err
     # the build itself runs quietly (-q: no Sphinx status lines, no configuration dumps)
     assert all("-q" in cmd for cmd in calls) and len(calls) == 2
+
+
+def test_book_refuses_a_side_results_folder(tmp_path, monkeypatch, capsys):
+    """`book --results-dir X` would run the notebooks into X but build the pages from
+    results/ and book/<part>/ (older runs, possibly of another preset): refused, naming the
+    option, before anything runs; the project's own results folder is accepted."""
+    monkeypatch.setenv("QTHEORY_PROJECT", str(tmp_path))
+    calls = []
+    monkeypatch.setattr(cli.subprocess, "run",
+                        lambda cmd, **kw: calls.append(cmd) or subprocess.CompletedProcess(cmd, 0, ""))
+    monkeypatch.setattr(cli, "cmd_reproduce", lambda args: calls.append("reproduce"))
+    assert cli.main(["book", "--results-dir", str(tmp_path / "side")]) != 0
+    assert "`--results-dir`" in capsys.readouterr().err and calls == []
+    assert cli.main(["book", "--no-run", "--results-dir", str(tmp_path / "results")]) == 0
+    assert len(calls) == 1

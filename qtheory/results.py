@@ -282,7 +282,11 @@ class ResultWriter:
 
     def figure_caption(self, name: str | None = None, caption: str | None = None) -> tuple[str, str]:
         """The (caption, alt text) :meth:`save_figure` shows with a figure."""
-        what = caption or self.item.title      # not capitalised: titles may start with a symbol
+        what = caption or self.item.title
+        # a sentence after the item ID: a caption written in lower case gets a capital, one that
+        # starts with a symbol or math ($...$) is left as it is
+        if what[:1].islower():
+            what = what[0].upper() + what[1:]
         part = f" ({name})" if name else ""
         preset = os.environ.get("QTHEORY_PRESET", "interactive")
         overrides = os.environ.get("QTHEORY_OVERRIDES")

@@ -76,10 +76,11 @@ def test_figure_caption_names_item_preset_seed_and_data(tmp_path, monkeypatch):
     w = results.ResultWriter("L-F2", parameters={"seed": 7}, seed=7, root=tmp_path)
     w.write_table([{"a": 1}])
     text, alt = w.figure_caption("tail", "mean paths against the ODE")
-    assert text.startswith("L-F2 (tail). mean paths against the ODE. Computed with the quick preset")
+    assert text.startswith("L-F2 (tail). Mean paths against the ODE. Computed with the quick preset")
+    assert w.figure_caption(None, "$q_{1,1}$ against t")[0].startswith("L-F2. $q_{1,1}$ against t.")
     assert "n_runs = 20" in text and "seed 7" in text and "L-F2.csv" in text
-    assert alt == "L-F2 (tail): mean paths against the ODE"
+    assert alt == "L-F2 (tail): Mean paths against the ODE"
     w.discard()
     d = results.ResultWriter("L-X-homog", parameters={}, seed=None, root=tmp_path)
-    assert "no random numbers" in d.figure_caption()[0] and "homogeneous" in d.figure_caption()[1]
+    assert "no random numbers" in d.figure_caption()[0] and "Homogeneous" in d.figure_caption()[1]
     d.discard()

@@ -39,6 +39,12 @@ __all__ = ["POLICIES", "SimulationResult", "simulate", "occupancy_from_state", "
 POLICIES = tuple(REGISTRY)
 
 
+# Every subscript of the kernel below casts its index with _ix (unsigned): numba then omits the
+# negative-index wrap-around (idx < 0 -> idx + size) it emits for each signed index; every
+# index here is >= 0 (as in qtheory.redundancy.simulation).
+_ix = np.uint64
+
+
 @njit(cache=True, inline="always")
 def _interval(last_t, t, t_warm):
     """Length of the part of [last_t, t] after the warm-up t_warm (0.0 if none)."""
@@ -49,8 +55,8 @@ def _interval(last_t, t, t_warm):
 
 @njit(cache=True)
 def _accumulate(area, last, bound, offset, i, j, t, t_warm):
-    area[i, j] += _interval(last[i, j], t, t_warm) * (offset[i + 1] - bound[i, j])
-    last[i, j] = t
+    area[_ix(i), _ix(j)] += _interval(last[_ix(i), _ix(j)], t, t_warm) * (offset[_ix(i + 1)] - bound[_ix(i), _ix(j)])
+    last[_ix(i), _ix(j)] = t
 
 
 @njit(cache=True)
@@ -58,10 +64,10 @@ def _record(si, out_q, out_r, out_s, out_u, offset, bound, r, N, U):
     """Write the state at sample time `si`: occupancy counts, threshold, tasks, utility."""
     for i in range(offset.shape[0] - 1):
         for j in range(out_q.shape[2]):
-            out_q[si, i, j] = offset[i + 1] - bound[i, j]
-    out_r[si] = r
-    out_s[si] = N
-    out_u[si] = U
+            out_q[_ix(si), _ix(i), _ix(j)] = offset[_ix(i + 1)] - bound[_ix(i), _ix(j)]
+    out_r[_ix(si)] = r
+    out_s[_ix(si)] = N
+    out_u[_ix(si)] = U
 
 
 def _kernel_template(params, st_in, rng_state, n, lam, mu, t_end, t_warm, pool_class, offset, occ, perm, posn,
@@ -89,7 +95,7 @@ def _kernel_template(params, st_in, rng_state, n, lam, mu, t_end, t_warm, pool_c
     while True:
         rate = arrival_rate + mu * N
         t_next = t + exponential(rng) / rate
-        while si < S and sample_t[si] < t_next:
+        while si < S and sample_t[_ix(si)] < t_next:
             _record(si, out_q, out_r, out_s, out_u, offset, bound, st[0], N, U)
             si += 1
         a = t if t > t_warm else t_warm
@@ -98,8 +104,8 @@ def _kernel_template(params, st_in, rng_state, n, lam, mu, t_end, t_warm, pool_c
             w = b - a
             area_u += w * U
             area_s += w * N
-            hist_n[N] += w
-            time_r[st[0]] += w
+            hist_n[_ix(N)] += w
+            time_r[_ix(st[0])] += w
         if t_next >= t_end:
             t = t_end
             break
@@ -112,8 +118,8 @@ def _kernel_template(params, st_in, rng_state, n, lam, mu, t_end, t_warm, pool_c
                 status = -p
                 break
             # ---------------- arrival: update the state ----------------
-            i = pool_class[p]
-            x = occ[p]
+            i = pool_class[_ix(p)]
+            x = occ[_ix(p)]
             if x >= J:
                 status = 1
                 break
@@ -123,44 +129,44 @@ def _kernel_template(params, st_in, rng_state, n, lam, mu, t_end, t_warm, pool_c
             # the occupancy count of (i, x + 1) changes: close its interval. Written out here, not
             # through _accumulate: a helper taking the arrays, inlined or not, halves the speed (measured by
             # benchmarks/run.py --only c), one taking scalars costs nothing
-            area_q[i, x + 1] += _interval(last[i, x + 1], t, t_warm) * (offset[i + 1] - bound[i, x + 1])
-            last[i, x + 1] = t
-            here = posn[p]
-            dest = bound[i, x + 1] - 1
-            other = perm[dest]
-            perm[dest] = p
-            perm[here] = other
-            posn[p] = dest
-            posn[other] = here
-            bound[i, x + 1] -= 1
-            occ[p] = x + 1
-            if minocc[i] == x and bound[i, x] == bound[i, x + 1]:
-                minocc[i] = x + 1
-            U += delta[i, x]
-            tasks[N] = p
+            area_q[_ix(i), _ix(x + 1)] += _interval(last[_ix(i), _ix(x + 1)], t, t_warm) * (offset[_ix(i + 1)] - bound[_ix(i), _ix(x + 1)])
+            last[_ix(i), _ix(x + 1)] = t
+            here = posn[_ix(p)]
+            dest = bound[_ix(i), _ix(x + 1)] - 1
+            other = perm[_ix(dest)]
+            perm[_ix(dest)] = p
+            perm[_ix(here)] = other
+            posn[_ix(p)] = dest
+            posn[_ix(other)] = here
+            bound[_ix(i), _ix(x + 1)] -= 1
+            occ[_ix(p)] = x + 1
+            if minocc[_ix(i)] == x and bound[_ix(i), _ix(x)] == bound[_ix(i), _ix(x + 1)]:
+                minocc[_ix(i)] = x + 1
+            U += delta[_ix(i), _ix(x)]
+            tasks[_ix(N)] = p
             N += 1
         else:
             # ---------------- departure of a uniformly random task ----------------
             k = randint(rng, N)
-            p = tasks[k]
+            p = tasks[_ix(k)]
             N -= 1
-            tasks[k] = tasks[N]
-            i = pool_class[p]
-            x = occ[p]
-            area_q[i, x] += _interval(last[i, x], t, t_warm) * (offset[i + 1] - bound[i, x])
-            last[i, x] = t
-            here = posn[p]
-            dest = bound[i, x]
-            other = perm[dest]
-            perm[dest] = p
-            perm[here] = other
-            posn[p] = dest
-            posn[other] = here
-            bound[i, x] += 1
-            occ[p] = x - 1
-            if x - 1 < minocc[i]:
-                minocc[i] = x - 1
-            U -= delta[i, x - 1]
+            tasks[_ix(k)] = tasks[_ix(N)]
+            i = pool_class[_ix(p)]
+            x = occ[_ix(p)]
+            area_q[_ix(i), _ix(x)] += _interval(last[_ix(i), _ix(x)], t, t_warm) * (offset[_ix(i + 1)] - bound[_ix(i), _ix(x)])
+            last[_ix(i), _ix(x)] = t
+            here = posn[_ix(p)]
+            dest = bound[_ix(i), _ix(x)]
+            other = perm[_ix(dest)]
+            perm[_ix(dest)] = p
+            perm[_ix(here)] = other
+            posn[_ix(p)] = dest
+            posn[_ix(other)] = here
+            bound[_ix(i), _ix(x)] += 1
+            occ[_ix(p)] = x - 1
+            if x - 1 < minocc[_ix(i)]:
+                minocc[_ix(i)] = x - 1
+            U -= delta[_ix(i), _ix(x - 1)]
     for i in range(m):
         for j in range(1, J + 1):
             _accumulate(area_q, last, bound, offset, i, j, t, t_warm)

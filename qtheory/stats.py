@@ -15,7 +15,7 @@ from scipy import stats as _st
 from .errors import ParameterError
 from .validation import check_array, check_integer, check_real, check_seed
 
-__all__ = ["MeanCI", "mean_ci", "band", "batch_means", "loglog_slope", "pair_correlation"]
+__all__ = ["MeanCI", "mean_ci", "band", "batch_means", "sample_batch_means", "loglog_slope", "pair_correlation"]
 
 
 @dataclass(frozen=True)
@@ -98,6 +98,20 @@ def batch_means(numerator, denominator) -> tuple[np.ndarray, np.ndarray]:
     resid = n_b - m * d_b.reshape(d_shape)
     se = np.sqrt((resid ** 2).sum(axis=0) / (b * (b - 1))) / (den[-1] / b)
     return m, se
+
+
+def sample_batch_means(samples, n_batches: int) -> tuple[np.ndarray, np.ndarray]:
+    """Mean of `samples` (shape (S, ...): one state per equally spaced time of one run) and
+    its batch-means standard error over `n_batches` batches of consecutive samples.
+
+    Batch b holds samples ``floor(b S / B)`` to ``floor((b + 1) S / B) - 1``; the result is
+    :func:`batch_means` of the running sums at the batch ends against the sample counts.
+    """
+    x = np.asarray(samples, dtype=float)
+    n_samples = x.shape[0] if x.ndim else 0
+    n_batches = check_integer("n_batches", n_batches, low=2, high=n_samples)
+    ends = (np.arange(1, n_batches + 1) * n_samples) // n_batches
+    return batch_means(np.cumsum(x, axis=0)[ends - 1], ends.astype(float))
 
 
 def pair_correlation(mean, mean_square, n_servers: int, *, n_boot: int = 1000, seed: int = 0):

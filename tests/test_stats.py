@@ -81,3 +81,16 @@ def test_batch_means_rejects_bad_batches():
         stats.batch_means([1.0, 2.0, 3.0], [1.0, 2.0])
     with pytest.raises(ParameterError, match="increase strictly"):
         stats.batch_means([1.0, 2.0], [1.0, 1.0])
+
+
+def test_sample_batch_means_cuts_the_samples_into_consecutive_batches():
+    """10 samples in 3 batches: samples 0-2, 3-5, 6-9 (ends floor(10 b / 3)); by hand, the
+    batch sums are 3, 12, 30 over 3, 3, 4 samples of x = 0..9."""
+    x = np.arange(10.0)
+    m, se = stats.sample_batch_means(x, 3)
+    m_ref, se_ref = stats.batch_means([3.0, 15.0, 45.0], [3.0, 6.0, 10.0])
+    assert m == pytest.approx(4.5) and m == m_ref and se == se_ref
+    m2, se2 = stats.sample_batch_means(np.stack([x, 2 * x], axis=1), 3)
+    np.testing.assert_allclose(m2, [4.5, 9.0]) and np.testing.assert_allclose(se2, [se, 2 * se])
+    with pytest.raises(ParameterError, match="`n_batches`"):
+        stats.sample_batch_means(x, 11)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParameterError
-from ..stats import band, batch_means
+from ..stats import band, sample_batch_means
 from ..validation import check_array, check_integer, check_real, check_seed
 from .graphs import CompatibilityGraph, complete_bipartite, irg, window_graph
 from .meanfield import solve_meanfield
@@ -114,15 +114,9 @@ def stationary_statistics(system: LocalitySystem, graph: CompatibilityGraph, pol
     mql = res.mean_queue_length[-n_samples:]                  # (S, M)
     weights = np.bincount(graph.server_type, minlength=graph.n_types) / graph.n_servers
     # batch b: samples [floor(b S / B), floor((b + 1) S / B)), as running sums at the batch ends
-    ends = (np.arange(1, n_batches + 1) * n_samples) // n_batches
-    counts = ends.astype(float)
-
-    def running(x):
-        return np.cumsum(x, axis=0)[ends - 1]
-
-    m, m_se = batch_means(running(mql), counts)
-    o, o_se = batch_means(running(occ), counts)
-    overall, overall_se = batch_means(running(mql @ weights), counts)
+    m, m_se = sample_batch_means(mql, n_batches)
+    o, o_se = sample_batch_means(occ, n_batches)
+    overall, overall_se = sample_batch_means(mql @ weights, n_batches)
     return StationaryStatistics(m, m_se, float(overall), float(overall_se), o, o_se, n_samples, n_batches,
                                 res.events, res.wall_time)
 

@@ -18,7 +18,7 @@ from scipy import stats
 from ..errors import ParameterError
 from ..runtime import child_seed, replicate
 from ..validation import check_integer, check_positive, check_real
-from ..stats import batch_means, mean_ci
+from ..stats import mean_ci, sample_batch_means
 from .fluid import l1_distance, solve_fluid, solve_fluid_splitting
 from .model import PoolSystem
 from .optimal import optimal_assignment, optimal_assignment_lp
@@ -117,15 +117,9 @@ def stationary_statistics(system: PoolSystem, n: int, policy="jlmu", *, t_end: f
     n_batches = check_integer("n_batches", n_batches, low=2, high=n_samples)
     times = np.linspace(warmup, t_end, n_samples)
     res = simulate(system, n, policy, t_end=t_end, warmup=warmup, seed=seed, sample_times=times, **options)
-    ends = (np.arange(1, n_batches + 1) * n_samples) // n_batches
-    counts = ends.astype(float)
-
-    def running(x):
-        return np.cumsum(np.asarray(x, dtype=float), axis=0)[ends - 1]
-
-    u, u_se = batch_means(running(res.u), counts)
-    s, s_se = batch_means(running(res.s), counts)
-    q, q_se = batch_means(running(res.q), counts)
+    u, u_se = sample_batch_means(res.u, n_batches)
+    s, s_se = sample_batch_means(res.s, n_batches)
+    q, q_se = sample_batch_means(res.q, n_batches)
     return StationaryStatistics(float(u), float(u_se), float(s), float(s_se), q, q_se, n_samples, n_batches,
                                 int(res.events), float(res.wall_time))
 

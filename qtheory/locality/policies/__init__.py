@@ -27,6 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+import numpy as np
+
 from ..._registry import policy_registry
 from ...errors import ParameterError
 
@@ -35,6 +37,11 @@ __all__ = ["Policy", "REGISTRY", "register", "rule_of", "as_policy", "decide", "
 #: registered policies by name; ``register(params_class, rule)`` is the class decorator of a
 #: policy file and ``rule_of(policy)`` its compiled rule (see :mod:`qtheory._registry`)
 REGISTRY, register, rule_of = policy_registry()
+
+#: the index type of the rules' subscripts: ``arr[_ix(i)]`` casts the index to unsigned, so
+#: that numba omits the negative-index wrap-around it emits for a signed one (every index
+#: of a rule is >= 0); as in the kernel template of :mod:`qtheory.locality.simulation`
+_ix = np.uint64
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from numba import njit
 from ..._rng import randint, uniform
 from ...errors import ParameterError
 from ...validation import check_integer
-from . import Policy, register
+from . import Policy, _ix, register
 
 Params = namedtuple("LocalJSQParams", ["d", "picks"])
 
@@ -23,11 +23,11 @@ def rule(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, s
     shortest in the (uniformly random) sampling order; a uniform neighbour if ``deg < d``."""
     d = params.d
     picks = params.picks
-    deg = degree[i]
-    base = offset[i]
+    deg = degree[_ix(i)]
+    base = offset[_ix(i)]
     target = -1
     if deg < d:
-        target = neighbors[base + randint(rng, deg)]
+        target = neighbors[_ix(base + randint(rng, deg))]
     elif d == 2:
         # two distinct uniform positions from one uniform: the fractional part
         # left after the first pick is again uniform
@@ -40,9 +40,9 @@ def rule(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, s
             c2 = deg - 2
         if c2 >= c1:
             c2 += 1
-        j1 = neighbors[base + c1]
-        j2 = neighbors[base + c2]
-        target = j1 if state[j1] <= state[j2] else j2
+        j1 = neighbors[_ix(base + c1)]
+        j2 = neighbors[_ix(base + c2)]
+        target = j1 if state[_ix(j1)] <= state[_ix(j2)] else j2
         # on a tie j1 wins; (c1, c2) is a uniformly ordered pair, so ties are fair
     else:
         best = 1 << 62
@@ -51,15 +51,15 @@ def rule(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, s
                 c = randint(rng, deg)
                 dup = False
                 for hh in range(h):
-                    if picks[hh] == c:
+                    if picks[_ix(hh)] == c:
                         dup = True
                         break
                 if not dup:
                     break
-            picks[h] = c
-            j = neighbors[base + c]
-            if state[j] < best:
-                best = state[j]
+            picks[_ix(h)] = c
+            j = neighbors[_ix(base + c)]
+            if state[_ix(j)] < best:
+                best = state[_ix(j)]
                 target = j
     return target
 

@@ -62,6 +62,20 @@ def decide(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster,
     raise NotImplementedError("decide is a placeholder spliced out of the kernel template")
 
 
+def _identity_lists(graph) -> bool:
+    """Whether every dispatcher of `graph` reads the same stored list and that list is
+    0, 1, ..., N - 1: the complete graph as :func:`~qtheory.locality.graphs.complete_bipartite`
+    stores it. A rule may then take the c-th position of a neighbourhood as server c without
+    reading the list (the same draws choose the same servers). A complete graph stored with
+    one list per dispatcher (:func:`~qtheory.locality.graphs.from_adjacency`) is not
+    recognised and takes the general path."""
+    n = graph.n_servers
+    offset, degree = graph.offset, graph.degree
+    if offset.size == 0 or not (degree == n).all() or not (offset == offset[0]).all():
+        return False
+    return bool(np.array_equal(graph.neighbors[offset[0]:offset[0] + n], np.arange(n)))
+
+
 def as_policy(policy):
     """A :class:`~qtheory.locality.policies.Policy` from an object (returned unchanged) or a registered name (its
     default parameters)."""

@@ -114,6 +114,23 @@ def test_sparsity_statistic_by_hand():
     assert sparsity_statistic(g, 0.26, test_sets=[u]) == 0.0
 
 
+def test_a_cluster_of_one_dispatcher_without_neighbours_is_all_bad():
+    # In a cluster of one dispatcher, |N(i) & U| / |N(i)| is the cluster's own share
+    # |E_k(U)| / |E_k(V)|, so the only eps-bad dispatcher such a cluster can hold is one
+    # without neighbours (which Definition 2's ratio leaves undefined and we count as bad):
+    # its fraction is 1/1, whatever eps
+    u = np.array([True, False, False])
+    lonely = from_adjacency(np.array([[1, 1, 0], [1, 0, 1], [0, 0, 0]]), [0, 0, 1], [0, 0, 1])
+    for eps in (0.01, 0.5, 1.0):
+        assert sparsity_statistic(lonely, eps, test_sets=[u]) == 1.0
+    # cluster 0 alone: both dispatchers see 1/2 of their edges in U, as the cluster does
+    assert sparsity_statistic(from_adjacency(np.array([[1, 1, 0], [1, 0, 1]]), [0, 0, 1], [0, 0]),
+                              0.01, test_sets=[u]) == 0.0
+    # a one-dispatcher cluster with neighbours is never bad: its share is its own
+    served = from_adjacency(np.array([[1, 1, 0], [1, 0, 1], [1, 1, 1]]), [0, 0, 1], [0, 0, 1])
+    assert sparsity_statistic(served, 0.01, test_sets=[u]) == 0.0
+
+
 def test_default_test_sets_start_with_the_server_types():
     adj, st, dc, g = _graph(0, n_disp=12)
     sets = default_test_sets(g, 5)

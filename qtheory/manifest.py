@@ -217,7 +217,7 @@ def get(item_id: str) -> Item:
     try:
         return items[item_id]
     except KeyError:
-        close = difflib.get_close_matches(item_id, list(items) + list(notebooks()), n=3)
+        close = difflib.get_close_matches(item_id, list(dict.fromkeys([*items, *notebooks()])), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise ParameterError(f"unknown manifest ID {item_id!r}{hint}") from None
 

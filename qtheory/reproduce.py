@@ -346,8 +346,12 @@ def execute(run: Run, *, results: Path, workers: int = 1, progress_bar: bool = F
         if not outcome["ok"]:
             if outcome["cell"] is not None:
                 failed = _keep_failed(output, run.notebook)
+                # the package names its own argument (e.g. `n_replications`): say which
+                # values came from the command line, so the user sees what to change
+                mine = ", ".join(f"{k} = {v!r}" for k, v in run.overrides.items())
+                set_here = f"; set on the command line: {mine}" if mine else ""
                 raise NotebookError(
-                    f"notebook {run.notebook} failed in cell {outcome['cell']}: {outcome['error']}"
+                    f"notebook {run.notebook} failed in cell {outcome['cell']}: {outcome['error']}{set_here}"
                     f" (executed copy: {failed}); no results were published")
             failed = _keep_failed(log, run.notebook, suffix=".log")
             raise NotebookError(f"notebook {run.notebook} could not run: {outcome['error']} "

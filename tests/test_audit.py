@@ -324,6 +324,10 @@ def test_every_subpackage_declares_an_explicit_all(package):
     module = importlib.import_module(".".join(package.relative_to(root).parts))
     missing = [n for n in names if not hasattr(module, n)]
     assert not missing, f"{module.__name__}.__all__ names what the package does not define: {missing}"
+    lazy = getattr(module, "_MODULE_OF", None)
+    if lazy is not None:    # a package that loads its names on first access (PEP 562)
+        assert set(lazy) == set(names), \
+            f"{module.__name__}: the lazily loaded names differ from __all__: {sorted(set(lazy) ^ set(names))}"
 
 
 def test_docstrings_hold_no_control_characters():

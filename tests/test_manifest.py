@@ -122,3 +122,11 @@ def test_a_paper_refuses_items_that_are_not_its_own(change, message):
 def test_an_item_refuses_a_malformed_row(row, message):
     with pytest.raises(ValueError, match=message):
         manifest.Item(*row)
+
+
+def test_a_suggestion_is_not_repeated_when_an_item_names_its_notebook():
+    # L-F3 is both an item ID and its notebook's name: it must be suggested once
+    with pytest.raises(ValueError) as err:
+        manifest.get("L-F9")
+    hint = str(err.value).split("did you mean ")[1].rstrip("?").split(", ")
+    assert len(hint) == len(set(hint)) and "L-F3" in hint

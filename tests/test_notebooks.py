@@ -47,3 +47,17 @@ def test_every_name_a_notebook_imports_from_qtheory_exists(path):
                 for alias in node.names:
                     if not hasattr(module, alias.name):     # a submodule: `from pkg import mod`
                         importlib.import_module(f"{node.module}.{alias.name}")
+
+
+# The parameters cell is shown open on the page: at the book's column width (688 px of
+# 14 px monospace) about 76 characters fit before the cell scrolls sideways.
+PARAMETER_LINE_CHARS = 76
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_parameters_cell_fits_the_text_column(path):
+    nb = json.loads(path.read_text())
+    for cell in nb["cells"]:
+        if "parameters" in cell.get("metadata", {}).get("tags", []):
+            long = [line for line in "".join(cell["source"]).splitlines() if len(line) > PARAMETER_LINE_CHARS]
+            assert not long, f"{path.name}: parameter lines wider than the column: {long}"

@@ -196,8 +196,8 @@ def test_a_second_run_on_the_same_results_folder_stops_or_waits(project, tmp_pat
 
 
 @pytest.mark.parametrize("how, message", [
-    ("boom", r"notebook L-F2 failed in cell \d+: ValueError: boom: the stand-in failed \(executed copy: .*\); "
-             r"no results were published"),
+    ("boom", r"notebook L-F2 failed in cell \d+: ValueError: boom: the stand-in failed; set on the command line: "
+             r"boom = True \(executed copy: .*\); no results were published"),
     ("die", r"notebook L-F2 could not run: DeadKernelError: .*no results were published"),
 ])
 def test_a_failing_notebook_reaches_the_log_in_one_line(project, tmp_path, how, message):

@@ -41,6 +41,12 @@ from .model import LocalitySystem, check_tails
 __all__ = ["SimulationResult", "simulate", "simulate_jsqd", "simulate_gwsq", "iid_initial_state",
            "exact_initial_state"]
 
+# Every subscript of the kernel template below (and of the policy rules spliced into it) casts
+# its index with _ix (unsigned): numba then omits the negative-index wrap-around
+# (idx < 0 -> idx + size) it emits for each signed index; every index here is >= 0 (as in
+# qtheory.redundancy.simulation and the U kernel).
+_ix = np.uint64
+
 
 
 def _kernel(policy):
@@ -69,16 +75,16 @@ def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cl
     total = np.zeros(n_types, np.int64)
     total_sq = np.zeros(n_types, np.int64)
     for j in range(n_servers):
-        m = server_type[j]
-        x = state[j]
-        total[m] += x
-        total_sq[m] += x * x
+        m = server_type[_ix(j)]
+        x = state[_ix(j)]
+        total[_ix(m)] += x
+        total_sq[_ix(m)] += x * x
         for l in range(1, min(x, levels) + 1):
-            count[m, l] += 1
+            count[_ix(m), _ix(l)] += 1
         if x > 0:
-            busy[type_first[m] + n_busy[m]] = j
-            pos[j] = n_busy[m]
-            n_busy[m] += 1
+            busy[_ix(type_first[_ix(m)] + n_busy[_ix(m)])] = j
+            pos[_ix(j)] = n_busy[_ix(m)]
+            n_busy[_ix(m)] += 1
     lam_total = arrival_rate * n_disp
     t = t_grid[0]
     g = 0
@@ -86,16 +92,16 @@ def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cl
     while True:
         dep_total = 0.0
         for m in range(n_types):
-            dep_total += service_rates[m] * n_busy[m]
+            dep_total += service_rates[_ix(m)] * n_busy[_ix(m)]
         rate = lam_total + dep_total
         t += exponential(rng) / rate
-        while g < n_grid and t_grid[g] < t:
+        while g < n_grid and t_grid[_ix(g)] < t:
             for m in range(n_types):
-                inv = 1.0 / type_size[m]
+                inv = 1.0 / type_size[_ix(m)]
                 for l in range(levels):
-                    occupancy[g, m, l] = count[m, l + 1] * inv
-                mean_len[g, m] = total[m] * inv
-                mean_sq[g, m] = total_sq[m] * inv
+                    occupancy[_ix(g), _ix(m), _ix(l)] = count[_ix(m), _ix(l + 1)] * inv
+                mean_len[_ix(g), _ix(m)] = total[_ix(m)] * inv
+                mean_sq[_ix(g), _ix(m)] = total_sq[_ix(m)] * inv
             g += 1
         if g == n_grid:
             break
@@ -107,44 +113,44 @@ def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cl
                 i = n_disp - 1
             target = decide(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, server_type,
                             type_members, type_first, type_size)
-            m = server_type[target]
-            x = state[target]
-            state[target] = x + 1
-            total[m] += 1
-            total_sq[m] += 2 * x + 1
+            m = server_type[_ix(target)]
+            x = state[_ix(target)]
+            state[_ix(target)] = x + 1
+            total[_ix(m)] += 1
+            total_sq[_ix(m)] += 2 * x + 1
             if x + 1 <= levels:
-                count[m, x + 1] += 1
+                count[_ix(m), _ix(x + 1)] += 1
             if x == 0:
-                busy[type_first[m] + n_busy[m]] = target
-                pos[target] = n_busy[m]
-                n_busy[m] += 1
+                busy[_ix(type_first[_ix(m)] + n_busy[_ix(m)])] = target
+                pos[_ix(target)] = n_busy[_ix(m)]
+                n_busy[_ix(m)] += 1
         else:
             r -= lam_total
             m = 0
-            while m < n_types - 1 and r >= service_rates[m] * n_busy[m]:
-                r -= service_rates[m] * n_busy[m]
+            while m < n_types - 1 and r >= service_rates[_ix(m)] * n_busy[_ix(m)]:
+                r -= service_rates[_ix(m)] * n_busy[_ix(m)]
                 m += 1
-            if n_busy[m] == 0:          # round-off at the last type boundary
+            if n_busy[_ix(m)] == 0:          # round-off at the last type boundary
                 m = 0
-                while n_busy[m] == 0:
+                while n_busy[_ix(m)] == 0:
                     m += 1
             # the uniform left over after choosing the type picks the busy server
-            idx = int(r / service_rates[m]) if r >= 0.0 else 0
-            if idx >= n_busy[m]:
-                idx = n_busy[m] - 1
-            j = busy[type_first[m] + idx]
-            x = state[j]
-            state[j] = x - 1
-            total[m] -= 1
-            total_sq[m] -= 2 * x - 1
+            idx = int(r / service_rates[_ix(m)]) if r >= 0.0 else 0
+            if idx >= n_busy[_ix(m)]:
+                idx = n_busy[_ix(m)] - 1
+            j = busy[_ix(type_first[_ix(m)] + idx)]
+            x = state[_ix(j)]
+            state[_ix(j)] = x - 1
+            total[_ix(m)] -= 1
+            total_sq[_ix(m)] -= 2 * x - 1
             if x <= levels:
-                count[m, x] -= 1
+                count[_ix(m), _ix(x)] -= 1
             if x == 1:
-                last = busy[type_first[m] + n_busy[m] - 1]
-                busy[type_first[m] + pos[j]] = last
-                pos[last] = pos[j]
-                pos[j] = -1
-                n_busy[m] -= 1
+                last = busy[_ix(type_first[_ix(m)] + n_busy[_ix(m)] - 1)]
+                busy[_ix(type_first[_ix(m)] + pos[_ix(j)])] = last
+                pos[_ix(last)] = pos[_ix(j)]
+                pos[_ix(j)] = -1
+                n_busy[_ix(m)] -= 1
     return occupancy, mean_len, mean_sq, events
 
 

@@ -136,6 +136,72 @@ def _kernel_coc_jets(masks, w, marks, mu_u, tail0, tail1, tail2):
 
 
 @njit(cache=True)
+def _kernel_coc_type_jets(masks, w, mu_u, rows):
+    """Forward DP of G(U) with every type marked by its own variable :math:`z_k`, all at 1.
+
+    rows[k] >= 0 selects type k: the result's column 1 + 2 rows[k] is :math:`\\partial G/\\partial z_k`
+    and the next column :math:`\\partial^2 G/\\partial z_k^2`; column 0 is G. One pass gives what
+    one :func:`_kernel_coc_jets` per type gives (marks 0 or 1: a type-k job counts once).
+    """
+    n_sets = mu_u.size
+    k = masks.size
+    n_rows = 1
+    for j in range(k):
+        if rows[j] >= 0:
+            n_rows += 2
+    g = np.zeros((n_sets, n_rows))
+    h = np.zeros((n_sets, n_rows))
+    h[0, 0] = 1.0
+    t1 = np.zeros(k)
+    gu = np.zeros(n_rows)
+    for u in range(n_sets):
+        a0 = h[u, 0]
+        if a0 == 0.0:
+            continue
+        if u == 0:
+            for i in range(n_rows):
+                gu[i] = h[u, i]
+        else:
+            # 1 / (1 - r(z)), r(z) = sum_{T subset U} w_T z_T / mu(U): value 1/s, first
+            # derivative r_k / s^2, second 2 r_k^2 / s^3 (r is linear in each z_k)
+            r = 0.0
+            for j in range(k):
+                if masks[j] & u == masks[j]:
+                    t1[j] = w[j] / mu_u[u]
+                    r += t1[j]
+                else:
+                    t1[j] = 0.0
+            s = 1.0 - r
+            t0 = 1.0 / s
+            gu[0] = a0 * t0
+            for j in range(k):
+                i = rows[j]
+                if i < 0:
+                    continue
+                d1 = t1[j] / (s * s)
+                d2 = 2.0 * t1[j] * t1[j] / (s * s * s)
+                b1 = h[u, 1 + 2 * i]
+                b2 = h[u, 2 + 2 * i]
+                gu[1 + 2 * i] = b1 * t0 + a0 * d1
+                gu[2 + 2 * i] = b2 * t0 + 2.0 * b1 * d1 + a0 * d2
+        for i in range(n_rows):
+            g[u, i] = gu[i]
+        for j in range(k):
+            v = u | masks[j]
+            if v != u:
+                c = w[j] / mu_u[v]
+                for i in range(n_rows):
+                    h[v, i] += gu[i] * c
+                i = rows[j]
+                if i >= 0:
+                    # the jump adds one type-j job: multiply by z_j. Its second-derivative
+                    # term 2 (dG/dz_j) c vanishes: dG/dz_j is 0 on sets u not containing
+                    # type j's servers, and a jump of type j leaves those sets (v != u)
+                    h[v, 1 + 2 * i] += gu[0] * c
+    return g
+
+
+@njit(cache=True)
 def _kernel_coc_pmf(masks, w, marks, mu_u, tail0, tail1, max_count):
     """Forward DP of G(U) as truncated polynomials in z (marks are 0 or 1)."""
     n_sets = mu_u.size
@@ -355,18 +421,31 @@ def total_jobs_law(system: RedundancySystem, lam: float, mechanism: str = "coc")
 
 
 def _per_type_moments(system: RedundancySystem, lam: float, types, mechanism: str) -> list[Moments]:
+    """One subset DP for all requested types (each marked by its own variable)."""
     lam = check_load(lam)
-    types = range(system.n_types) if types is None else _indices("types", types, system.n_types)
-    out = []
-    for k in types:
-        marks = np.zeros(system.n_types)
-        marks[k] = 1.0
-        out.append(_moments(_jets_for(system, lam, mechanism, marks)))
-    return out
+    types = list(range(system.n_types)) if types is None else _indices("types", types, system.n_types)
+    st = _setup(system, lam)
+    rows = np.full(system.n_types, -1, dtype=np.int64)
+    for i, k in enumerate(dict.fromkeys(types)):
+        rows[k] = i
+    g = _kernel_coc_type_jets(st.masks, st.w, st.mu_u, rows)
+    if mechanism == "coc":
+        totals = g.sum(axis=0)
+    else:
+        # c.o.s.: sum over idle sets I of B(I) times the subset sum of G over the busy set
+        # (waiting jobs only, so the idle set adds no marks)
+        full = (1 << st.n) - 1
+        b = _idle_weights(system, lam)
+        busy = full ^ np.arange(1 << st.n)
+        for bit in range(st.n):  # subset sums of every column at once (zeta_transform along axis 0)
+            view = g.reshape(-1, 2, 1 << bit, g.shape[1])
+            view[:, 1] += view[:, 0]
+        totals = b[busy] @ g
+    return [_moments(totals[[0, 1 + 2 * int(rows[k]), 2 + 2 * int(rows[k])]]) for k in types]
 
 
 def type_moments(system: RedundancySystem, lam: float, types=None) -> list[Moments]:
-    """Moments of :math:`Q_S` per type under c.o.c. (one DP per requested type)."""
+    """Moments of :math:`Q_S` per type under c.o.c. (one subset DP for all requested types)."""
     return _per_type_moments(system, lam, types, "coc")
 
 

@@ -315,7 +315,15 @@ def _kernel_simulate(mechanism, type_servers, type_deg, prob, alias, speeds, lam
                 a_ra += counts[_ix(track_a)] / total
                 a_rb += counts[_ix(track_b)] / total
         else:
-            s = _pick_busy(u * rate - lam_total, busy_list, n_busy, speeds, homogeneous)
+            if homogeneous:
+                # _pick_busy's first branch written in the loop: called, it cost 66 of the 296
+                # instructions per event of c.o.s. (callgrind), the arrays passed to it
+                idx = int((u * rate - lam_total) / speeds[0])
+                if idx >= n_busy:
+                    idx = n_busy - 1
+                s = busy_list[_ix(idx)]
+            else:
+                s = _pick_busy(u * rate - lam_total, busy_list, n_busy, speeds, homogeneous)
             if mechanism == 1:
                 t = serving[_ix(s)]
                 # the server's job leaves; look for the oldest waiting compatible job

@@ -15,22 +15,29 @@ Modules by role:
 - :mod:`~qtheory.utility.examples` -- the utility families of Fig. 3 and Table 1
 """
 
-from .model import (Utility, LogUtility, ResourceUtility, PiecewiseLinearUtility, LinearUtility,
-                    StepUtility, CallableUtility, PoolSystem, tabulate, marginal_utilities,
-                    enumeration, Enumeration, overall_utility, total_tasks, TIE_DECIMALS)
-from .optimal import (OptimalAssignment, optimal_assignment, upper_bound, optimal_assignment_lp,
-                      class_change_loads, default_depth)
-from .fluid import (FluidSolution, solve_fluid, solve_fluid_splitting, check_state, l1_distance,
-                    fluid_prefix)
-from .simulation import (POLICIES, SimulationResult, simulate, occupancy_from_state, default_beta)
-from .suboptimal import (two_pool_system, jlmu_mean_utility, conservative_mean_utility,
-                         critical_eps, stationary_mean_utility, jlmu_rule, conservative_rule,
-                         simulated_mean_utility)
-from .examples import (table1_system, figure3_left_system, figure3_right_system, FIG3_BREAKPOINTS)
-from .experiments import (StationaryStatistics, stationary_statistics, policy_runs, table1_rows, poisson_rows, fluid_limit_rows,
-                          slta_learning_rows, fluid_convergence_rows, solver_agreement_rows,
-                          assignment_rows, lp_rows, pool_columns)
-from .exact import (ExactStationary, exact_stationary)
+import importlib as _importlib
+
+# The names below are loaded on first access (PEP 562), each from the module that defines it:
+# importing one module of this package (the manifest reads ``qtheory.utility.items``) must not
+# load scipy.optimize and numba, which ``python -m qtheory list`` never needs.
+_EXPORTS = {
+    "model": ("Utility", "LogUtility", "ResourceUtility", "PiecewiseLinearUtility", "LinearUtility",
+              "StepUtility", "CallableUtility", "PoolSystem", "tabulate", "marginal_utilities",
+              "enumeration", "Enumeration", "overall_utility", "total_tasks", "TIE_DECIMALS"),
+    "optimal": ("OptimalAssignment", "optimal_assignment", "upper_bound", "optimal_assignment_lp",
+                "class_change_loads", "default_depth"),
+    "fluid": ("FluidSolution", "solve_fluid", "solve_fluid_splitting", "check_state", "l1_distance",
+              "fluid_prefix"),
+    "simulation": ("POLICIES", "SimulationResult", "simulate", "occupancy_from_state", "default_beta"),
+    "suboptimal": ("two_pool_system", "jlmu_mean_utility", "conservative_mean_utility", "critical_eps",
+                   "stationary_mean_utility", "jlmu_rule", "conservative_rule", "simulated_mean_utility"),
+    "examples": ("table1_system", "figure3_left_system", "figure3_right_system", "FIG3_BREAKPOINTS"),
+    "experiments": ("StationaryStatistics", "stationary_statistics", "policy_runs", "table1_rows",
+                    "poisson_rows", "fluid_limit_rows", "slta_learning_rows", "fluid_convergence_rows",
+                    "solver_agreement_rows", "assignment_rows", "lp_rows", "pool_columns"),
+    "exact": ("ExactStationary", "exact_stationary"),
+}
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 
 __all__ = [
     "Utility", "LogUtility", "ResourceUtility", "PiecewiseLinearUtility", "LinearUtility",
@@ -46,3 +53,17 @@ __all__ = [
     "fluid_limit_rows", "slta_learning_rows", "fluid_convergence_rows", "solver_agreement_rows",
     "assignment_rows", "lp_rows", "pool_columns", "ExactStationary", "exact_stationary",
 ]
+
+
+def __getattr__(name):
+    try:
+        module = _MODULE_OF[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(_importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -12,9 +12,13 @@ Sec. 3.2 ("when a task arrives ... after the task is dispatched").
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 __all__ = ["jlmu_class", "slta_decrement", "slta_increment"]
+
+# subscripts cast their index to unsigned, as in the kernels (see qtheory.utility.policies)
+_ix = np.uint64
 
 
 @njit(cache=True)
@@ -30,10 +34,10 @@ def jlmu_class(key, minocc):
     J = key.shape[1]
     best = -1
     for i in range(m):
-        x = minocc[i]
+        x = minocc[_ix(i)]
         if x >= J:
             return -1
-        if best < 0 or key[i, x] > key[best, minocc[best]]:
+        if best < 0 or key[_ix(i), _ix(x)] > key[_ix(best), _ix(minocc[_ix(best)])]:
             best = i
     return best
 

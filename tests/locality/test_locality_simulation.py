@@ -225,3 +225,45 @@ def test_a_queue_too_long_for_the_int32_state_is_refused_by_name():
     x0[3] = 5
     res = simulate(system, g, "jsqd", x0, [0.0, 1.0], 0)
     assert res.final_state.dtype == np.int64
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 12])
+def test_complete_graph_fast_path_takes_the_neighbour_list_path(d):
+    """complete_bipartite stores one list 0..N-1, so Local JSQ(d) takes sampled positions as
+    servers without reading it; the same complete graph with one stored list per dispatcher
+    (from_adjacency) reads the lists. One seed: the same run, event for event (d = 12 > N is
+    the branch of a dispatcher with fewer than d neighbours)."""
+    from qtheory.locality.policies import LocalJSQ
+    from qtheory.locality.simulation import simulate
+
+    system = paper_system("complete", d=2)          # 3 types, 2 clusters, unequal speeds
+    shared = complete_bipartite(system, 10)
+    separate = from_adjacency(np.ones((shared.n_dispatchers, shared.n_servers)), shared.server_type,
+                              shared.dispatcher_cluster, shared.n_types, shared.n_clusters)
+    assert separate.offset[1] > 0                    # a list per dispatcher: the general path
+    policy = LocalJSQ(d=d)
+    assert policy.kernel_params(system, shared).identity
+    assert not policy.kernel_params(system, separate).identity
+    x0 = iid_initial_state(shared, np.full((3, 4), 0.5), 3)
+    grid = np.linspace(0.0, 20.0, 41)
+    fast = simulate(system, shared, policy, x0, grid, 11, levels=4)
+    general = simulate(system, separate, policy, x0, grid, 11, levels=4)
+    assert fast.events == general.events > 500
+    for name in ("occupancy", "mean_queue_length", "mean_square", "final_state"):
+        assert np.array_equal(getattr(fast, name), getattr(general, name)), name
+
+
+def test_identity_lists_are_recognised_only_as_stored_by_complete_bipartite():
+    from qtheory.locality.policies import _identity_lists
+
+    system = paper_system("complete", d=2)
+    graph = complete_bipartite(system, 10)
+    assert _identity_lists(graph)
+    # the same shared list in another order, or a missing server: not the identity
+    permuted = type(graph)(graph.server_type, graph.dispatcher_cluster, graph.offset, graph.degree,
+                           graph.neighbors[::-1].copy(), graph.n_types, graph.n_clusters)
+    assert not _identity_lists(permuted)
+    short = type(graph)(graph.server_type, graph.dispatcher_cluster, graph.offset, graph.degree - 1,
+                        graph.neighbors, graph.n_types, graph.n_clusters)
+    assert not _identity_lists(short)
+    assert not _identity_lists(irg(paper_system("design", d=2), 10, seed=1))

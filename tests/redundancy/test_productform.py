@@ -213,3 +213,29 @@ def test_m_model_stability_conditions_each_bind_and_are_strict(lam, p12, mu, on_
         PF.m_model_constant(lam, p12, mu)
     if on_boundary:     # just inside, the constant is a probability
         assert 0 < PF.m_model_constant(lam * (1 - 1e-9), p12, mu) < 1
+
+
+@pytest.mark.parametrize("mechanism", ["coc", "cos"])
+def test_one_pass_type_moments_equal_one_dp_per_marked_type(mechanism):
+    """type_moments/waiting_type_moments mark every type by its own variable in one DP; the
+    scalar-mark DP run once per type (its own kernel) must give the same moments, and the
+    per-type means must add up to the total (waiting) count of the total-jobs DP."""
+    from qtheory.redundancy.experiments import random_system
+    from qtheory.redundancy.stability import critical_load
+
+    rng = np.random.default_rng(3)
+    for _ in range(12):
+        sy = random_system(rng, max_servers=5, max_types=7)
+        lam = 0.85 * critical_load(sy)
+        got = PF._per_type_moments(sy, lam, None, mechanism)
+        for k in range(sy.n_types):
+            ref = PF._moments(PF._jets_for(sy, lam, mechanism, np.eye(sy.n_types)[k]))
+            assert got[k].mean == pytest.approx(ref.mean, rel=1e-10)
+            assert got[k].variance == pytest.approx(ref.variance, rel=1e-9)
+            assert got[k].normaliser == pytest.approx(ref.normaliser, rel=1e-12)
+        total = PF.total_jobs_moments(sy, lam, mechanism, waiting_only=True)
+        assert sum(m.mean for m in got) == pytest.approx(total.mean, rel=1e-10)
+        # a subset, repeated and out of order, is the same numbers in the order asked
+        pick = [sy.n_types - 1, 0, sy.n_types - 1]
+        sub = PF._per_type_moments(sy, lam, pick, mechanism)
+        assert [m.mean for m in sub] == pytest.approx([got[k].mean for k in pick], rel=1e-12)

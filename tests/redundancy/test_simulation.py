@@ -81,3 +81,17 @@ def test_a_run_without_recorded_arrivals_has_undefined_arrival_averages_and_no_w
     assert all(np.isfinite(r.mean_q) and r.n_events == 1 for r in runs)
     with_arrival = [r for r in runs if not np.isnan(r.arrival_mean_q)]
     assert with_arrival and all(r.arrival_mean_q >= 1 and r.arrival_var_q == 0.0 for r in with_arrival)
+
+
+@pytest.mark.parametrize("mechanism", ["coc", "cos"])
+def test_the_initial_jobs_are_placed_by_arrivals_only(mechanism):
+    """Appendix E's start: floor(s Exp(1)) jobs placed as arrivals, no departure in between.
+    With one recorded event, the time average of Q is the count the run starts recording
+    with, so over seeds its mean is E[floor(s E)] = 1 / (e^{1/s} - 1) (within 4.5 SE); a
+    start that lets jobs leave while they are placed ends far below it."""
+    s, runs = 30.0, 400
+    q0 = np.array([SIM.simulate(SYSTEM, 0.5, 1, mechanism=mechanism, seed=seed, initial_scale=s).mean_q
+                   for seed in range(runs)])
+    assert np.all(np.abs(q0 - np.round(q0)) < 1e-9)    # a count, read before the first event
+    expected = 1.0 / np.expm1(1.0 / s)
+    assert abs(q0.mean() - expected) < 4.5 * q0.std(ddof=1) / np.sqrt(runs), (q0.mean(), expected)

@@ -27,6 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+import numpy as np
+
 from ..._registry import policy_registry
 from ...errors import ParameterError
 
@@ -35,6 +37,11 @@ __all__ = ["Policy", "REGISTRY", "register", "rule_of", "as_policy", "decide", "
 #: registered policies by name; ``register(params_class, rule)`` is the class decorator of a
 #: policy file and ``rule_of(policy)`` its compiled rule (see :mod:`qtheory._registry`)
 REGISTRY, register, rule_of = policy_registry()
+
+#: the index type of the rules' subscripts: ``arr[_ix(i)]`` casts the index to unsigned, so
+#: that numba omits the negative-index wrap-around it emits for a signed one (every index
+#: of a rule is >= 0); as in the kernel template of :mod:`qtheory.locality.simulation`
+_ix = np.uint64
 
 
 @dataclass(frozen=True)
@@ -53,6 +60,20 @@ def decide(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster,
     """The dispatch point of the simulation kernel's template (spliced out by
     :mod:`qtheory._splice`; not callable itself)."""
     raise NotImplementedError("decide is a placeholder spliced out of the kernel template")
+
+
+def _identity_lists(graph) -> bool:
+    """Whether every dispatcher of `graph` reads the same stored list and that list is
+    0, 1, ..., N - 1: the complete graph as :func:`~qtheory.locality.graphs.complete_bipartite`
+    stores it. A rule may then take the c-th position of a neighbourhood as server c without
+    reading the list (the same draws choose the same servers). A complete graph stored with
+    one list per dispatcher (:func:`~qtheory.locality.graphs.from_adjacency`) is not
+    recognised and takes the general path."""
+    n = graph.n_servers
+    offset, degree = graph.offset, graph.degree
+    if offset.size == 0 or not (degree == n).all() or not (offset == offset[0]).all():
+        return False
+    return bool(np.array_equal(graph.neighbors[offset[0]:offset[0] + n], np.arange(n)))
 
 
 def as_policy(policy):

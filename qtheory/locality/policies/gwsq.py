@@ -10,7 +10,7 @@ from numba import njit
 
 from ..._rng import randint, uniform
 from ...validation import check_integer
-from . import Policy, register
+from . import Policy, _ix, register
 
 Params = namedtuple("GWSQParams", ["d", "type_cdf"])
 
@@ -22,17 +22,17 @@ def rule(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, s
     ``k`` of dispatcher ``i``), then a uniform server of that type; the first shortest wins."""
     type_cdf = params.type_cdf
     n_types = type_size.size
-    k = dispatcher_cluster[i]
+    k = dispatcher_cluster[_ix(i)]
     best = 1 << 62
     target = -1
     for h in range(params.d):
         u = uniform(rng)
         m = 0
-        while m < n_types - 1 and u >= type_cdf[k, m]:
+        while m < n_types - 1 and u >= type_cdf[_ix(k), _ix(m)]:
             m += 1
-        j = type_members[type_first[m] + randint(rng, type_size[m])]
-        if state[j] < best:
-            best = state[j]
+        j = type_members[_ix(type_first[_ix(m)] + randint(rng, type_size[_ix(m)]))]
+        if state[_ix(j)] < best:
+            best = state[_ix(j)]
             target = j
     return target
 

@@ -16,7 +16,7 @@ from numba import njit
 
 from ..._rng import randint
 from ...errors import ParameterError
-from . import Policy, register
+from . import Policy, _ix, register
 
 Params = namedtuple("JIQParams", ["unused"])
 
@@ -25,20 +25,20 @@ Params = namedtuple("JIQParams", ["unused"])
 def rule(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, server_type, type_members,
          type_first, type_size):
     """A uniform idle neighbour of ``i`` if any, else a uniform neighbour."""
-    deg = degree[i]
-    base = offset[i]
+    deg = degree[_ix(i)]
+    base = offset[_ix(i)]
     idle = 0
     for c in range(deg):
-        if state[neighbors[base + c]] == 0:
+        if state[_ix(neighbors[_ix(base + c)])] == 0:
             idle += 1
     if idle == 0:
-        target = neighbors[base + randint(rng, deg)]
+        target = neighbors[_ix(base + randint(rng, deg))]
     else:
         v = randint(rng, idle)
         target = -1
         for c in range(deg):
-            j = neighbors[base + c]
-            if state[j] == 0:
+            j = neighbors[_ix(base + c)]
+            if state[_ix(j)] == 0:
                 if v == 0:
                     target = j
                     break

@@ -11,23 +11,29 @@ from numba import njit
 from ..._rng import randint, uniform
 from ...errors import ParameterError
 from ...validation import check_integer
-from . import Policy, register
+from . import Policy, _ix, _identity_lists, register
 
-Params = namedtuple("LocalJSQParams", ["d", "picks"])
+#: ``identity``: every dispatcher reads one stored list, 0, 1, ..., N - 1 (the complete graph as
+#: :func:`~qtheory.locality.graphs.complete_bipartite` stores it), so position c is server c
+Params = namedtuple("LocalJSQParams", ["d", "picks", "identity"], defaults=(False,))
 
 
 @njit(cache=True)
 def rule(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, server_type, type_members,
          type_first, type_size):
     """d distinct uniform neighbours of dispatcher ``i`` (without replacement), the first
-    shortest in the (uniformly random) sampling order; a uniform neighbour if ``deg < d``."""
+    shortest in the (uniformly random) sampling order; a uniform neighbour if ``deg < d``.
+    With ``params.identity`` (the complete graph) the sampled positions are the servers
+    themselves: the same draws choose the same servers without reading the list, whose
+    random reads are cache misses at large N."""
     d = params.d
     picks = params.picks
-    deg = degree[i]
-    base = offset[i]
+    deg = degree[_ix(i)]
+    base = offset[_ix(i)]
     target = -1
     if deg < d:
-        target = neighbors[base + randint(rng, deg)]
+        c = randint(rng, deg)
+        target = c if params.identity else neighbors[_ix(base + c)]
     elif d == 2:
         # two distinct uniform positions from one uniform: the fractional part
         # left after the first pick is again uniform
@@ -40,9 +46,9 @@ def rule(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, s
             c2 = deg - 2
         if c2 >= c1:
             c2 += 1
-        j1 = neighbors[base + c1]
-        j2 = neighbors[base + c2]
-        target = j1 if state[j1] <= state[j2] else j2
+        j1 = c1 if params.identity else neighbors[_ix(base + c1)]
+        j2 = c2 if params.identity else neighbors[_ix(base + c2)]
+        target = j1 if state[_ix(j1)] <= state[_ix(j2)] else j2
         # on a tie j1 wins; (c1, c2) is a uniformly ordered pair, so ties are fair
     else:
         best = 1 << 62
@@ -51,15 +57,15 @@ def rule(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, s
                 c = randint(rng, deg)
                 dup = False
                 for hh in range(h):
-                    if picks[hh] == c:
+                    if picks[_ix(hh)] == c:
                         dup = True
                         break
                 if not dup:
                     break
-            picks[h] = c
-            j = neighbors[base + c]
-            if state[j] < best:
-                best = state[j]
+            picks[_ix(h)] = c
+            j = c if params.identity else neighbors[_ix(base + c)]
+            if state[_ix(j)] < best:
+                best = state[_ix(j)]
                 target = j
     return target
 
@@ -82,4 +88,4 @@ class LocalJSQ(Policy):
             raise ParameterError(f"dispatcher {int(np.argmin(graph.degree))} has no compatible server: "
                                  f"its tasks could not be served")
         d = system.d if self.d is None else self.d
-        return Params(int(d), np.empty(max(int(d), 1), np.int64))
+        return Params(int(d), np.empty(max(int(d), 1), np.int64), _identity_lists(graph))

@@ -61,6 +61,11 @@ ERRORS = {
 #: policy file and ``rule_of(policy)`` its compiled rule (see :mod:`qtheory._registry`)
 REGISTRY, register, rule_of = policy_registry()
 
+#: the index type of the rules' subscripts: ``arr[_ix(i)]`` casts the index to unsigned, so
+#: that numba omits the negative-index wrap-around it emits for a signed one (every index
+#: of a rule is >= 0); as in the kernel template of :mod:`qtheory.utility.simulation`
+_ix = np.uint64
+
 
 @dataclass(frozen=True)
 class Policy:

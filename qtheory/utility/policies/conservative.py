@@ -10,7 +10,7 @@ from numba import njit
 
 from ..._rng import randint
 from ...validation import check_integer
-from . import Policy, register
+from . import Policy, _ix, register
 
 Params = namedtuple("ConservativeParams", ["target"])
 
@@ -19,9 +19,9 @@ Params = namedtuple("ConservativeParams", ["target"])
 def rule(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key):
     """A uniformly random least-occupied pool of the target class."""
     target = params.target
-    x = minocc[target]
-    lo = bound[target, x]
-    return perm[lo + randint(rng, bound[target, x + 1] - lo)]
+    x = minocc[_ix(target)]
+    lo = bound[_ix(target), _ix(x)]
+    return perm[_ix(lo + randint(rng, bound[_ix(target), _ix(x + 1)] - lo))]
 
 
 @register(Params, rule)

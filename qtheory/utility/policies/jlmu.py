@@ -9,7 +9,7 @@ from numba import njit
 
 from ..._rng import randint
 from ..rules import jlmu_class
-from . import Policy, register
+from . import Policy, _ix, register
 
 Params = namedtuple("JLMUParams", ["m"])
 
@@ -21,9 +21,9 @@ def rule(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key):
     best = jlmu_class(key, minocc)
     p = -1  # stays -1 if the marginal utility of some class is not tabulated
     if best >= 0:
-        x = minocc[best]
-        lo = bound[best, x]
-        p = perm[lo + randint(rng, bound[best, x + 1] - lo)]
+        x = minocc[_ix(best)]
+        lo = bound[_ix(best), _ix(x)]
+        p = perm[_ix(lo + randint(rng, bound[_ix(best), _ix(x + 1)] - lo))]
     return p
 
 

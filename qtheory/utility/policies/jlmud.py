@@ -19,7 +19,7 @@ from numba import njit
 
 from ..._rng import randint
 from ...validation import check_integer
-from . import Policy, register
+from . import Policy, _ix, register
 
 Params = namedtuple("JLMUdParams", ["d"])
 
@@ -31,17 +31,17 @@ def rule(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key):
     best = -1
     for _ in range(params.d):
         p = randint(rng, n)
-        i = pool_class[p]
-        x = occ[p]
+        i = pool_class[_ix(p)]
+        x = occ[_ix(p)]
         if x >= J:
             best = -1  # its marginal utility is not tabulated
             break
         if best < 0:
             best = p
         else:
-            bi = pool_class[best]
-            bx = occ[best]
-            if key[i, x] > key[bi, bx] or (key[i, x] == key[bi, bx] and (i < bi or (i == bi and x < bx))):
+            bi = pool_class[_ix(best)]
+            bx = occ[_ix(best)]
+            if key[_ix(i), _ix(x)] > key[_ix(bi), _ix(bx)] or (key[_ix(i), _ix(x)] == key[_ix(bi), _ix(bx)] and (i < bi or (i == bi and x < bx))):
                 best = p
     return best
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from numba import njit
 
 from ..._rng import randint
-from . import Policy, register
+from . import Policy, _ix, register
 
 Params = namedtuple("JSQParams", ["m"])
 
@@ -19,22 +19,22 @@ def rule(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key):
     m = minocc.shape[0]
     mo = minocc[0]
     for i in range(1, m):
-        if minocc[i] < mo:
-            mo = minocc[i]
+        if minocc[_ix(i)] < mo:
+            mo = minocc[_ix(i)]
     total = 0
     for i in range(m):
-        if minocc[i] == mo:
-            total += bound[i, mo + 1] - bound[i, mo]
+        if minocc[_ix(i)] == mo:
+            total += bound[_ix(i), _ix(mo + 1)] - bound[_ix(i), _ix(mo)]
     v = randint(rng, total)
     pos = -1
     for i in range(m):
-        if minocc[i] == mo:
-            c = bound[i, mo + 1] - bound[i, mo]
+        if minocc[_ix(i)] == mo:
+            c = bound[_ix(i), _ix(mo + 1)] - bound[_ix(i), _ix(mo)]
             if v < c:
-                pos = bound[i, mo] + v
+                pos = bound[_ix(i), _ix(mo)] + v
                 break
             v -= c
-    return perm[pos]
+    return perm[_ix(pos)]
 
 
 @register(Params, rule)

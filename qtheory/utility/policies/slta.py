@@ -19,7 +19,7 @@ from ..._rng import randint
 from ...validation import check_integer, check_positive
 from ..model import enumeration
 from ..rules import slta_decrement, slta_increment
-from . import Policy, register
+from . import Policy, _ix, register
 
 Params = namedtuple("SLTAParams", ["ecls", "elev", "green_min"])
 
@@ -34,19 +34,19 @@ def rule(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key):
     elev = params.elev
     m = offset.shape[0] - 1
     r = st[0]
-    ir = ecls[r - 1]
-    jr = elev[r - 1]
-    prev = ecls[r - 2] if r >= 2 else -1
+    ir = ecls[_ix(r - 1)]
+    jr = elev[_ix(r - 1)]
+    prev = ecls[_ix(r - 2)] if r >= 2 else -1
     g_total = 0
     g_other = 0
     for i in range(m):
-        g = bound[i, st[1 + i]] - offset[i]
-        st[1 + m + i] = g
+        g = bound[_ix(i), _ix(st[_ix(1 + i)])] - offset[_ix(i)]
+        st[_ix(1 + m + i)] = g
         g_total += g
         if i != prev:
             g_other += g
-    yellow = bound[ir, jr] - offset[ir]
-    dec = slta_decrement(prev, g_total, st[1 + m + prev] if prev >= 0 else 0, params.green_min)
+    yellow = bound[_ix(ir), _ix(jr)] - offset[_ix(ir)]
+    dec = slta_decrement(prev, g_total, st[_ix(1 + m + prev)] if prev >= 0 else 0, params.green_min)
     inc = slta_increment(g_total, yellow)
     p = -1
     if g_other > 0:
@@ -54,22 +54,22 @@ def rule(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key):
         for i in range(m):
             if i == prev:
                 continue
-            g = st[1 + m + i]
+            g = st[_ix(1 + m + i)]
             if v < g:
-                p = perm[offset[i] + v]
+                p = perm[_ix(offset[_ix(i)] + v)]
                 break
             v -= g
     elif g_total > 0:
-        p = perm[offset[prev] + randint(rng, st[1 + m + prev])]
+        p = perm[_ix(offset[_ix(prev)] + randint(rng, st[_ix(1 + m + prev)]))]
     elif yellow > 0:
-        p = perm[offset[ir] + randint(rng, yellow)]
+        p = perm[_ix(offset[_ix(ir)] + randint(rng, yellow))]
     else:
         p = randint(rng, n)
     if dec:
         r -= 1
-        st[1 + ecls[r - 1]] -= 1
+        st[_ix(1 + ecls[_ix(r - 1)])] -= 1
     elif inc:
-        st[1 + ecls[r - 1]] += 1
+        st[_ix(1 + ecls[_ix(r - 1)])] += 1
         r += 1
         if r > ecls.shape[0]:
             p = -2

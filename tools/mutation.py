@@ -212,7 +212,7 @@ def stale_equivalents(found: list, equivalent: dict) -> list[str]:
     """
     ids = {m.id for m, _ in found}
     return sorted((i for i in equivalent if i not in ids),
-                  key=lambda i: tuple(int(x) if x.isdigit() else x for x in i.split(":")))
+                  key=lambda i: tuple((0, int(x), "") if x.isdigit() else (1, 0, x) for x in i.split(":")))
 
 
 def select(found: list, max_n: int | None, seed: int) -> list:

@@ -298,7 +298,7 @@ def _cos_combine(system, st, jets, idle_count) -> np.ndarray:
     """Sum over idle sets I of B(I) * [subset sum of G over I^c] * jet(z^{c(I)})."""
     n = st.n
     full = (1 << n) - 1
-    gsum = np.stack([zeta_transform(jets[i].copy(), n) for i in range(3)])
+    gsum = zeta_transform(jets.T.copy(), n).T
     idx = np.arange(1 << n)
     d = gsum[:, full ^ idx]
     b = _idle_weights(system, st.w.sum() / n)
@@ -437,10 +437,7 @@ def _per_type_moments(system: RedundancySystem, lam: float, types, mechanism: st
         full = (1 << st.n) - 1
         b = _idle_weights(system, lam)
         busy = full ^ np.arange(1 << st.n)
-        for bit in range(st.n):  # subset sums of every column at once (zeta_transform along axis 0)
-            view = g.reshape(-1, 2, 1 << bit, g.shape[1])
-            view[:, 1] += view[:, 0]
-        totals = b[busy] @ g
+        totals = b[busy] @ zeta_transform(g, st.n)
     return [_moments(totals[[0, 1 + 2 * int(rows[k]), 2 + 2 * int(rows[k])]]) for k in types]
 
 

@@ -94,10 +94,11 @@ def subset_sums(system: RedundancySystem, values=None) -> np.ndarray:
 
 
 def zeta_transform(f: np.ndarray, n: int) -> np.ndarray:
-    """In-place subset-sum transform of an array indexed by n-bit masks (also returns it)."""
+    """In-place subset-sum transform along the first axis, indexed by n-bit masks (also
+    returns it); further axes are transformed column by column."""
     for bit in range(n):
-        view = f.reshape(-1, 2, 1 << bit)
-        view[:, 1, :] += view[:, 0, :]
+        view = f.reshape(-1, 2, 1 << bit, *f.shape[1:])
+        view[:, 1] += view[:, 0]
     return f
 
 

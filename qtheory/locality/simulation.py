@@ -33,7 +33,7 @@ from ..errors import ParameterError
 from .._rng import exponential, randint, uniform
 from ..runtime import kernel_state
 from ..validation import check_array, check_integer, check_seed
-from .. import _splice
+from .. import _memory, _splice
 from .graphs import CompatibilityGraph
 from .policies import REGISTRY, Policy, as_policy, decide, rule_of  # noqa: F401 (decide: the template's)
 from .model import LocalitySystem, check_tails
@@ -55,9 +55,14 @@ def _kernel(policy):
 
 
 def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cluster, server_type,
-                     type_members, type_first, type_size, service_rates, arrival_rate, state, t_grid, levels):
+                     type_members, type_first, type_size, service_rates, arrival_rate, state, busy, pos, t_grid, levels,
+                     cap, sorted_types):
     """One run. A template: :func:`_kernel` compiles it once per policy with the policy's
-    rule in place of ``decide`` (:mod:`qtheory._splice`)."""
+    rule in place of ``decide`` (:mod:`qtheory._splice`). ``state`` may be of a narrow
+    integer type: an arrival at a queue of ``cap`` tasks stops the run and returns
+    ``events = -1`` (the caller reruns it with a wider type). With ``sorted_types`` the
+    servers are numbered type by type, and a server's type is found from ``type_first``
+    (a few cached words) instead of a random read of ``server_type``."""
     rng = rng_state.copy()
     n_servers = server_type.size
     n_types = type_size.size
@@ -66,10 +71,9 @@ def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cl
     occupancy = np.zeros((n_grid, n_types, levels))
     mean_len = np.zeros((n_grid, n_types))
     mean_sq = np.zeros((n_grid, n_types))
-    # busy servers of each type, in the segment [type_first[m], type_first[m] + n_busy[m]);
-    # int32 like the state: at N = 10^6 each per-server array is 4 MB, not 8
-    busy = np.empty(n_servers, np.int32)
-    pos = np.full(n_servers, -1, np.int32)
+    # busy servers of each type, in the segment [type_first[m], type_first[m] + n_busy[m]),
+    # and pos[j], the place of busy server j in its segment (work arrays of the caller; pos
+    # of an idle server is never read)
     n_busy = np.zeros(n_types, np.int64)
     count = np.zeros((n_types, levels + 1), np.int64)   # count[m, l]: type m, >= l tasks
     total = np.zeros(n_types, np.int64)
@@ -113,8 +117,15 @@ def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cl
                 i = n_disp - 1
             target = decide(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, server_type,
                             type_members, type_first, type_size)
-            m = server_type[_ix(target)]
+            if sorted_types:
+                m = 0
+                while m + 1 < n_types and target >= type_first[_ix(m + 1)]:
+                    m += 1
+            else:
+                m = server_type[_ix(target)]
             x = state[_ix(target)]
+            if x == cap:
+                return occupancy, mean_len, mean_sq, -1
             state[_ix(target)] = x + 1
             total[_ix(m)] += 1
             total_sq[_ix(m)] += 2 * x + 1
@@ -214,7 +225,7 @@ def _prepare(system: LocalitySystem, graph: CompatibilityGraph, initial_state, t
     if state.size and state.max() >= _INT32_LIMIT:
         raise ParameterError(f"`initial_state` holds a queue of {int(state.max())} tasks; the simulator keeps "
                              f"queue lengths below 2**31 - 2**20")
-    state = state.astype(np.int32)        # compact state: more of it stays in the caches at large N
+    state = state.astype(np.int32)
     t_grid = check_array("t_grid", t_grid, ndim=1, low=0.0)
     if t_grid.size < 1 or np.any(np.diff(t_grid) <= 0):
         raise ParameterError("`t_grid` must be a non-empty increasing array of times")
@@ -257,22 +268,54 @@ def simulate(system: LocalitySystem, graph: CompatibilityGraph, policy, initial_
     params = pol.kernel_params(system, graph)
     # narrow copies of the per-server and per-dispatcher arrays the events read at random:
     # at N = 10^6 they are what the caches must hold
-    server_type = graph.server_type.astype(np.int8 if graph.n_types <= 127 else np.int32)
+    server_type = _memory.copy(graph.server_type.astype(np.int8 if graph.n_types <= 127 else np.int32))
     cluster = graph.dispatcher_cluster.astype(np.int8 if graph.n_clusters <= 127 else np.int32)
-    offset = graph.offset.astype(np.int32) if graph.neighbors.size < _INT32_LIMIT else graph.offset
-    degree = graph.degree.astype(np.int32)
+    offset = _memory.copy(graph.offset.astype(np.int32) if graph.neighbors.size < _INT32_LIMIT else graph.offset)
+    degree = _memory.copy(graph.degree.astype(np.int32))
     if offset.size and (offset == offset[0]).all() and (degree == degree[0]).all():
         # every dispatcher has the same list (the complete graph): zero-stride views, so that
         # the dispatcher's offset and degree are one cached word, not a cache miss per arrival
         offset = np.broadcast_to(offset[:1], offset.shape)
         degree = np.broadcast_to(degree[:1], degree.shape)
     start = time.perf_counter()
-    occ, mean_len, mean_sq, events = _kernel(pol)(
-        params, kernel_state(seed), offset, degree, graph.neighbors, cluster,
-        server_type, type_members, type_first, type_size, system.u.copy(), system.arrival_rate, state,
-        t_grid, levels)
+    occ, mean_len, mean_sq, events, state = _run_kernel(
+        _kernel(pol), params, kernel_state(seed), offset, degree, graph.neighbors, cluster, server_type,
+        type_members, type_first, type_size, system.u.copy(), system.arrival_rate, state, t_grid, levels)
     return SimulationResult(t_grid, occ, mean_len, mean_sq, state.astype(np.int64), int(events),
                             time.perf_counter() - start)
+
+
+#: below this many servers the per-server arrays stay in the caches whatever their width
+_NARROW_FROM = 1 << 16
+
+
+def _run_kernel(kernel, params, rng_state, offset, degree, neighbors, cluster, server_type, type_members,
+                type_first, type_size, service_rates, arrival_rate, state, t_grid, levels):
+    """Run `kernel` from `state` (int32), with the queue lengths held in the narrowest
+    unsigned type that holds them, from N = 2**16 servers on: at N = 10^6 a uint8 state is
+    1 MB and stays in a core's private cache, int32 (4 MB) does not. When a queue outgrows the
+    type the kernel stops, and the run restarts from the same state and generator with the
+    next wider type (uint8, uint16, int32): the same draws give the same path, so the result
+    does not depend on the type, only the time does. Returns the kernel's outputs and the
+    final state."""
+    widths = [np.int32]
+    if state.size >= _NARROW_FROM:
+        top = int(state.max()) if state.size else 0
+        widths = [w for w in (np.uint8, np.uint16) if top < np.iinfo(w).max] + widths
+    # few types numbered in order: the kernel computes a server's type instead of reading it
+    sorted_types = bool(type_size.size <= 8 and np.all(np.diff(server_type) >= 0))
+    busy = _memory.empty(state.size, np.int32)
+    pos = _memory.empty(state.size, np.int32)
+    for width in widths:
+        work = _memory.copy(state.astype(width))
+        occ, mean_len, mean_sq, events = kernel(
+            params, rng_state, offset, degree, neighbors, cluster, server_type, type_members, type_first,
+            type_size, service_rates, arrival_rate, work, busy, pos, t_grid, levels, np.iinfo(width).max,
+            sorted_types)
+        if events >= 0:
+            return occ, mean_len, mean_sq, events, work
+    raise OverflowError(f"a queue grew past {np.iinfo(np.int32).max} tasks: the simulator keeps queue lengths "
+                        f"in 32 bits (shorten `t_grid` or lower the load)")
 
 
 def simulate_jsqd(system: LocalitySystem, graph: CompatibilityGraph, initial_state, t_grid, seed, *,

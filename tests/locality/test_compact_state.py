@@ -5,8 +5,10 @@
   must equal that of a run held in int32 throughout, including runs that overflow uint8
   and uint16 on the way.
 * When the servers are numbered type by type, the kernel computes a server's type from
-  the type boundaries instead of reading ``server_type``: relabelling the servers of the
-  same graph (so that the types are no longer in order) must give the same statistics.
+  the type boundaries instead of reading ``server_type``, and GWSQ(d) takes the k-th
+  server of a type as ``type_first[m] + k`` instead of reading ``type_members``:
+  relabelling the servers of the same graph (so that the types are no longer in order)
+  must give the same statistics, and GWSQ must take the same path either way.
 """
 
 from __future__ import annotations
@@ -114,3 +116,26 @@ def test_huge_page_arrays_are_ordinary_arrays(size, monkeypatch):
         np.testing.assert_array_equal(b, np.arange(size, dtype=np.int32))
         b[0] = -1
         assert a[0] == 0
+
+
+def test_gwsq_reads_the_type_members_only_when_the_types_are_out_of_order():
+    """On a graph numbered type by type the shortcut and the read of ``type_members`` give
+    the same path; on a renamed graph the shortcut is off (it would pick servers of the
+    wrong type)."""
+    graph = irg(SYSTEM, N, seed=4)
+    policy = GWSQ(d=2)
+    params = policy.kernel_params(SYSTEM, graph)
+    assert params.sorted_members
+    server_type = graph.server_type[np.random.default_rng(2).permutation(N)]
+    renamed = CompatibilityGraph(server_type, graph.dispatcher_cluster, graph.offset, graph.degree,
+                                 graph.neighbors, graph.n_types, graph.n_clusters)
+    assert not policy.kernel_params(SYSTEM, renamed).sorted_members
+
+    grid = np.linspace(0.0, 30.0, 61)
+    fast = sim.simulate(SYSTEM, graph, policy, np.zeros(N, np.int64), grid, 5)
+
+    class Reading(GWSQ):
+        def kernel_params(self, system, graph):
+            return super().kernel_params(system, graph)._replace(sorted_members=False)
+
+    _assert_same(sim.simulate(SYSTEM, graph, Reading(d=2), np.zeros(N, np.int64), grid, 5), fast)

@@ -139,3 +139,72 @@ def test_gwsq_reads_the_type_members_only_when_the_types_are_out_of_order():
             return super().kernel_params(system, graph)._replace(sorted_members=False)
 
     _assert_same(sim.simulate(SYSTEM, graph, Reading(d=2), np.zeros(N, np.int64), grid, 5), fast)
+
+
+# -- departures by rejection ------------------------------------------------------------------
+@pytest.fixture
+def rejection_everywhere(monkeypatch):
+    """Departures by rejection at every size and load (where the types are in order)."""
+    monkeypatch.setattr(sim, "_REJECTION_FROM", 0)
+    monkeypatch.setattr(sim, "_REJECTION_DRAWS", float("inf"))
+    kernel_of = sim._kernel
+    modes = []
+
+    def spying(policy):
+        kernel = kernel_of(policy)
+
+        def run(*args):
+            modes.append(args[-1])
+            return kernel(*args)
+        return run
+
+    monkeypatch.setattr(sim, "_kernel", spying)
+    return modes
+
+
+def test_departures_by_rejection_give_the_exact_transient_law(rejection_everywhere):
+    """The chi-square test of `test_mutants_simulation.py` (local JSQ(2), two types, three
+    dispatchers, the exact law at time h by expm_multiply) on the same system with the
+    servers renamed so that the types are in order, as rejection needs."""
+    from tests.locality import test_mutants_simulation as exact
+
+    order = np.argsort(exact.TYPES, kind="stable")        # new server k is old server order[k]
+    graph = exact.from_adjacency(exact.ADJ[:, order], exact.TYPES[order], exact.CLUSTERS)
+    x0, h, runs = np.array((2, 0, 1, 3)), 0.8, 6000
+    states, law = exact.transient_law(tuple(x0), h)
+    counts = {}
+    for seed in range(runs):
+        res = sim.simulate(exact.SYSTEM, graph, LocalJSQ(), x0[order], [0.0, h], seed, levels=3)
+        back = np.empty(4, np.int64)
+        back[order] = res.final_state
+        counts[tuple(back.tolist())] = counts.get(tuple(back.tolist()), 0) + 1
+    assert set(rejection_everywhere) == {True}
+    expected = runs * law[:-1]
+    keep = np.nonzero(expected >= 5)[0]
+    obs = np.array([counts.get(states[k], 0) for k in keep], float)
+    exp = expected[keep]
+    obs, exp = np.append(obs, runs - obs.sum()), np.append(exp, runs - exp.sum())
+    assert keep.size > 20 and exp[-1] >= 5
+    from scipy import stats
+    assert stats.chisquare(obs, exp).pvalue > 1e-6
+
+
+@pytest.mark.parametrize("policy", [LocalJSQ(), GWSQ(), JIQ()], ids=lambda p: repr(p))
+def test_departures_by_rejection_keep_the_statistics_of_the_state(rejection_everywhere, policy):
+    """The bookkeeping check of `test_mutants_simulation.py` (every recorded statistic is
+    that of the state at its time) with departures by rejection."""
+    from tests.locality.test_mutants_simulation import test_every_recorded_statistic_is_that_of_the_state_at_its_time
+
+    test_every_recorded_statistic_is_that_of_the_state_at_its_time(policy)
+    assert set(rejection_everywhere) == {True}
+
+
+def test_rejection_is_chosen_only_where_its_draws_are_few():
+    """sum_m u_m |V_m| draws per unit time against the arrival rate: the paper's system
+    (u = 1, 5, 10 on 50/30/20 % of the servers, lambda = 3 per server) needs 4/3 draws per
+    arrival; at a tenth of the load it would need 13.3, above the limit of 4."""
+    u, size = np.array([1.0, 5.0, 10.0]), np.array([500, 300, 200])
+    assert sim._rejection_pays(u, size, 3.0 * 1000)
+    assert not sim._rejection_pays(u, size, 0.3 * 1000)
+    assert sim._rejection_pays(u, size, 4000.0 / sim._REJECTION_DRAWS)            # at the limit
+    assert not sim._rejection_pays(u, size, 4000.0 / sim._REJECTION_DRAWS * (1 - 1e-9))

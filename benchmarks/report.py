@@ -93,6 +93,9 @@ def summary_section(c, scaling, book) -> str:
             continue
         met = "yes" if now[0] >= 10**6 and now[1] >= SCALE_GOAL else ("no" if now[0] >= 10**6 else
                                                                       f"not measured at 10⁶")
+        bound = _irg_bound(scaling) if (policy, graph) == ("jsqd", "irg") else None
+        if met == "no" and bound is not None:
+            met += f": at most {bound:.2f} on this machine (one memory read per arrival; see Scaling)"
         lines.append(f"| L {label}, events/s at N = 10⁶ / at 10³ >= {SCALE_GOAL} | "
                      f"{now[1]:.2f} (N = {now[0]:,}) | {f'{before[1]:.2f} (N = {before[0]:,})' if before else '-'} | "
                      f"{met} |")
@@ -287,6 +290,23 @@ def scaling_section(data) -> str:
     return "\n".join(out)
 
 
+def _irg_bound(data):
+    """The largest ratio (events/s at N = 10^6 over N = 1000) local JSQ(2) on irg can reach if
+    each arrival (half of the events) waits for one random read of the largest probed array
+    and nothing else slows down, or None."""
+    lat = (data or {}).get("memory_latency")
+    rows = {(r["policy"], r.get("graph", "irg"), r["n"]): r for r in (data or {}).get("locality", [])}
+    base = rows.get(("jsqd", "irg", 1000))
+    if not lat or not base:
+        return None
+    per_event = 1e9 / base["events_per_second"]
+    return per_event / (per_event + max(lat, key=lambda r: r["bytes"])["ns_per_read"] / 2)
+
+
+def _size(nbytes) -> str:
+    return f"{nbytes / 2**20:g} MiB" if nbytes >= 2**20 else f"{nbytes / 2**10:g} KiB"
+
+
 def _latency_lines(data) -> list:
     """The memory-latency probe and what it implies for the L kernels at N = 10^6."""
     lat = data.get("memory_latency")
@@ -297,19 +317,17 @@ def _latency_lines(data) -> list:
            "level of the memory hierarchy the array lives in; best of 3 chains of 20 million reads, "
            "processor time, arrays on huge pages where the system gives them):\n",
            "| array | ns per read |", "|---|---|"]
-    out += [f"| {r['bytes'] / 2**20:g} MiB | {r['ns_per_read']:.1f} |" for r in lat]
+    out += [f"| {_size(r['bytes'])} | {r['ns_per_read']:.1f} |" for r in lat]
     rows = {(r["policy"], r.get("graph", "irg"), r["n"]): r for r in data["locality"]}
     base, top = rows.get(("jsqd", "irg", 1000)), rows.get(("jsqd", "irg", 1_000_000))
     if base and top:
         per_event = 1e9 / base["events_per_second"]
         big = max(lat, key=lambda r: r["bytes"])
         graph_mib = top["graph_bytes"] / 2**20
-        # an arrival reads its dispatcher's list (one random read in the graph arrays) and half the events
-        # are arrivals: keeping half the N = 1000 rate leaves per_event ns more per event, 2 per_event per arrival
-        bound = per_event / (per_event + big["ns_per_read"] / 2)
+        bound = _irg_bound(data)
         out += ["", f"An event of local JSQ(2) on irg at N = 1000 takes {per_event:.0f} ns. At N = 10⁶ each arrival "
                 f"(half of the events) reads its two candidates from its dispatcher's neighbour list, at a random "
-                f"place of {graph_mib:.0f} MiB of lists, and a random read in {big['bytes'] / 2**20:g} MiB takes "
+                f"place of {graph_mib:.0f} MiB of lists, and a random read in {_size(big['bytes'])} takes "
                 f"{big['ns_per_read']:.0f} ns: even if everything else stayed in the caches, the rate could be at "
                 f"most {bound:.2f} of that at N = 1000, so the goal of one half cannot be met by a layout of the "
                 f"state; only hiding the read's latency (prefetching the next arrivals' lists) could. GWSQ(2) and "

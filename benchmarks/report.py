@@ -93,6 +93,9 @@ def summary_section(c, scaling, book) -> str:
             continue
         met = "yes" if now[0] >= 10**6 and now[1] >= SCALE_GOAL else ("no" if now[0] >= 10**6 else
                                                                       f"not measured at 10⁶")
+        bound = _irg_bound(scaling) if (policy, graph) == ("jsqd", "irg") else None
+        if met == "no" and bound is not None:
+            met += f": at most {bound:.2f} on this machine (one memory read per arrival; see Scaling)"
         lines.append(f"| L {label}, events/s at N = 10⁶ / at 10³ >= {SCALE_GOAL} | "
                      f"{now[1]:.2f} (N = {now[0]:,}) | {f'{before[1]:.2f} (N = {before[0]:,})' if before else '-'} | "
                      f"{met} |")
@@ -130,6 +133,16 @@ def summary_section(c, scaling, book) -> str:
     return "\n".join(lines)
 
 
+def _run_events(c) -> str:
+    """The range of events per run of the C comparison, in millions ("15-18 million")."""
+    sizes = [row["results"][impl]["events_per_run"] / 1e6 for row in (c or {}).get("cases", {}).values()
+             for impl in ("numba", "c") if "events_per_run" in row["results"].get(impl, {})]
+    if not sizes:
+        return "several million"
+    lo, hi = min(sizes), max(sizes)
+    return f"about {lo:.0f} million" if round(lo) == round(hi) else f"{lo:.0f}-{hi:.0f} million"
+
+
 def c_section(c, instr) -> str:
     """Each kernel against the C loop of its model: throughput and instructions per event."""
     if not c and not instr:
@@ -138,7 +151,7 @@ def c_section(c, instr) -> str:
            "Each numba kernel against a C loop of the same model written statement for statement "
            "(`benchmarks/peers/*.c`, gcc -O2, the same xoshiro256+ draws; fed the same stream, each C loop "
            "takes the numba kernel's path to the last bit, `tests/test_benchmark_peers.py`). Throughput: "
-           "pairs of runs of about 1-2 million events, numba and C one after the other, in events per "
+           f"pairs of runs of {_run_events(c)} events, numba and C one after the other, in events per "
            "second of processor time (best run); the ratio C / numba is taken per pair (median, range; "
            "*wall*: the median of the same ratio in wall-clock time). Instructions per event: callgrind, "
            "the difference of two run lengths (`benchmarks/instructions.py`).\n",
@@ -241,21 +254,28 @@ def scaling_section(data) -> str:
            "L simulators on the system of Sec. 6 of paper L (irg with the design p¹ at N = 100; above "
            "N = 300 the densities are scaled by 300/N, so that the mean degree stays about 300 delta_k and "
            "the graph of N = 10⁵ fits in memory), each N in its own process: events per second (best of 3 runs of about "
-           "3 million events) and the resident memory the process gained from building the graph and running "
+           "3 million events, each from the state a warm-up run of about 3N events from the empty system reached, "
+           "so near the stationary regime; the busy fraction is that at the end of the last run) and the resident memory the process gained from building the graph and running "
            "the simulations (measured after the kernels were compiled; GWSQ uses the graph only for the types "
            "and clusters, but the same graph is built).\n",
            "Events per second are per second of processor time where the run recorded it "
            "(`events_per_wall_second` in the JSON file has the wall-clock rate). The complete graph stores one "
            "shared neighbour list, so its memory is O(N + W) whatever its N W edges; bytes per edge are those "
            "of the graph arrays over the stored edges.\n",
-           "| policy | graph | N | edges | events/s | graph | per server | per stored edge | memory added |",
-           "|---|---|---|---|---|---|---|---|---|"]
+           "| policy | graph | N | edges | events/s | of N = 1000 | busy | graph | per server | per stored edge | "
+           "memory added |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in data["locality"]:
         stored = r.get("stored_edges", r["edges"])
+        base = next((b for b in data["locality"] if b["n"] == 1000 and b["policy"] == r["policy"]
+                     and b.get("graph", "irg") == r.get("graph", "irg")), None)
+        rel = f"{r['events_per_second'] / base['events_per_second']:.2f}" if base else "-"
+        busy = f"{r['busy_fraction']:.2f}" if "busy_fraction" in r else "-"
         out.append(f"| {'local JSQ(2)' if r['policy'] == 'jsqd' else 'GWSQ(2)'} | {r.get('graph', 'irg')} | "
-                   f"{r['n']:,} | {r['edges']:,} | {_fmt_rate(r['events_per_second'])} | "
+                   f"{r['n']:,} | {r['edges']:,} | {_fmt_rate(r['events_per_second'])} | {rel} | {busy} | "
                    f"{r['graph_bytes'] / 2**20:.1f} MiB | {r['graph_bytes'] / r['n']:.0f} B | "
                    f"{r['graph_bytes'] / max(stored, 1):.2f} B | {r['resident_increase_bytes'] / 2**20:.1f} MiB |")
+    out += _latency_lines(data)
     out += ["", "L fixed point of (3.7):\n", "| truncation L | seconds |", "|---|---|"]
     out += [f"| {r['levels']} | {r['seconds']:.3g} |" for r in data["fixed_point"]]
     out += ["", "Solver times are the best of 3 runs (2 for the fluid model).\n", "R exact DP on circular-2, lambda = 0.9:\n", "| N | c.o.c. s | c.o.s. s | E[Q] c.o.c. | E[Q] c.o.s. |", "|---|---|---|---|---|"]
@@ -268,6 +288,53 @@ def scaling_section(data) -> str:
     out += [f"| {r['rho']:g} | {r['seconds']:.3g} |" for r in data["fluid"]]
     out.append("")
     return "\n".join(out)
+
+
+def _irg_bound(data):
+    """The largest ratio (events/s at N = 10^6 over N = 1000) local JSQ(2) on irg can reach if
+    each arrival (half of the events) waits for one random read of the largest probed array
+    and nothing else slows down, or None."""
+    lat = (data or {}).get("memory_latency")
+    rows = {(r["policy"], r.get("graph", "irg"), r["n"]): r for r in (data or {}).get("locality", [])}
+    base = rows.get(("jsqd", "irg", 1000))
+    if not lat or not base:
+        return None
+    per_event = 1e9 / base["events_per_second"]
+    return per_event / (per_event + max(lat, key=lambda r: r["bytes"])["ns_per_read"] / 2)
+
+
+def _size(nbytes) -> str:
+    return f"{nbytes / 2**20:g} MiB" if nbytes >= 2**20 else f"{nbytes / 2**10:g} KiB"
+
+
+def _latency_lines(data) -> list:
+    """The memory-latency probe and what it implies for the L kernels at N = 10^6."""
+    lat = data.get("memory_latency")
+    if not lat:
+        return []
+    out = ["", "What bounds the large-N runs: the time of one random read, measured by following a random "
+           "cycle through an array (each read needs the one before, so the time is the latency of the "
+           "level of the memory hierarchy the array lives in; best of 3 chains of 20 million reads, "
+           "processor time, arrays on huge pages where the system gives them):\n",
+           "| array | ns per read |", "|---|---|"]
+    out += [f"| {_size(r['bytes'])} | {r['ns_per_read']:.1f} |" for r in lat]
+    rows = {(r["policy"], r.get("graph", "irg"), r["n"]): r for r in data["locality"]}
+    base, top = rows.get(("jsqd", "irg", 1000)), rows.get(("jsqd", "irg", 1_000_000))
+    if base and top:
+        per_event = 1e9 / base["events_per_second"]
+        big = max(lat, key=lambda r: r["bytes"])
+        graph_mib = top["graph_bytes"] / 2**20
+        bound = _irg_bound(data)
+        out += ["", f"An event of local JSQ(2) on irg at N = 1000 takes {per_event:.0f} ns. At N = 10⁶ each arrival "
+                f"(half of the events) reads its two candidates from its dispatcher's neighbour list, at a random "
+                f"place of {graph_mib:.0f} MiB of lists, and a random read in {_size(big['bytes'])} takes "
+                f"{big['ns_per_read']:.0f} ns: even if everything else stayed in the caches, the rate could be at "
+                f"most {bound:.2f} of that at N = 1000, so the goal of one half cannot be met by a layout of the "
+                f"state; only hiding the read's latency (prefetching the next arrivals' lists) could. GWSQ(2) and "
+                f"the complete graph read no per-dispatcher list, and from N = 2¹⁶ on keep one byte per server "
+                f"(the queue lengths) and no list of busy servers (departures by rejection), so their data stay "
+                f"in the fast levels of the table."]
+    return out
 
 
 def book_section(data) -> str:

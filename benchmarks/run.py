@@ -67,8 +67,14 @@ def _environment() -> dict:
             commit += " (qtheory modified)"
     except (OSError, subprocess.CalledProcessError):
         commit = None
+    try:       # e.g. "always [madvise] never": qtheory._memory asks for huge pages by madvise
+        thp = Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text().split("[")[1].split("]")[0]
+    except (OSError, IndexError):
+        thp = None
+    if os.environ.get("QTHEORY_HUGE_PAGES") == "0":
+        thp = f"{thp} (not requested: QTHEORY_HUGE_PAGES=0)"
     return {"commit": commit, "python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
-            "machine": platform.machine(), "cpu": cpu, "cpus": os.cpu_count(),
+            "machine": platform.machine(), "cpu": cpu, "cpus": os.cpu_count(), "transparent_huge_pages": thp,
             "nice": os.nice(0), "load_average_at_start": os.getloadavg()[0], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
 
 
@@ -286,8 +292,11 @@ if kind == "complete":
 else:
     scale = min(1.0, 300.0 / n)          # above N = 300 the densities shrink: mean degree stays ~ 300 delta_k
     graph = irg(system, n, seed=1, compatibility=system.p * scale)
-x0 = np.zeros(n, np.int64)
-horizon = events_target / (2 * system.arrival_rate * graph.n_dispatchers)
+lam = 2 * system.arrival_rate * graph.n_dispatchers        # about the event rate: arrivals and departures
+# the timed runs start where a warm-up of about 3 N events from the empty state ended, near
+# the stationary regime (the empty start is a transient that lasts about N events)
+x0 = sim(system, graph, np.zeros(n, np.int64), [0.0, 3.0 * n / lam + 1.0], 99).final_state
+horizon = events_target / lam
 best = best_wall = 0.0
 for rep in range(3):
     c0 = time.process_time()
@@ -301,8 +310,53 @@ graph_bytes = sum(a.nbytes for a in (graph.neighbors, graph.offset, graph.degree
 print(json.dumps({"n": n, "policy": policy, "graph": kind, "events_per_second": best,
                   "events_per_wall_second": best_wall, "events": res.events, "edges": graph.n_edges,
                   "stored_edges": int(graph.neighbors.size), "dispatchers": graph.n_dispatchers,
-                  "graph_bytes": graph_bytes, "resident_increase_bytes": after - before}))
+                  "graph_bytes": graph_bytes, "resident_increase_bytes": after - before,
+                  "busy_fraction": float(np.mean(res.final_state > 0))}))
 """
+
+_LATENCY = r"""
+import os, sys, json, time
+import numpy as np
+from numba import njit
+from qtheory import _memory
+
+@njit
+def cycle(order):
+    # Sattolo's algorithm: a uniformly random cyclic permutation, so the chain visits every entry
+    n = order.size
+    for i in range(n):
+        order[i] = i
+    for i in range(n - 1, 0, -1):
+        j = np.random.randint(0, i)
+        order[i], order[j] = order[j], order[i]
+
+@njit
+def chase(order, steps):
+    k = 0
+    for _ in range(steps):
+        k = order[k]           # each read needs the one before: latency, not bandwidth
+    return k
+
+np.random.seed(1)
+out = []
+for size in [int(x) for x in sys.argv[1:]]:
+    order = _memory.empty(size // 4, np.int32)
+    cycle(order)
+    chase(order, 1000)
+    steps = 20_000_000
+    best = float("inf")
+    for _ in range(3):
+        c0 = time.process_time()
+        chase(order, steps)
+        best = min(best, (time.process_time() - c0) / steps)
+    out.append({"bytes": size, "ns_per_read": best * 1e9})
+    del order
+print(json.dumps(out))
+"""
+
+#: array sizes of the memory-latency probe: inside the first-level, second-level and shared caches,
+#: and the size of the irg neighbour lists at N = 10^6
+LATENCY_BYTES = (32 << 10, 512 << 10, 4 << 20, 16 << 20, 64 << 20, 512 << 20)
 
 #: (policy, graph) pairs of the L scaling runs
 SCALING_CASES = (("jsqd", "irg"), ("gwsq", "irg"), ("jsqd", "complete"))
@@ -326,6 +380,11 @@ def bench_scaling(preset: str) -> dict:
                   f"(processor), {r['stored_edges']:>10d} stored edges, graph {r['graph_bytes'] / n:6.1f} B/server, "
                   f"resident memory +{r['resident_increase_bytes'] / 2**20:7.1f} MiB", flush=True)
     out["locality"] = rows
+    line = subprocess.run([sys.executable, "-c", _LATENCY, *map(str, LATENCY_BYTES)], check=True, capture_output=True,
+                          text=True, cwd=ROOT).stdout.strip().splitlines()[-1]
+    out["memory_latency"] = json.loads(line)
+    for r in out["memory_latency"]:
+        print(f"dependent random read in {r['bytes'] / 2**20:8.3f} MiB: {r['ns_per_read']:6.1f} ns", flush=True)
 
     from qtheory.locality.meanfield import fixed_point
     from qtheory.locality.model import paper_system
@@ -453,11 +512,17 @@ def bench_book(log: Path) -> dict:
             if m]
     total_expected = max((int(m.group(2)) for m in map(_LINE.search, log.read_text().splitlines()) if m), default=0)
     real = re.search(r"^real\s+(\d+)m([\d.]+)s", log.read_text(), re.M)
+    wall = 60 * int(real.group(1)) + float(real.group(2)) if real else None
     fresh = "python3 -m venv" in log.read_text()
+    # benchmarks/book_fresh.sh times `make env` apart and logs it on a line of its own
+    setup = re.search(r"^environment set-up \(make env\): ([\d.]+) s", log.read_text(), re.M)
     out = {"log": str(log), "notebooks": rows, "finished": len(rows) == total_expected and total_expected > 0,
            "expected": total_expected, "total_seconds": sum(r["seconds"] for r in rows),
-           "wall_seconds": 60 * int(real.group(1)) + float(real.group(2)) if real else None,
-           "includes_environment_setup": fresh}
+           "wall_seconds": wall, "includes_environment_setup": fresh, "environment": _environment()}
+    if setup:
+        out["environment_setup_seconds"] = float(setup.group(1))
+        out["includes_environment_setup"] = True
+        out["wall_seconds"] = wall + float(setup.group(1)) if wall is not None else None
     print(f"book (paper preset, from {log}): {len(rows)}/{total_expected} notebooks, "
           f"{out['total_seconds'] / 60:.1f} min of notebook time")
     for r in sorted(rows, key=lambda r: -r["seconds"]):

@@ -19,6 +19,14 @@ queue length (the latter two exactly, whatever L).
   hypergeometric formula uses the non-integer "counts" ``N x_{k,m,l}`` and is not a
   probability distribution; the two agree to :math:`O(d^2 / N)`, and with independent draws the
   drift of the occupancy is exactly the right side of (3.7) for every N.
+
+A departing server is a uniform busy server of the departing type, taken from a list of
+busy servers; from N = 2**16 servers on (when the servers are numbered type by type and the
+draws are few, see ``_rejection_pays``) it is found instead by drawing uniform servers of
+the type until one is busy, and queue lengths are kept in 8 or 16 bits where they fit: at
+N = 10^6 the per-server data then stay in the processor's caches. Both ways are exact; they
+use the generator differently, so a seed gives other (equally distributed) numbers above
+2**16 servers than the list would.
 """
 
 from __future__ import annotations
@@ -33,7 +41,7 @@ from ..errors import ParameterError
 from .._rng import exponential, randint, uniform
 from ..runtime import kernel_state
 from ..validation import check_array, check_integer, check_seed
-from .. import _splice
+from .. import _memory, _splice
 from .graphs import CompatibilityGraph
 from .policies import REGISTRY, Policy, as_policy, decide, rule_of  # noqa: F401 (decide: the template's)
 from .model import LocalitySystem, check_tails
@@ -55,9 +63,16 @@ def _kernel(policy):
 
 
 def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cluster, server_type,
-                     type_members, type_first, type_size, service_rates, arrival_rate, state, t_grid, levels):
+                     type_members, type_first, type_size, service_rates, arrival_rate, state, busy, pos, t_grid, levels,
+                     cap, sorted_types, rejection):
     """One run. A template: :func:`_kernel` compiles it once per policy with the policy's
-    rule in place of ``decide`` (:mod:`qtheory._splice`)."""
+    rule in place of ``decide`` (:mod:`qtheory._splice`). ``state`` may be of a narrow
+    integer type: an arrival at a queue of ``cap`` tasks stops the run and returns
+    ``events = -1`` (the caller reruns it with a wider type). With ``sorted_types`` the
+    servers are numbered type by type, and a server's type is found from ``type_first``
+    (a few cached words) instead of a random read of ``server_type``. With ``rejection``
+    (only with ``sorted_types``) a departure of type m draws uniform servers of type m
+    until it draws a busy one, and ``busy`` and ``pos`` are neither kept nor read."""
     rng = rng_state.copy()
     n_servers = server_type.size
     n_types = type_size.size
@@ -66,10 +81,9 @@ def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cl
     occupancy = np.zeros((n_grid, n_types, levels))
     mean_len = np.zeros((n_grid, n_types))
     mean_sq = np.zeros((n_grid, n_types))
-    # busy servers of each type, in the segment [type_first[m], type_first[m] + n_busy[m]);
-    # int32 like the state: at N = 10^6 each per-server array is 4 MB, not 8
-    busy = np.empty(n_servers, np.int32)
-    pos = np.full(n_servers, -1, np.int32)
+    # unless rejection: busy servers of each type, in the segment [type_first[m], type_first[m]
+    # + n_busy[m]), and pos[j], the place of busy server j in its segment (work arrays of the
+    # caller; pos of an idle server is never read)
     n_busy = np.zeros(n_types, np.int64)
     count = np.zeros((n_types, levels + 1), np.int64)   # count[m, l]: type m, >= l tasks
     total = np.zeros(n_types, np.int64)
@@ -82,8 +96,9 @@ def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cl
         for l in range(1, min(x, levels) + 1):
             count[_ix(m), _ix(l)] += 1
         if x > 0:
-            busy[_ix(type_first[_ix(m)] + n_busy[_ix(m)])] = j
-            pos[_ix(j)] = n_busy[_ix(m)]
+            if not rejection:
+                busy[_ix(type_first[_ix(m)] + n_busy[_ix(m)])] = j
+                pos[_ix(j)] = n_busy[_ix(m)]
             n_busy[_ix(m)] += 1
     lam_total = arrival_rate * n_disp
     t = t_grid[0]
@@ -113,16 +128,24 @@ def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cl
                 i = n_disp - 1
             target = decide(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, server_type,
                             type_members, type_first, type_size)
-            m = server_type[_ix(target)]
+            if sorted_types:
+                m = 0
+                while m + 1 < n_types and target >= type_first[_ix(m + 1)]:
+                    m += 1
+            else:
+                m = server_type[_ix(target)]
             x = state[_ix(target)]
+            if x == cap:
+                return occupancy, mean_len, mean_sq, -1
             state[_ix(target)] = x + 1
             total[_ix(m)] += 1
             total_sq[_ix(m)] += 2 * x + 1
             if x + 1 <= levels:
                 count[_ix(m), _ix(x + 1)] += 1
             if x == 0:
-                busy[_ix(type_first[_ix(m)] + n_busy[_ix(m)])] = target
-                pos[_ix(target)] = n_busy[_ix(m)]
+                if not rejection:
+                    busy[_ix(type_first[_ix(m)] + n_busy[_ix(m)])] = target
+                    pos[_ix(target)] = n_busy[_ix(m)]
                 n_busy[_ix(m)] += 1
         else:
             r -= lam_total
@@ -134,11 +157,18 @@ def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cl
                 m = 0
                 while n_busy[_ix(m)] == 0:
                     m += 1
-            # the uniform left over after choosing the type picks the busy server
-            idx = int(r / service_rates[_ix(m)]) if r >= 0.0 else 0
-            if idx >= n_busy[_ix(m)]:
-                idx = n_busy[_ix(m)] - 1
-            j = busy[_ix(type_first[_ix(m)] + idx)]
+            if rejection:
+                # a uniform busy server of type m: uniform servers of the type until one is busy
+                while True:
+                    j = type_first[_ix(m)] + randint(rng, type_size[_ix(m)])
+                    if state[_ix(j)] > 0:
+                        break
+            else:
+                # the uniform left over after choosing the type picks the busy server
+                idx = int(r / service_rates[_ix(m)]) if r >= 0.0 else 0
+                if idx >= n_busy[_ix(m)]:
+                    idx = n_busy[_ix(m)] - 1
+                j = busy[_ix(type_first[_ix(m)] + idx)]
             x = state[_ix(j)]
             state[_ix(j)] = x - 1
             total[_ix(m)] -= 1
@@ -146,10 +176,11 @@ def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cl
             if x <= levels:
                 count[_ix(m), _ix(x)] -= 1
             if x == 1:
-                last = busy[_ix(type_first[_ix(m)] + n_busy[_ix(m)] - 1)]
-                busy[_ix(type_first[_ix(m)] + pos[_ix(j)])] = last
-                pos[_ix(last)] = pos[_ix(j)]
-                pos[_ix(j)] = -1
+                if not rejection:
+                    last = busy[_ix(type_first[_ix(m)] + n_busy[_ix(m)] - 1)]
+                    busy[_ix(type_first[_ix(m)] + pos[_ix(j)])] = last
+                    pos[_ix(last)] = pos[_ix(j)]
+                    pos[_ix(j)] = -1
                 n_busy[_ix(m)] -= 1
     return occupancy, mean_len, mean_sq, events
 
@@ -214,7 +245,7 @@ def _prepare(system: LocalitySystem, graph: CompatibilityGraph, initial_state, t
     if state.size and state.max() >= _INT32_LIMIT:
         raise ParameterError(f"`initial_state` holds a queue of {int(state.max())} tasks; the simulator keeps "
                              f"queue lengths below 2**31 - 2**20")
-    state = state.astype(np.int32)        # compact state: more of it stays in the caches at large N
+    state = state.astype(np.int32)
     t_grid = check_array("t_grid", t_grid, ndim=1, low=0.0)
     if t_grid.size < 1 or np.any(np.diff(t_grid) <= 0):
         raise ParameterError("`t_grid` must be a non-empty increasing array of times")
@@ -257,22 +288,78 @@ def simulate(system: LocalitySystem, graph: CompatibilityGraph, policy, initial_
     params = pol.kernel_params(system, graph)
     # narrow copies of the per-server and per-dispatcher arrays the events read at random:
     # at N = 10^6 they are what the caches must hold
-    server_type = graph.server_type.astype(np.int8 if graph.n_types <= 127 else np.int32)
+    server_type = _memory.copy(graph.server_type.astype(np.int8 if graph.n_types <= 127 else np.int32))
     cluster = graph.dispatcher_cluster.astype(np.int8 if graph.n_clusters <= 127 else np.int32)
-    offset = graph.offset.astype(np.int32) if graph.neighbors.size < _INT32_LIMIT else graph.offset
-    degree = graph.degree.astype(np.int32)
+    offset = _memory.copy(graph.offset.astype(np.int32) if graph.neighbors.size < _INT32_LIMIT else graph.offset)
+    degree = _memory.copy(graph.degree.astype(np.int32))
     if offset.size and (offset == offset[0]).all() and (degree == degree[0]).all():
         # every dispatcher has the same list (the complete graph): zero-stride views, so that
         # the dispatcher's offset and degree are one cached word, not a cache miss per arrival
         offset = np.broadcast_to(offset[:1], offset.shape)
         degree = np.broadcast_to(degree[:1], degree.shape)
     start = time.perf_counter()
-    occ, mean_len, mean_sq, events = _kernel(pol)(
-        params, kernel_state(seed), offset, degree, graph.neighbors, cluster,
-        server_type, type_members, type_first, type_size, system.u.copy(), system.arrival_rate, state,
-        t_grid, levels)
+    occ, mean_len, mean_sq, events, state = _run_kernel(
+        _kernel(pol), params, kernel_state(seed), offset, degree, graph.neighbors, cluster, server_type,
+        type_members, type_first, type_size, system.u.copy(), system.arrival_rate, state, t_grid, levels)
     return SimulationResult(t_grid, occ, mean_len, mean_sq, state.astype(np.int64), int(events),
                             time.perf_counter() - start)
+
+
+#: below this many servers the per-server arrays stay in the caches whatever their width
+_NARROW_FROM = 1 << 16
+
+
+#: from this many servers on, departures may find their server by rejection (below it the
+#: busy list stays in the caches, and small runs keep the path of the C peer)
+_REJECTION_FROM = 1 << 16
+#: most draws per arrival the rejection sampling of departing servers may cost (see below)
+_REJECTION_DRAWS = 4.0
+
+
+def _rejection_pays(service_rates, type_size, arrival_total) -> bool:
+    """Whether departures should find their server by rejection rather than from the list
+    of busy servers. The list costs two random reads of N-entry arrays per departure and one
+    per server turning busy or idle, which at N = 10^6 leave the caches; rejection keeps no
+    list, and draws uniform servers of the departing type m until one is busy: 1 / (busy
+    fraction of m) draws per departure, and since type m's departures occur at rate
+    u_m x (its busy servers), u_m |V_m| draws per unit time, whatever the state. Rejection is
+    used when these draws, sum_m u_m |V_m| per unit time, are at most ``_REJECTION_DRAWS``
+    per arrival (rate ``arrival_total``): a read of the compact state is cheaper than a
+    cache miss, but not unboundedly many of them (a lightly loaded system with fast servers
+    keeps the list)."""
+    return float(np.dot(service_rates, type_size)) <= _REJECTION_DRAWS * arrival_total
+
+
+def _run_kernel(kernel, params, rng_state, offset, degree, neighbors, cluster, server_type, type_members,
+                type_first, type_size, service_rates, arrival_rate, state, t_grid, levels):
+    """Run `kernel` from `state` (int32), with the queue lengths held in the narrowest
+    unsigned type that holds them, from N = 2**16 servers on: at N = 10^6 a uint8 state is
+    1 MB and stays in a core's private cache, int32 (4 MB) does not. When a queue outgrows the
+    type the kernel stops, and the run restarts from the same state and generator with the
+    next wider type (uint8, uint16, int32): the same draws give the same path, so the result
+    does not depend on the type, only the time does. Returns the kernel's outputs and the
+    final state."""
+    widths = [np.int32]
+    if state.size >= _NARROW_FROM:
+        top = int(state.max()) if state.size else 0
+        widths = [w for w in (np.uint8, np.uint16) if top < np.iinfo(w).max] + widths
+    # few types numbered in order: the kernel computes a server's type instead of reading it
+    sorted_types = bool(type_size.size <= 8 and np.all(np.diff(server_type) >= 0))
+    # at large N a departure finds its busy server by rejection (see _rejection_pays)
+    rejection = sorted_types and state.size >= _REJECTION_FROM and _rejection_pays(
+        service_rates, type_size, arrival_rate * offset.size)
+    busy = _memory.empty(0 if rejection else state.size, np.int32)
+    pos = _memory.empty(0 if rejection else state.size, np.int32)
+    for width in widths:
+        work = _memory.copy(state.astype(width))
+        occ, mean_len, mean_sq, events = kernel(
+            params, rng_state, offset, degree, neighbors, cluster, server_type, type_members, type_first,
+            type_size, service_rates, arrival_rate, work, busy, pos, t_grid, levels, np.iinfo(width).max,
+            sorted_types, rejection)
+        if events >= 0:
+            return occ, mean_len, mean_sq, events, work
+    raise OverflowError(f"a queue grew past {np.iinfo(np.int32).max} tasks: the simulator keeps queue lengths "
+                        f"in 32 bits (shorten `t_grid` or lower the load)")
 
 
 def simulate_jsqd(system: LocalitySystem, graph: CompatibilityGraph, initial_state, t_grid, seed, *,

@@ -12,7 +12,9 @@ from ..._rng import randint, uniform
 from ...validation import check_integer
 from . import Policy, _ix, register
 
-Params = namedtuple("GWSQParams", ["d", "type_cdf"])
+#: ``sorted_members``: the servers are numbered type by type, so the k-th server of type m is
+#: ``type_first[m] + k`` and the rule need not read ``type_members`` (a cache miss at large N)
+Params = namedtuple("GWSQParams", ["d", "type_cdf", "sorted_members"], defaults=(False,))
 
 
 @njit(cache=True)
@@ -30,7 +32,8 @@ def rule(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, s
         m = 0
         while m < n_types - 1 and u >= type_cdf[_ix(k), _ix(m)]:
             m += 1
-        j = type_members[_ix(type_first[_ix(m)] + randint(rng, type_size[_ix(m)]))]
+        c = type_first[_ix(m)] + randint(rng, type_size[_ix(m)])
+        j = c if params.sorted_members else type_members[_ix(c)]
         if state[_ix(j)] < best:
             best = state[_ix(j)]
             target = j
@@ -58,4 +61,5 @@ class GWSQ(Policy):
         share /= share.sum(axis=1, keepdims=True)
         type_cdf = np.cumsum(share, axis=1)
         type_cdf[:, -1] = 1.0
-        return Params(int(system.d if self.d is None else self.d), type_cdf)
+        return Params(int(system.d if self.d is None else self.d), type_cdf,
+                      bool(np.all(np.diff(graph.server_type) >= 0)))

@@ -1,0 +1,210 @@
+"""The L kernel's compact state (issue 18) changes the time of a run, never its result.
+
+* From N = 2**16 servers on, queue lengths are held in uint8 or uint16 and a run whose
+  queue outgrows the type restarts with the next wider one (``_run_kernel``): the result
+  must equal that of a run held in int32 throughout, including runs that overflow uint8
+  and uint16 on the way.
+* When the servers are numbered type by type, the kernel computes a server's type from
+  the type boundaries instead of reading ``server_type``, and GWSQ(d) takes the k-th
+  server of a type as ``type_first[m] + k`` instead of reading ``type_members``:
+  relabelling the servers of the same graph (so that the types are no longer in order)
+  must give the same statistics, and GWSQ must take the same path either way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import qtheory.locality.simulation as sim
+from qtheory import _memory
+from qtheory.locality.graphs import CompatibilityGraph, complete_bipartite, irg
+from qtheory.locality.model import paper_system
+from qtheory.locality.policies import GWSQ, JIQ, LocalJSQ
+
+SYSTEM = paper_system("design", d=2)
+N = 60
+
+
+def _outputs(res):
+    return (res.occupancy, res.mean_queue_length, res.mean_square, res.final_state, res.events)
+
+
+def _assert_same(a, b):
+    for x, y in zip(_outputs(a), _outputs(b)):
+        np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("policy", [LocalJSQ(d=2), LocalJSQ(d=1), GWSQ(d=2), JIQ()], ids=lambda p: repr(p))
+@pytest.mark.parametrize("top", [0, 254, 65534])
+def test_narrow_queue_lengths_give_the_int32_result(monkeypatch, policy, top):
+    """Start with some queues at `top`: 254 overflows uint8 at the second arrival there,
+    65534 starts in uint16 and overflows it; under random routing (d = 1) such arrivals
+    are certain in this run. The widths the kernel was called with are recorded, so that
+    the test also shows the restarts happened."""
+    graph = irg(SYSTEM, N, seed=2)
+    x0 = np.zeros(N, np.int64)
+    x0[::4] = top
+    grid = np.linspace(0.0, 20.0, 41)
+
+    widths = []
+    kernel = sim._kernel(policy)
+
+    def spy(*args):
+        widths.append(args[12].dtype)          # the state argument
+        return kernel(*args)
+
+    monkeypatch.setattr(sim, "_NARROW_FROM", 1 << 40)        # int32 throughout
+    wide = sim.simulate(SYSTEM, graph, policy, x0, grid, 7)
+    monkeypatch.setattr(sim, "_NARROW_FROM", 0)              # narrow from the first server
+    monkeypatch.setattr(sim, "_kernel", lambda pol: spy)
+    narrow = sim.simulate(SYSTEM, graph, policy, x0, grid, 7)
+    _assert_same(narrow, wide)
+    assert widths[0] == (np.uint8 if top < 255 else np.uint16)
+    if isinstance(policy, LocalJSQ) and policy.d == 1 and top:
+        # random routing sends arrivals to the long queues: the run restarted wider
+        assert widths == ([np.uint8, np.uint16] if top == 254 else [np.uint16, np.int32])
+
+
+def test_a_queue_past_int32_is_an_error_not_a_wrapped_length(monkeypatch):
+    """The last width has no wider one: the run stops with a clear error."""
+    graph = complete_bipartite(SYSTEM, 4)
+    kernel = sim._kernel(LocalJSQ(d=1))
+
+    def capped(*args):
+        args = list(args)
+        args[17] = 3                    # the cap: pretend int32 holds at most 3 tasks
+        return kernel(*args)
+
+    monkeypatch.setattr(sim, "_kernel", lambda pol: capped)
+    with pytest.raises(OverflowError, match="32 bits"):
+        sim.simulate(SYSTEM, graph, LocalJSQ(d=1), np.full(4, 3), np.linspace(0.0, 5.0, 3), 0)
+
+
+@pytest.mark.parametrize("policy", [LocalJSQ(d=2), LocalJSQ(d=3), JIQ()], ids=lambda p: repr(p))
+def test_relabelled_servers_give_the_same_statistics(policy):
+    """Local JSQ(d) and JIQ choose by position in the dispatcher's list, so renaming the
+    servers (a permutation applied to the lists and the types) must leave every recorded
+    statistic unchanged; the renamed graph's types are out of order, so its run reads
+    ``server_type`` while the original computes the types from their boundaries."""
+    graph = irg(SYSTEM, N, seed=4)
+    assert np.all(np.diff(graph.server_type) >= 0)
+    sigma = np.random.default_rng(1).permutation(N)          # server j is renamed sigma[j]
+    server_type = np.empty(N, np.int64)
+    server_type[sigma] = graph.server_type
+    renamed = CompatibilityGraph(server_type, graph.dispatcher_cluster, graph.offset, graph.degree,
+                                 sigma[graph.neighbors].astype(np.int32), graph.n_types, graph.n_clusters)
+    assert not np.all(np.diff(renamed.server_type) >= 0)
+    grid = np.linspace(0.0, 30.0, 61)
+    a = sim.simulate(SYSTEM, graph, policy, np.zeros(N, np.int64), grid, 3)
+    b = sim.simulate(SYSTEM, renamed, policy, np.zeros(N, np.int64), grid, 3)
+    for x, y in zip(_outputs(a)[:3], _outputs(b)[:3]):
+        np.testing.assert_array_equal(x, y)
+    assert a.events == b.events
+    np.testing.assert_array_equal(b.final_state[sigma], a.final_state)
+
+
+@pytest.mark.parametrize("size", [10, 300_000, 1_000_003])
+def test_huge_page_arrays_are_ordinary_arrays(size, monkeypatch):
+    """Whatever backs it, the array has the requested shape, type and contents."""
+    for setting in ("1", "0"):
+        monkeypatch.setenv("QTHEORY_HUGE_PAGES", setting)
+        a = _memory.empty((size,), np.int32)
+        assert a.shape == (size,) and a.dtype == np.int32 and a.flags.c_contiguous and a.flags.writeable
+        a[:] = np.arange(size, dtype=np.int32)
+        b = _memory.copy(a)
+        np.testing.assert_array_equal(b, np.arange(size, dtype=np.int32))
+        b[0] = -1
+        assert a[0] == 0
+
+
+def test_gwsq_reads_the_type_members_only_when_the_types_are_out_of_order():
+    """On a graph numbered type by type the shortcut and the read of ``type_members`` give
+    the same path; on a renamed graph the shortcut is off (it would pick servers of the
+    wrong type)."""
+    graph = irg(SYSTEM, N, seed=4)
+    policy = GWSQ(d=2)
+    params = policy.kernel_params(SYSTEM, graph)
+    assert params.sorted_members
+    server_type = graph.server_type[np.random.default_rng(2).permutation(N)]
+    renamed = CompatibilityGraph(server_type, graph.dispatcher_cluster, graph.offset, graph.degree,
+                                 graph.neighbors, graph.n_types, graph.n_clusters)
+    assert not policy.kernel_params(SYSTEM, renamed).sorted_members
+
+    grid = np.linspace(0.0, 30.0, 61)
+    fast = sim.simulate(SYSTEM, graph, policy, np.zeros(N, np.int64), grid, 5)
+
+    class Reading(GWSQ):
+        def kernel_params(self, system, graph):
+            return super().kernel_params(system, graph)._replace(sorted_members=False)
+
+    _assert_same(sim.simulate(SYSTEM, graph, Reading(d=2), np.zeros(N, np.int64), grid, 5), fast)
+
+
+# -- departures by rejection ------------------------------------------------------------------
+@pytest.fixture
+def rejection_everywhere(monkeypatch):
+    """Departures by rejection at every size and load (where the types are in order)."""
+    monkeypatch.setattr(sim, "_REJECTION_FROM", 0)
+    monkeypatch.setattr(sim, "_REJECTION_DRAWS", float("inf"))
+    kernel_of = sim._kernel
+    modes = []
+
+    def spying(policy):
+        kernel = kernel_of(policy)
+
+        def run(*args):
+            modes.append(args[-1])
+            return kernel(*args)
+        return run
+
+    monkeypatch.setattr(sim, "_kernel", spying)
+    return modes
+
+
+def test_departures_by_rejection_give_the_exact_transient_law(rejection_everywhere):
+    """The chi-square test of `test_mutants_simulation.py` (local JSQ(2), two types, three
+    dispatchers, the exact law at time h by expm_multiply) on the same system with the
+    servers renamed so that the types are in order, as rejection needs."""
+    from tests.locality import test_mutants_simulation as exact
+
+    order = np.argsort(exact.TYPES, kind="stable")        # new server k is old server order[k]
+    graph = exact.from_adjacency(exact.ADJ[:, order], exact.TYPES[order], exact.CLUSTERS)
+    x0, h, runs = np.array((2, 0, 1, 3)), 0.8, 6000
+    states, law = exact.transient_law(tuple(x0), h)
+    counts = {}
+    for seed in range(runs):
+        res = sim.simulate(exact.SYSTEM, graph, LocalJSQ(), x0[order], [0.0, h], seed, levels=3)
+        back = np.empty(4, np.int64)
+        back[order] = res.final_state
+        counts[tuple(back.tolist())] = counts.get(tuple(back.tolist()), 0) + 1
+    assert set(rejection_everywhere) == {True}
+    expected = runs * law[:-1]
+    keep = np.nonzero(expected >= 5)[0]
+    obs = np.array([counts.get(states[k], 0) for k in keep], float)
+    exp = expected[keep]
+    obs, exp = np.append(obs, runs - obs.sum()), np.append(exp, runs - exp.sum())
+    assert keep.size > 20 and exp[-1] >= 5
+    from scipy import stats
+    assert stats.chisquare(obs, exp).pvalue > 1e-6
+
+
+@pytest.mark.parametrize("policy", [LocalJSQ(), GWSQ(), JIQ()], ids=lambda p: repr(p))
+def test_departures_by_rejection_keep_the_statistics_of_the_state(rejection_everywhere, policy):
+    """The bookkeeping check of `test_mutants_simulation.py` (every recorded statistic is
+    that of the state at its time) with departures by rejection."""
+    from tests.locality.test_mutants_simulation import test_every_recorded_statistic_is_that_of_the_state_at_its_time
+
+    test_every_recorded_statistic_is_that_of_the_state_at_its_time(policy)
+    assert set(rejection_everywhere) == {True}
+
+
+def test_rejection_is_chosen_only_where_its_draws_are_few():
+    """sum_m u_m |V_m| draws per unit time against the arrival rate: the paper's system
+    (u = 1, 5, 10 on 50/30/20 % of the servers, lambda = 3 per server) needs 4/3 draws per
+    arrival; at a tenth of the load it would need 13.3, above the limit of 4."""
+    u, size = np.array([1.0, 5.0, 10.0]), np.array([500, 300, 200])
+    assert sim._rejection_pays(u, size, 3.0 * 1000)
+    assert not sim._rejection_pays(u, size, 0.3 * 1000)
+    assert sim._rejection_pays(u, size, 4000.0 / sim._REJECTION_DRAWS)            # at the limit
+    assert not sim._rejection_pays(u, size, 4000.0 / sim._REJECTION_DRAWS * (1 - 1e-9))

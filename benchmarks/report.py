@@ -261,20 +261,21 @@ def scaling_section(data) -> str:
            "Events per second are per second of processor time where the run recorded it "
            "(`events_per_wall_second` in the JSON file has the wall-clock rate). The complete graph stores one "
            "shared neighbour list, so its memory is O(N + W) whatever its N W edges; bytes per edge are those "
-           "of the graph arrays over the stored edges.\n",
-           "| policy | graph | N | edges | events/s | of N = 1000 | busy | graph | per server | per stored edge | "
+           "of the graph arrays over the stored edges. JSQ(2) is local JSQ(2); *busy* is the fraction of busy "
+           "servers at the end of the last run.\n",
+           "| policy | graph | N | stored edges | events/s | of N = 1000 | busy | graph bytes per server, per stored edge | "
            "memory added |",
-           "|---|---|---|---|---|---|---|---|---|---|---|"]
+           "|---|---|---|---|---|---|---|---|---|"]
     for r in data["locality"]:
         stored = r.get("stored_edges", r["edges"])
         base = next((b for b in data["locality"] if b["n"] == 1000 and b["policy"] == r["policy"]
                      and b.get("graph", "irg") == r.get("graph", "irg")), None)
         rel = f"{r['events_per_second'] / base['events_per_second']:.2f}" if base else "-"
         busy = f"{r['busy_fraction']:.2f}" if "busy_fraction" in r else "-"
-        out.append(f"| {'local JSQ(2)' if r['policy'] == 'jsqd' else 'GWSQ(2)'} | {r.get('graph', 'irg')} | "
-                   f"{r['n']:,} | {r['edges']:,} | {_fmt_rate(r['events_per_second'])} | {rel} | {busy} | "
-                   f"{r['graph_bytes'] / 2**20:.1f} MiB | {r['graph_bytes'] / r['n']:.0f} B | "
-                   f"{r['graph_bytes'] / max(stored, 1):.2f} B | {r['resident_increase_bytes'] / 2**20:.1f} MiB |")
+        out.append(f"| {'JSQ(2)' if r['policy'] == 'jsqd' else 'GWSQ(2)'} | {r.get('graph', 'irg')} | "
+                   f"{r['n']:,} | {stored:,} | {_fmt_rate(r['events_per_second'])} | {rel} | {busy} | "
+                   f"{r['graph_bytes'] / r['n']:.0f} B, {r['graph_bytes'] / max(stored, 1):.2f} B | "
+                   f"{r['resident_increase_bytes'] / 2**20:.1f} MiB |")
     out += _latency_lines(data)
     out += ["", "L fixed point of (3.7):\n", "| truncation L | seconds |", "|---|---|"]
     out += [f"| {r['levels']} | {r['seconds']:.3g} |" for r in data["fixed_point"]]

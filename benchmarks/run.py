@@ -472,7 +472,7 @@ def _plot_scaling(data):
     ax.set_xlabel("servers N")
     ax.set_ylabel("MiB")
     ax.set_title("L memory")
-    ax.legend()
+    ax.legend(loc="upper left", fontsize="small")
     ax = axes[2]
     fp = data["fixed_point"]
     ax.plot([r["levels"] for r in fp], [r["seconds"] for r in fp], marker="o", label="L fixed point (3.7)")

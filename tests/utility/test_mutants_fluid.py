@@ -169,3 +169,21 @@ def test_first_event_from_the_empty_state_fills_the_top_coordinate_in_closed_for
     t1, kind, rank = sol.events[0]
     assert (kind, rank) == ("fill", 2)
     assert t1 == pytest.approx(-np.log(1 - 0.5 / SYS.rho), abs=1e-8)
+
+
+def test_a_start_whose_inflow_left_is_within_the_tolerance_below_zero_is_solved():
+    # Kills 276:31:drop:0 (a starve crossing flagged without g(0) > -_TOL). One class, rho =
+    # 1 - 5e-11, start with level 1 full and nothing above: Lambda = rho - 1 = -5e-11, which
+    # `active` accepts as 0 (its tolerance is 1e-10), and which stays below -_TOL = -1e-12
+    # over the first step. The switching function never crossed -_TOL from above, so there is
+    # no starve event to locate (the mutant asks brentq for a root between two negative
+    # values and raises). The true solution, q(t, 1) = rho + (1 - rho) e^{-t}, q(t, j) = 0 for
+    # j >= 2, is within 1e-9 of the returned one.
+    rho = 1.0 - 5e-11
+    system = PoolSystem((LogUtility(20),), (1.0,), rho)
+    q0 = np.zeros((1, 4))
+    q0[0, :2] = 1.0
+    t = np.linspace(0.0, 5.0, 11)
+    sol = solve_fluid(system, q0, t)
+    np.testing.assert_allclose(sol.q[:, 0, 1], rho + (1.0 - rho) * np.exp(-t), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(sol.q[:, 0, 2:], 0.0, rtol=0, atol=1e-9)

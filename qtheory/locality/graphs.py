@@ -151,6 +151,13 @@ def _kernel_irg(rng_state, dispatcher_cluster, type_start, type_size, p, max_edg
     return neighbors, degree, e
 
 
+def _first_edge_buffer(expected: float, most: int) -> int:
+    """Size of irg's first edge buffer: the mean number of edges plus 10 standard deviations
+    and 1000, at most every possible edge (a retry doubles it; tests replace this function
+    to reach the retry)."""
+    return min(int(expected + 10 * np.sqrt(expected + 1) + 1000), most)
+
+
 def irg(system: LocalitySystem, n_servers: int, seed, *, compatibility=None) -> CompatibilityGraph:
     """Sample the N-th graph of irg(p) (Definition 3).
 
@@ -183,7 +190,7 @@ def irg(system: LocalitySystem, n_servers: int, seed, *, compatibility=None) -> 
     pairs = sizes.dispatchers_per_cluster[:, None] * type_size[None, :]
     expected = float((pairs * p).sum())
     most = int((pairs * (p > 0)).sum())           # every possible edge present
-    max_edges = min(int(expected + 10 * np.sqrt(expected + 1) + 1000), most)
+    max_edges = _first_edge_buffer(expected, most)
     while True:
         # the same state each time: a retry with a larger buffer draws the same graph
         neighbors, degree, used = _kernel_irg(state, sizes.dispatcher_cluster, type_start, type_size, p,

@@ -62,6 +62,9 @@ MECHANISMS = tuple(_MECHANISMS)
 # counted by callgrind (benchmarks/instructions.py), with bit-identical results.
 _ix = np.uint64
 
+# Capacities of the kernel's tables, powers of two passed to it as arguments (read when
+# `simulate` is called, so a test can shrink them to reach the overflow checks): entries in
+# one server's job list (FIFO), and slots of the job table, indexed by job id modulo its size.
 _FIFO_CAP = 1 << 16
 _JOB_CAP = 1 << 20
 
@@ -181,12 +184,15 @@ class BatchSums(NamedTuple):
 
 @njit(cache=True)
 def _kernel_simulate(mechanism, type_servers, type_deg, prob, alias, speeds, lam_total, n_events,
-                     warmup, init_jobs, track_a, track_b, hist_max, n_batches, rng_state):
+                     warmup, init_jobs, track_a, track_b, hist_max, n_batches, rng_state, fifo_cap, job_cap):
     """One run; mechanism 0 = c.o.c., 1 = c.o.s.-ALIS.
 
+    `fifo_cap` and `job_cap` (powers of two) are the capacities of a server's job list and of
+    the job table (:data:`_FIFO_CAP`, :data:`_JOB_CAP`).
     Returns ``(sums, hist_t, hist_e, acc_t, acc_e, batches, code)``: `sums` a :class:`RunSums`,
     `batches` a :class:`BatchSums` of the running time integrals at the end of each of
-    `n_batches` equal blocks of recorded events (for batch-means standard errors)."""
+    `n_batches` equal blocks of recorded events (for batch-means standard errors); `code` 1 if
+    a job list overflowed, 2 if a new job's slot still held a job (the run stops there)."""
     rng = rng_state.copy()
     n = speeds.size
     k = type_deg.size
@@ -194,9 +200,7 @@ def _kernel_simulate(mechanism, type_servers, type_deg, prob, alias, speeds, lam
     for s in range(n):
         if speeds[_ix(s)] != speeds[0]:
             homogeneous = False
-    fifo_cap = 65536
     fifo_mask = fifo_cap - 1
-    job_cap = 1048576
     job_mask = job_cap - 1
     # fifo, job_id and job_type are read only where written before (a fifo entry between
     # head and tail, the slot of a job id taken from a fifo): left uninitialised, their
@@ -518,13 +522,14 @@ def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: 
     start = time.perf_counter()
     sums, hist_t, hist_e, acc_t, acc_e, batches, code = _kernel_simulate(
         mechanism.code, *_kernel_inputs(system), system.n_servers * lam, n_events, warmup,
-        init_jobs, a, b, hist_max, n_batches, kstate)
+        init_jobs, a, b, hist_max, n_batches, kstate, _FIFO_CAP, _JOB_CAP)
     wall = time.perf_counter() - start
     if code == 1:
-        raise ParameterError("a server's job list overflowed (more than 65536 entries): the system is "
-                             "too congested to simulate; lower `lam`")
+        raise ParameterError(f"a server's job list overflowed (more than {_FIFO_CAP} entries): the system "
+                             "is too congested to simulate; lower `lam`")
     if code == 2:
-        raise ParameterError("more than 2^20 jobs in the system at once; lower `lam`")
+        raise ParameterError(f"a job was still queued when {_JOB_CAP} later jobs had joined the queue (the "
+                             "size of the job table): the system is too congested to simulate; lower `lam`")
     return _result(sums, hist_t, hist_e, acc_t, acc_e, batches, wall)
 
 

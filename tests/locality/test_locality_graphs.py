@@ -137,6 +137,41 @@ def test_irg_kernel_stops_before_overflowing_its_buffer():
     assert np.array_equal(g.neighbors, full[0][:full[2]]) and np.array_equal(g.degree, full[1])
 
 
+@pytest.mark.parametrize("first", [1, 7, 100])
+def test_irg_retries_with_a_doubled_buffer_until_the_graph_fits(monkeypatch, first):
+    """The first buffer (mean + 10 SD + 1000 edges) always fits in practice; forced to
+    `first` edges, irg must double it (capped at every possible edge) until the graph fits and
+    return the graph the default buffer gives, to the bit."""
+    from qtheory.locality import graphs
+
+    s = paper_system()
+    reference = irg(s, 60, 4)
+    sizes = []
+
+    def small(expected, most):
+        sizes.append(most)
+        return first
+
+    monkeypatch.setattr(graphs, "_first_edge_buffer", small)
+    calls = []
+    kernel = graphs._kernel_irg
+
+    def counting(*args):
+        calls.append(args[-1])
+        return kernel(*args)
+
+    monkeypatch.setattr(graphs, "_kernel_irg", counting)
+    g = irg(s, 60, 4)
+    assert np.array_equal(g.neighbors, reference.neighbors) and np.array_equal(g.degree, reference.degree)
+    edges = reference.neighbors.size
+    # buffers first, 2 first, 4 first, ... (at most every possible edge) until one holds the graph
+    expected_calls = [first]
+    while expected_calls[-1] < edges:
+        expected_calls.append(min(2 * expected_calls[-1], sizes[0]))
+    assert calls == expected_calls
+    assert all(type(c) is int for c in calls)
+
+
 def test_complete_bipartite_is_stored_once_for_large_n():
     s = paper_system("complete")
     g = complete_bipartite(s, 20000)

@@ -1,0 +1,152 @@
+"""The R kernel's tables and event loop (``redundancy/simulation.py``) as facts the rules
+must satisfy (mutation testing, issue 13):
+
+* a server's job list holds up to its capacity and not one entry more: the run stops with
+  a clear error exactly when an entry would overwrite the oldest one, and until then the
+  path does not depend on the capacity;
+* the job table (slots indexed by job id modulo its size) never changes the path either:
+  a stale list entry whose slot a newer job reuses is skipped by the job-id check.
+
+The capacities are module constants passed to the kernel, so the tests shrink them to
+reach conditions that the defaults (65536 entries per list, 2^20 slots) leave out of reach
+of a test.
+"""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from qtheory._rng import seed_state
+from qtheory.errors import ParameterError
+from qtheory.redundancy import model as M
+from qtheory.redundancy import simulation as SIM
+from qtheory.redundancy.simulation import _kernel_inputs, _kernel_simulate
+
+MECHANISM_CODES = {"coc": 0, "cos": 1}
+
+
+def _run(mechanism, system, lam_total, n_events, init_jobs, seed, fifo_cap=SIM._FIFO_CAP, job_cap=SIM._JOB_CAP,
+         warmup=0, hist_max=400):
+    return _kernel_simulate(MECHANISM_CODES[mechanism], *_kernel_inputs(system), lam_total, n_events, warmup,
+                            init_jobs, 0, system.n_types - 1, hist_max, 4, seed_state(seed), fifo_cap, job_cap)
+
+
+def _same_run(a, b):
+    """Every output of two kernel runs (sums, histograms, integrals, batches, code) equal to the bit."""
+    sums_a, *arrays_a, batches_a, code_a = a
+    sums_b, *arrays_b, batches_b, code_b = b
+    return (code_a == code_b and tuple(sums_a) == tuple(sums_b)
+            and all(np.array_equal(x, y) for x, y in zip(arrays_a, arrays_b))
+            and all(np.array_equal(x, y) for x, y in zip(batches_a, batches_b)))
+
+
+def _results_equal(a, b):
+    for field in dataclasses.fields(a):
+        if field.name != "wall_time":
+            x, y = getattr(a, field.name), getattr(b, field.name)
+            if not np.array_equal(np.asarray(x), np.asarray(y), equal_nan=True):
+                return False
+    return True
+
+
+@pytest.mark.parametrize("mechanism, waiting", [("coc", 0), ("cos", 1)])
+def test_a_job_list_holds_exactly_its_capacity(mechanism, waiting):
+    """One server, jobs placed as arrivals without departures (the initial jobs): every
+    c.o.c. job, and every c.o.s. job but the one in service, is in the server's list. With
+    capacity 8 the list takes 8 entries (8 + `waiting` jobs) and the next job stops the run
+    with code 1 (not 2), whereas an entry written over the oldest one would corrupt the list
+    silently. The one event after the placement is a departure (arrival rate 1e-3)."""
+    system, cap = M.fully_flexible(1), 8
+    full = _run(mechanism, system, 1e-3, 1, cap + waiting, seed=5, fifo_cap=cap)
+    assert full[-1] == 0
+    assert full[0].final_total == cap + waiting - 1                # the event was a departure
+    assert _same_run(full, _run(mechanism, system, 1e-3, 1, cap + waiting, seed=5))
+    assert _run(mechanism, system, 1e-3, 1, cap + waiting + 1, seed=5, fifo_cap=cap)[-1] == 1
+    assert _run(mechanism, system, 1e-3, 1, cap + waiting + 1, seed=5)[-1] == 0
+
+
+@pytest.mark.parametrize("mechanism, waiting", [("coc", 0), ("cos", 1)])
+@pytest.mark.parametrize("seed", range(4))
+def test_a_small_job_list_stops_the_run_exactly_when_the_queue_outgrows_it(mechanism, waiting, seed):
+    """An M/M/1 queue at load 0.8 (one server, its list holds the jobs that wait, plus the
+    one in service under c.o.c.). Run once with the default capacity, the largest number of
+    jobs seen after an event, Q_max, is the last non-empty bin of the event histogram (the
+    run starts empty and records from its first event). With capacity c the list overflows
+    iff some arrival finds c entries, i.e. iff Q_max >= c + 1 + `waiting`; a run that does
+    not overflow is the default run to the bit, whatever the wrap-around of the list."""
+    system = M.fully_flexible(1)
+    ref = _run(mechanism, system, 0.8, 20_000, 0, seed, hist_max=1000)
+    q_max = int(np.flatnonzero(ref[2])[-1])
+    assert 0 < q_max < 1000
+    outcomes = set()
+    for cap in (4, 8, 16, 32, 64):
+        r = _run(mechanism, system, 0.8, 20_000, 0, seed, fifo_cap=cap, hist_max=1000)
+        overflow = q_max >= cap + 1 + waiting
+        outcomes.add(overflow)
+        assert r[-1] == (1 if overflow else 0), (cap, q_max)
+        if not overflow:
+            assert _same_run(r, ref), cap
+    assert outcomes == {True, False}           # both sides of the condition were tested
+
+
+def test_an_overflowing_job_list_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(SIM, "_FIFO_CAP", 4)
+    for mechanism in ("coc", "cos"):
+        with pytest.raises(ParameterError, match=r"job list overflowed \(more than 4 entries\).*lower `lam`"):
+            SIM.simulate(M.fully_flexible(1), 0.9, 20_000, mechanism=mechanism, seed=0)
+
+
+def test_a_full_job_table_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(SIM, "_JOB_CAP", 4)
+    for mechanism in ("coc", "cos"):
+        with pytest.raises(ParameterError, match=r"still queued when 4 later jobs had joined the queue.*lower `lam`"):
+            SIM.simulate(M.fully_flexible(1), 0.9, 20_000, mechanism=mechanism, seed=0)
+
+
+# server 0 is slow and compatible with every job: its list keeps many entries of jobs that
+# left (c.o.c.) or started (c.o.s.) on the fast servers, and is scanned only when server 0
+# completes, often after 64 later jobs reused their slots
+SLOW_SHARED = M.RedundancySystem([0.05, 1.0, 1.0, 1.0], [(0, 1), (0, 2), (0, 3)], [1 / 3, 1 / 3, 1 / 3])
+
+
+@pytest.mark.parametrize("mechanism", ["coc", "cos"])
+def test_a_small_job_table_does_not_change_the_path(monkeypatch, mechanism):
+    """With 64 slots instead of 2^20 no queued job meets the 64th later one on these seeds
+    (so no error), and every statistic equals the default run's to the bit: the departure
+    scans skip stale entries by their job id even when the slot holds a newer job."""
+    default = [SIM.simulate(SLOW_SHARED, 0.5, 20_000, mechanism=mechanism, seed=s) for s in range(4)]
+    monkeypatch.setattr(SIM, "_JOB_CAP", 64)
+    for s, ref in enumerate(default):
+        assert _results_equal(SIM.simulate(SLOW_SHARED, 0.5, 20_000, mechanism=mechanism, seed=s), ref), s
+
+
+@pytest.mark.parametrize("mechanism, waiting", [("coc", 0), ("cos", 1)])
+def test_a_job_table_holds_exactly_its_capacity(mechanism, waiting):
+    """One server, jobs placed without departures: every queued job (all of them under
+    c.o.c., all but the one in service under c.o.s., which takes no id) has a slot. With 8
+    slots, 8 queued jobs fit and the ninth stops the run with code 2."""
+    system, cap = M.fully_flexible(1), 8
+    full = _run(mechanism, system, 1e-3, 1, cap + waiting, seed=5, job_cap=cap)
+    assert full[-1] == 0 and _same_run(full, _run(mechanism, system, 1e-3, 1, cap + waiting, seed=5))
+    assert _run(mechanism, system, 1e-3, 1, cap + waiting + 1, seed=5, job_cap=cap)[-1] == 2
+
+
+TWO_TYPES = M.RedundancySystem([1.0, 2.0, 0.5], [(0, 1), (1, 2)], [0.4, 0.6])
+
+
+@pytest.mark.parametrize("mechanism", ["coc", "cos"])
+@pytest.mark.parametrize("system", [TWO_TYPES, M.RedundancySystem([1.5] * 3, [(0, 1), (1, 2)], [0.4, 0.6])],
+                         ids=["unequal-speeds", "equal-speeds"])
+def test_type_counts_add_up_to_the_total(mechanism, system):
+    """Q is the sum of the type counts at every instant, so the per-type averages add up to
+    the average of Q (time and event averages), and with two types the shares Q_1/Q and
+    Q_2/Q add up to P(Q > 0) (time), to the events' fraction with Q > 0, and to 1 just after
+    an arrival (the arriving job is counted)."""
+    r = SIM.simulate(system, 0.6, 50_000, mechanism=mechanism, seed=3, warmup=1_000, tracked=(0, 1))
+    assert r.type_means.sum() == pytest.approx(r.mean_q, rel=1e-12)
+    assert r.event_type_means.sum() == pytest.approx(r.event_mean_q, rel=1e-12)
+    assert r.ratio_first + r.ratio_last == pytest.approx(1.0 - r.empty_probability, rel=1e-12)
+    assert r.event_ratio_first + r.event_ratio_last == pytest.approx(1.0 - r.event_hist[0], rel=1e-12)
+    assert r.arrival_ratio_first + r.arrival_ratio_last == pytest.approx(1.0, rel=1e-12)
+    assert 0.0 < r.arrival_ratio_first < 1.0 and 0.0 < r.ratio_first < 1.0

@@ -190,7 +190,7 @@ def test_c_supermarket_and_the_numba_kernel_simulate_the_same_path(seed):
         policy.kernel_params(system, graph), seed_state(seed), graph.offset, graph.degree, graph.neighbors,
         graph.dispatcher_cluster, graph.server_type, type_members, type_first, type_size, system.u.copy(),
         system.arrival_rate, state, np.empty(n, np.int32), np.empty(n, np.int32), grid, levels,
-        np.iinfo(np.int32).max, False, False)
+        np.iinfo(np.int32).max, False, False, np.empty(0, np.int64))
     c = csupermarket.run(n, models.CASES["supermarket"].params["lam"], horizon, warmup, n_grid, seed)
     assert events == c.events > 0.9 * 2 * 0.9 * n * horizon
     assert mean_len[grid >= warmup, 0].mean() == pytest.approx(c.statistic, rel=1e-10, abs=1e-11)

@@ -24,9 +24,10 @@ A departing server is a uniform busy server of the departing type, taken from a 
 busy servers; from N = 2**16 servers on (when the servers are numbered type by type and the
 draws are few, see ``_rejection_pays``) it is found instead by drawing uniform servers of
 the type until one is busy, and queue lengths are kept in 8 or 16 bits where they fit: at
-N = 10^6 the per-server data then stay in the processor's caches. Both ways are exact; they
-use the generator differently, so a seed gives other (equally distributed) numbers above
-2**16 servers than the list would.
+N = 10^6 the per-server data then stay in the processor's caches. For policies that read
+neighbour lists the dispatchers of the next arrivals are then also drawn in advance, so that
+their lists can be prefetched. Both ways are exact; they use the generator differently, so a
+seed gives other (equally distributed) numbers above 2**16 servers than the small-N way would.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from .._rng import exponential, randint, uniform
 from ..runtime import kernel_state
 from ..validation import check_array, check_integer, check_seed
 from .. import _memory, _splice
+from .._prefetch import prefetch
 from .graphs import CompatibilityGraph
 from .policies import REGISTRY, Policy, as_policy, decide, rule_of  # noqa: F401 (decide: the template's)
 from .model import LocalitySystem, check_tails
@@ -64,7 +66,7 @@ def _kernel(policy):
 
 def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cluster, server_type,
                      type_members, type_first, type_size, service_rates, arrival_rate, state, busy, pos, t_grid, levels,
-                     cap, sorted_types, rejection):
+                     cap, sorted_types, rejection, ahead):
     """One run. A template: :func:`_kernel` compiles it once per policy with the policy's
     rule in place of ``decide`` (:mod:`qtheory._splice`). ``state`` may be of a narrow
     integer type: an arrival at a queue of ``cap`` tasks stops the run and returns
@@ -72,7 +74,10 @@ def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cl
     servers are numbered type by type, and a server's type is found from ``type_first``
     (a few cached words) instead of a random read of ``server_type``. With ``rejection``
     (only with ``sorted_types``) a departure of type m draws uniform servers of type m
-    until it draws a busy one, and ``busy`` and ``pos`` are neither kept nor read."""
+    until it draws a busy one, and ``busy`` and ``pos`` are neither kept nor read. With a
+    non-empty ``ahead`` (a work array), the dispatchers of the next ``ahead.size`` arrivals are
+    drawn in advance (independent uniform draws, used in turn) and their neighbour lists
+    prefetched, so that the list reads of an arrival do not wait for memory."""
     rng = rng_state.copy()
     n_servers = server_type.size
     n_types = type_size.size
@@ -101,6 +106,10 @@ def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cl
                 pos[_ix(j)] = n_busy[_ix(m)]
             n_busy[_ix(m)] += 1
     lam_total = arrival_rate * n_disp
+    n_ahead = ahead.size
+    for h in range(n_ahead):
+        ahead[_ix(h)] = randint(rng, n_disp)
+    head = 0
     t = t_grid[0]
     g = 0
     events = 0
@@ -123,9 +132,20 @@ def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cl
         events += 1
         r = uniform(rng) * rate
         if r < lam_total:
-            i = int(r / arrival_rate)          # uniform dispatcher, reusing the same uniform
-            if i >= n_disp:
-                i = n_disp - 1
+            if n_ahead:
+                # the dispatcher drawn n_ahead arrivals ago; draw the one of n_ahead arrivals
+                # later and start reading its list
+                i = ahead[_ix(head)]
+                nxt = randint(rng, n_disp)
+                ahead[_ix(head)] = nxt
+                head = head + 1 if head + 1 < n_ahead else 0
+                first = offset[_ix(nxt)]
+                for q in range(first, first + degree[_ix(nxt)], 16):
+                    prefetch(neighbors, _ix(q))
+            else:
+                i = int(r / arrival_rate)          # uniform dispatcher, reusing the same uniform
+                if i >= n_disp:
+                    i = n_disp - 1
             target = decide(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, server_type,
                             type_members, type_first, type_size)
             if sorted_types:
@@ -300,7 +320,8 @@ def simulate(system: LocalitySystem, graph: CompatibilityGraph, policy, initial_
     start = time.perf_counter()
     occ, mean_len, mean_sq, events, state = _run_kernel(
         _kernel(pol), params, kernel_state(seed), offset, degree, graph.neighbors, cluster, server_type,
-        type_members, type_first, type_size, system.u.copy(), system.arrival_rate, state, t_grid, levels)
+        type_members, type_first, type_size, system.u.copy(), system.arrival_rate, state, t_grid, levels,
+        reads_lists=pol.reads_lists)
     return SimulationResult(t_grid, occ, mean_len, mean_sq, state.astype(np.int64), int(events),
                             time.perf_counter() - start)
 
@@ -312,6 +333,10 @@ _NARROW_FROM = 1 << 16
 #: from this many servers on, departures may find their server by rejection (below it the
 #: busy list stays in the caches, and small runs keep the path of the C peer)
 _REJECTION_FROM = 1 << 16
+#: arrivals whose dispatchers are drawn in advance (their lists prefetched), at large N
+_AHEAD = 8
+#: longest mean list for which the lookahead pays: every list of a drawn dispatcher is prefetched
+_AHEAD_DEGREE = 1024
 #: most draws per arrival the rejection sampling of departing servers may cost (see below)
 _REJECTION_DRAWS = 4.0
 
@@ -331,7 +356,7 @@ def _rejection_pays(service_rates, type_size, arrival_total) -> bool:
 
 
 def _run_kernel(kernel, params, rng_state, offset, degree, neighbors, cluster, server_type, type_members,
-                type_first, type_size, service_rates, arrival_rate, state, t_grid, levels):
+                type_first, type_size, service_rates, arrival_rate, state, t_grid, levels, reads_lists=False):
     """Run `kernel` from `state` (int32), with the queue lengths held in the narrowest
     unsigned type that holds them, from N = 2**16 servers on: at N = 10^6 a uint8 state is
     1 MB and stays in a core's private cache, int32 (4 MB) does not. When a queue outgrows the
@@ -350,12 +375,17 @@ def _run_kernel(kernel, params, rng_state, offset, degree, neighbors, cluster, s
         service_rates, type_size, arrival_rate * offset.size)
     busy = _memory.empty(0 if rejection else state.size, np.int32)
     pos = _memory.empty(0 if rejection else state.size, np.int32)
+    # at large N an arrival's list read is a memory access: prefetch the lists of the next
+    # arrivals, when the policy reads lists, each dispatcher has its own and they are short
+    lookahead = (reads_lists and state.size >= _REJECTION_FROM and offset.size and offset.strides[0] != 0
+                 and degree.mean() <= _AHEAD_DEGREE)
+    ahead = np.empty(_AHEAD if lookahead else 0, np.int64)
     for width in widths:
         work = _memory.copy(state.astype(width))
         occ, mean_len, mean_sq, events = kernel(
             params, rng_state, offset, degree, neighbors, cluster, server_type, type_members, type_first,
             type_size, service_rates, arrival_rate, work, busy, pos, t_grid, levels, np.iinfo(width).max,
-            sorted_types, rejection)
+            sorted_types, rejection, ahead)
         if events >= 0:
             return occ, mean_len, mean_sq, events, work
     raise OverflowError(f"a queue grew past {np.iinfo(np.int32).max} tasks: the simulator keeps queue lengths "

@@ -144,7 +144,9 @@ def test_gwsq_reads_the_type_members_only_when_the_types_are_out_of_order():
 # -- departures by rejection ------------------------------------------------------------------
 @pytest.fixture
 def rejection_everywhere(monkeypatch):
-    """Departures by rejection at every size and load (where the types are in order)."""
+    """The large-N mode at every size and load: departures by rejection (where the types are
+    in order) and arrivals whose dispatchers are drawn ahead, with their lists prefetched
+    (where the policy reads lists). Records (rejection, lookahead depth) of each kernel call."""
     monkeypatch.setattr(sim, "_REJECTION_FROM", 0)
     monkeypatch.setattr(sim, "_REJECTION_DRAWS", float("inf"))
     kernel_of = sim._kernel
@@ -154,7 +156,7 @@ def rejection_everywhere(monkeypatch):
         kernel = kernel_of(policy)
 
         def run(*args):
-            modes.append(args[-1])
+            modes.append((args[-2], args[-1].size))
             return kernel(*args)
         return run
 
@@ -165,7 +167,8 @@ def rejection_everywhere(monkeypatch):
 def test_departures_by_rejection_give_the_exact_transient_law(rejection_everywhere):
     """The chi-square test of `test_mutants_simulation.py` (local JSQ(2), two types, three
     dispatchers, the exact law at time h by expm_multiply) on the same system with the
-    servers renamed so that the types are in order, as rejection needs."""
+    servers renamed so that the types are in order, as rejection needs; the dispatchers
+    of the arrivals are drawn ahead, as at large N."""
     from tests.locality import test_mutants_simulation as exact
 
     order = np.argsort(exact.TYPES, kind="stable")        # new server k is old server order[k]
@@ -178,7 +181,7 @@ def test_departures_by_rejection_give_the_exact_transient_law(rejection_everywhe
         back = np.empty(4, np.int64)
         back[order] = res.final_state
         counts[tuple(back.tolist())] = counts.get(tuple(back.tolist()), 0) + 1
-    assert set(rejection_everywhere) == {True}
+    assert set(rejection_everywhere) == {(True, sim._AHEAD)}
     expected = runs * law[:-1]
     keep = np.nonzero(expected >= 5)[0]
     obs = np.array([counts.get(states[k], 0) for k in keep], float)
@@ -196,7 +199,7 @@ def test_departures_by_rejection_keep_the_statistics_of_the_state(rejection_ever
     from tests.locality.test_mutants_simulation import test_every_recorded_statistic_is_that_of_the_state_at_its_time
 
     test_every_recorded_statistic_is_that_of_the_state_at_its_time(policy)
-    assert set(rejection_everywhere) == {True}
+    assert set(rejection_everywhere) == {(True, 0 if isinstance(policy, GWSQ) else sim._AHEAD)}
 
 
 def test_rejection_is_chosen_only_where_its_draws_are_few():
@@ -208,3 +211,23 @@ def test_rejection_is_chosen_only_where_its_draws_are_few():
     assert not sim._rejection_pays(u, size, 0.3 * 1000)
     assert sim._rejection_pays(u, size, 4000.0 / sim._REJECTION_DRAWS)            # at the limit
     assert not sim._rejection_pays(u, size, 4000.0 / sim._REJECTION_DRAWS * (1 - 1e-9))
+
+
+def test_dispatchers_drawn_ahead_are_uniform_and_used_in_turn(rejection_everywhere):
+    """With lookahead, dispatcher i of an arrival is an independent uniform draw: on a graph
+    where dispatcher i's only server is server i (one type, service so slow that no task
+    leaves), the tasks per server after many runs are multinomial with equal cells
+    (chi-square); the exact-law test above covers the rest."""
+    from scipy import stats
+    from qtheory.locality.graphs import from_adjacency
+    from qtheory.locality.model import LocalitySystem
+
+    w = 5
+    system = LocalitySystem(0.7, 1.0, (1.0,), (1.0,), (1e-12,), ((1.0,),), 1)
+    graph = from_adjacency(np.eye(w, dtype=np.int64), np.zeros(w, np.int64), np.zeros(w, np.int64))
+    totals = np.zeros(w)
+    for seed in range(400):
+        res = sim.simulate(system, graph, LocalJSQ(d=1), np.zeros(w, np.int64), [0.0, 0.01, 3.0], seed)
+        totals += res.final_state
+    assert set(rejection_everywhere) == {(True, sim._AHEAD)}
+    assert totals.sum() > 4000 and stats.chisquare(totals).pvalue > 1e-6

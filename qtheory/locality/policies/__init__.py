@@ -49,6 +49,9 @@ class Policy:
     """Base class of the policies; subclasses set ``name`` and register a rule."""
 
     name: ClassVar[str] = ""
+    #: whether the rule reads the dispatcher's neighbour list (the kernel then prefetches
+    #: the lists of the next arrivals at large N)
+    reads_lists: ClassVar[bool] = True
 
     def kernel_params(self, system, graph):
         """The ``Params`` tuple of a run of `system` on `graph`."""

@@ -49,6 +49,7 @@ class GWSQ(Policy):
 
     d: int | None = None
     name = "gwsq"
+    reads_lists = False
 
     def __post_init__(self):
         if self.d is not None:

@@ -21,13 +21,13 @@ queue length (the latter two exactly, whatever L).
   drift of the occupancy is exactly the right side of (3.7) for every N.
 
 A departing server is a uniform busy server of the departing type, taken from a list of
-busy servers; from N = 2**16 servers on (when the servers are numbered type by type and the
-draws are few, see ``_rejection_pays``) it is found instead by drawing uniform servers of
-the type until one is busy, and queue lengths are kept in 8 or 16 bits where they fit: at
-N = 10^6 the per-server data then stay in the processor's caches. For policies that read
+busy servers; from :math:`N = 2^{16}` servers on (when the servers are numbered type by type
+and the draws are few, see ``_rejection_pays``) it is found instead by drawing uniform servers
+of the type until one is busy, and queue lengths are kept in 8 or 16 bits where they fit: at
+:math:`N = 10^6` the per-server data then stay in the processor's caches. For policies that read
 neighbour lists the dispatchers of the next arrivals are then also drawn in advance, so that
 their lists can be prefetched. Both ways are exact; they use the generator differently, so a
-seed gives other (equally distributed) numbers above 2**16 servers than the small-N way would.
+seed gives other (equally distributed) numbers above :math:`2^{16}` servers than the small-N way would.
 """
 
 from __future__ import annotations

@@ -40,8 +40,8 @@ def empty(shape, dtype) -> np.ndarray:
     return raw[start:start + nbytes].view(dtype).reshape(shape)
 
 
-def copy(a: np.ndarray) -> np.ndarray:
-    """A copy of `a` on huge pages where possible (see :func:`empty`)."""
-    out = empty(a.shape, a.dtype)
+def copy(a: np.ndarray, dtype=None) -> np.ndarray:
+    """A copy of `a` (converted to `dtype` if given) on huge pages where possible (see :func:`empty`)."""
+    out = empty(a.shape, a.dtype if dtype is None else dtype)
     out[...] = a
     return out

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["seed_state", "uniform", "exponential", "randint"]
+__all__ = ["seed_state", "spawn", "uniform", "exponential", "randint"]
 
 # numba types a Python int literal as int64 and uint64 (op) int64 as float64: every
 # constant of the bit operations is a uint64
@@ -46,19 +46,33 @@ def seed_state(seed):
     so that the two can be fed the same stream.
     """
     s = np.empty(4, dtype=np.uint64)
-    x = np.uint64(seed)
+    _splitmix(np.uint64(seed), s)
+    return s
+
+
+@njit(cache=True, inline="always")
+def _splitmix(x, out):
+    """Fill `out` (four words) with splitmix64's outputs from the starting value `x`."""
     for i in range(4):
         x += _GOLDEN
         z = x
         z = (z ^ (z >> _U30)) * _MIX1
         z = (z ^ (z >> _U27)) * _MIX2
-        s[i] = z ^ (z >> _U31)
-    return s
+        out[i] = z ^ (z >> _U31)
 
 
 @njit(cache=True, inline="always")
-def uniform(s):
-    """A double in [0, 1) with 53 random bits; advances the state `s` in place."""
+def spawn(s, out):
+    """Seed a new generator in `out` (four words) from one 64-bit output of `s`, by splitmix64:
+    a stream of its own for one arrival, drawn when the arrival is (a simulation kernel that
+    draws arrivals in advance gives each its own stream; see qtheory.locality.simulation).
+    Advances `s` by one output."""
+    _splitmix(_next(s), out)
+
+
+@njit(cache=True, inline="always")
+def _next(s):
+    """The next 64-bit output of xoshiro256+, ``s[0] + s[3]``; advances `s` in place."""
     result = s[0] + s[3]
     t = s[1] << _U17
     s[2] ^= s[0]
@@ -67,7 +81,13 @@ def uniform(s):
     s[0] ^= s[3]
     s[2] ^= t
     s[3] = (s[3] << _U45) | (s[3] >> _U19)
-    return np.float64(result >> _U11) * _TWO_M53
+    return result
+
+
+@njit(cache=True, inline="always")
+def uniform(s):
+    """A double in [0, 1) with 53 random bits; advances the state `s` in place."""
+    return np.float64(_next(s) >> _U11) * _TWO_M53
 
 
 @njit(cache=True, inline="always")

@@ -71,12 +71,17 @@ class _Rename(ast.NodeTransformer):
         return node
 
 
-def _rule_statements(rule, call_args: list[str], target: str) -> tuple[list[ast.stmt], set[str]]:
-    """The rule's body as statements assigning its result to `target`, and its global names."""
+def _rule_statements(rule, call_args: list[str], target: str, *, placeholder: str = _PLACEHOLDER
+                     ) -> tuple[list[ast.stmt], set[str]]:
+    """The rule's body as statements assigning its result to `target`, and its global names.
+
+    The rule of the dispatch point must name its parameters as the template names its
+    arguments; a function spliced at another placeholder may name them as it likes (they are
+    renamed to the call's arguments)."""
     py = getattr(rule, "py_func", rule)
     fdef = _function_def(py)
     params = [a.arg for a in fdef.args.args]
-    if params != call_args:
+    if placeholder == _PLACEHOLDER and params != call_args or len(params) != len(call_args):
         raise ValueError(f"rule {py.__module__}.{py.__qualname__} must take ({', '.join(call_args)}), "
                          f"got ({', '.join(params)})")
     body = list(fdef.body)
@@ -87,9 +92,13 @@ def _rule_statements(rule, call_args: list[str], target: str) -> tuple[list[ast.
         raise ValueError(f"rule {py.__module__}.{py.__qualname__} must end with its only `return <value>`")
     stored = {n.id for stmt in body for n in ast.walk(stmt)
               if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    if stored & set(params) and params != call_args:
+        raise ValueError(f"{py.__module__}.{py.__qualname__} assigns to a parameter")
     locals_ = stored - set(params)
-    tag = py.__module__.rsplit(".", 1)[-1]
-    rename = _Rename({name: f"_{tag}_{name}" for name in locals_})
+    tag = py.__module__.rsplit(".", 1)[-1] + ("" if placeholder == _PLACEHOLDER else f"_{placeholder}")
+    mapping = {name: f"_{tag}_{name}" for name in locals_}
+    mapping.update({p: a for p, a in zip(params, call_args) if p != a})
+    rename = _Rename(mapping)
     stmts = [rename.visit(stmt) for stmt in body[:-1]]
     stmts.append(ast.Assign(targets=[ast.Name(target, ast.Store())], value=rename.visit(body[-1].value),
                             lineno=0))
@@ -98,47 +107,61 @@ def _rule_statements(rule, call_args: list[str], target: str) -> tuple[list[ast.
     return [ast.fix_missing_locations(s) for s in stmts], loaded - stored - set(params)
 
 
-def _source(template, rule) -> str:
-    tdef = _function_def(template)
-    tdef.decorator_list = []
-    holders = [(i, stmt) for i, stmt in enumerate(ast.walk(tdef))
+def _holder(tdef, template, placeholder):
+    """The template's statement ``x = placeholder(<plain names>)`` and the names it passes."""
+    holders = [stmt for stmt in ast.walk(tdef)
                if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call)
-               and isinstance(stmt.value.func, ast.Name) and stmt.value.func.id == _PLACEHOLDER]
+               and isinstance(stmt.value.func, ast.Name) and stmt.value.func.id == placeholder]
     if len(holders) != 1:
-        raise ValueError(f"template {template.__qualname__} must contain exactly one `x = {_PLACEHOLDER}(...)`")
-    holder = holders[0][1]
+        raise ValueError(f"template {template.__qualname__} must contain exactly one `x = {placeholder}(...)`")
+    holder = holders[0]
     if len(holder.targets) != 1 or not isinstance(holder.targets[0], ast.Name):
-        raise ValueError(f"the dispatch statement of {template.__qualname__} must assign one name")
+        raise ValueError(f"the `{placeholder}` statement of {template.__qualname__} must assign one name")
     call_args = []
     for a in holder.value.args:
         if not isinstance(a, ast.Name):
-            raise ValueError(f"the dispatch call of {template.__qualname__} must pass plain names")
+            raise ValueError(f"the `{placeholder}` call of {template.__qualname__} must pass plain names")
         call_args.append(a.id)
-    stmts, rule_globals = _rule_statements(rule, call_args, holder.targets[0].id)
+    return holder, call_args
+
+
+def _source(template, rule, extra=None) -> str:
+    tdef = _function_def(template)
+    tdef.decorator_list = []
+    rules = {_PLACEHOLDER: rule, **(extra or {})}
+    splices = {}            # holder statement -> the statements replacing it
+    rule_globals = {}       # function -> the global names its body reads
+    for placeholder, func in rules.items():
+        holder, call_args = _holder(tdef, template, placeholder)
+        stmts, names = _rule_statements(func, call_args, holder.targets[0].id, placeholder=placeholder)
+        splices[id(holder)] = stmts
+        rule_globals[func] = names
 
     class _Splice(ast.NodeTransformer):
         def generic_visit(self, node):
             super().generic_visit(node)
             for field in ("body", "orelse"):
                 seq = getattr(node, field, None)
-                if isinstance(seq, list) and holder in seq:
-                    k = seq.index(holder)
-                    setattr(node, field, seq[:k] + stmts + seq[k + 1:])
+                if isinstance(seq, list) and any(id(s) in splices for s in seq):
+                    setattr(node, field, [new for s in seq for new in splices.get(id(s), [s])])
             return node
 
     _Splice().visit(tdef)
     tdef.name = "kernel"
     template_globals = {n.id for n in ast.walk(_function_def(template)) if isinstance(n, ast.Name)}
-    py_rule = getattr(rule, "py_func", rule)
-    clash = {name for name in template_globals & rule_globals
-             if name in template.__globals__ and name in py_rule.__globals__
-             and template.__globals__[name] is not py_rule.__globals__[name]}
-    if clash:
-        raise ValueError(f"names {sorted(clash)} mean different things in the template and the rule")
-    imports = (["from numba import njit"] + _import_lines(template, template_globals - {_PLACEHOLDER})
-               + _import_lines(py_rule, rule_globals))
-    header = (f'"""Generated by qtheory._splice: {template.__module__}.{template.__qualname__} with the rule '
-              f'{py_rule.__module__}.{py_rule.__qualname__} in place of `{_PLACEHOLDER}`. Do not edit."""\n')
+    imports = ["from numba import njit"] + _import_lines(template, template_globals - set(rules))
+    for func, names in rule_globals.items():
+        py_rule = getattr(func, "py_func", func)
+        clash = {name for name in template_globals & names
+                 if name in template.__globals__ and name in py_rule.__globals__
+                 and template.__globals__[name] is not py_rule.__globals__[name]}
+        if clash:
+            raise ValueError(f"names {sorted(clash)} mean different things in the template and the rule")
+        imports += _import_lines(py_rule, names)
+    spliced = ", ".join(f"{getattr(f, 'py_func', f).__module__}.{getattr(f, 'py_func', f).__qualname__} in place "
+                        f"of `{p}`" for p, f in rules.items())
+    header = (f'"""Generated by qtheory._splice: {template.__module__}.{template.__qualname__} with '
+              f'{spliced}. Do not edit."""\n')
     body = ast.unparse(ast.fix_missing_locations(tdef))
     return header + "\n".join(dict.fromkeys(imports)) + "\n\n\n@njit(cache=True)\n" + body + "\n"
 
@@ -150,16 +173,19 @@ def _folder() -> Path:
     return folder
 
 
-def specialise(template, rule):
-    """The compiled kernel: `template` with `rule` spliced in at its dispatch statement.
+def specialise(template, rule, extra=None):
+    """The compiled kernel: `template` with `rule` spliced in at its dispatch statement
+    (and each function of `extra`, ``{placeholder: function}``, at its statement
+    ``x = placeholder(...)``).
 
-    One module per (template, rule), generated once per version of the sources and
+    One module per (template, rules), generated once per version of the sources and
     imported from the kernel cache folder; the returned function is ``njit(cache=True)``.
     """
-    key = (template, rule)
+    extra = dict(extra or {})
+    key = (template, rule, *sorted(extra.items(), key=lambda kv: kv[0]))
     if key in _LOADED:
         return _LOADED[key]
-    text = _source(template, rule)
+    text = _source(template, rule, extra)
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
     py_rule = getattr(rule, "py_func", rule)
     stem = f"{template.__module__}.{template.__name__}__{py_rule.__module__}".replace(".", "_")

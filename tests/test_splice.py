@@ -66,3 +66,45 @@ def test_every_registered_utility_policy_splices_into_the_kernel():
     for name, cls in REGISTRY.items():
         text = _splice._source(_kernel_template, rule_of(cls))
         assert "decide(" not in text, name
+
+
+def touch(c, d):  # a second placeholder
+    raise NotImplementedError
+
+
+def _two_points(a, b, out):
+    total = 0
+    for i in range(a.shape[0]):
+        y = touch(b, i)
+        x = decide(a, b)
+        out[i] = x + y
+        total += x
+    return total
+
+
+@njit(cache=True)
+def _scaled(k, j):
+    """Names its parameters as it likes: they become the template's b and i."""
+    i = 100          # a local named like the template's loop variable
+    return k * j + i
+
+
+@njit
+def _assigns_parameter(k, j):
+    k = 1
+    return k + j
+
+
+def test_a_function_at_a_second_placeholder_takes_the_call_arguments():
+    kernel = _splice.specialise(_two_points, _twice, {"touch": _scaled})
+    out = np.zeros(3)
+    a = np.array([1.0, 5.0, 7.0])
+    assert kernel(a, 2, out) == 3 * (1.0 + 4)
+    np.testing.assert_array_equal(out, [5.0 + 2 * i + 100 for i in range(3)])
+    text = _splice._source(_two_points, _twice, {"touch": _scaled})
+    assert "touch(" not in text and "decide(" not in text
+
+
+def test_a_function_at_a_second_placeholder_may_not_assign_its_parameters():
+    with pytest.raises(ValueError, match="assigns to a parameter"):
+        _splice.specialise(_two_points, _twice, {"touch": _assigns_parameter})

@@ -39,13 +39,13 @@ import numpy as np
 from numba import njit
 
 from ..errors import ParameterError
-from .._rng import exponential, randint, uniform
+from .._rng import exponential, randint, spawn, uniform
 from ..runtime import kernel_state
 from ..validation import check_array, check_integer, check_seed
 from .. import _memory, _splice
 from .._prefetch import prefetch
 from .graphs import CompatibilityGraph
-from .policies import REGISTRY, Policy, as_policy, decide, rule_of  # noqa: F401 (decide: the template's)
+from .policies import REGISTRY, Policy, as_policy, decide, prefetch_list, rule_of  # noqa: F401 (decide: the template's)
 from .model import LocalitySystem, check_tails
 
 __all__ = ["SimulationResult", "simulate", "simulate_jsqd", "simulate_gwsq", "iid_initial_state",
@@ -61,7 +61,14 @@ _ix = np.uint64
 
 def _kernel(policy):
     """The compiled simulation kernel of `policy` (a registered :class:`~qtheory.locality.policies.Policy`)."""
-    return _splice.specialise(_kernel_template, rule_of(policy))
+    return _splice.specialise(_kernel_template, rule_of(policy),
+                              {"touch": type(policy).lookahead or prefetch_list})
+
+
+def touch(params, peek, w, offset, degree, neighbors):
+    """The lookahead point of the kernel template: replaced by the policy's
+    :attr:`~qtheory.locality.policies.Policy.lookahead` (not callable itself)."""
+    raise NotImplementedError("touch is a placeholder spliced out of the kernel template")
 
 
 def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cluster, server_type,
@@ -106,9 +113,16 @@ def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cl
                 pos[_ix(j)] = n_busy[_ix(m)]
             n_busy[_ix(m)] += 1
     lam_total = arrival_rate * n_disp
+    # with lookahead: the dispatchers of the next n_ahead arrivals and a generator of each
+    # (spawned from the kernel's), used in turn
     n_ahead = ahead.size
+    half = n_ahead // 2
+    ahead_rng = np.empty((n_ahead, 4), np.uint64)
+    peek = np.empty(4, np.uint64)
+    saved = np.empty(4, np.uint64)
     for h in range(n_ahead):
         ahead[_ix(h)] = randint(rng, n_disp)
+        spawn(rng, ahead_rng[_ix(h)])
     head = 0
     t = t_grid[0]
     g = 0
@@ -133,21 +147,31 @@ def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cl
         r = uniform(rng) * rate
         if r < lam_total:
             if n_ahead:
-                # the dispatcher drawn n_ahead arrivals ago; draw the one of n_ahead arrivals
-                # later and start reading its list
+                # the arrival drawn n_ahead arrivals ago: its dispatcher and its own generator;
+                # the list entries of the arrival half as far ahead are prefetched now
                 i = ahead[_ix(head)]
-                nxt = randint(rng, n_disp)
-                ahead[_ix(head)] = nxt
-                head = head + 1 if head + 1 < n_ahead else 0
-                first = offset[_ix(nxt)]
-                for q in range(first, first + degree[_ix(nxt)], 16):
-                    prefetch(neighbors, _ix(q))
+                mid = head + half if head + half < n_ahead else head + half - n_ahead
+                w = ahead[_ix(mid)]
+                peek[:] = ahead_rng[_ix(mid)]
+                touched = touch(params, peek, w, offset, degree, neighbors)
+                saved[:] = rng
+                rng[:] = ahead_rng[_ix(head)]
             else:
                 i = int(r / arrival_rate)          # uniform dispatcher, reusing the same uniform
                 if i >= n_disp:
                     i = n_disp - 1
             target = decide(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, server_type,
                             type_members, type_first, type_size)
+            if n_ahead:
+                # back to the kernel's generator; it draws the arrival n_ahead arrivals later,
+                # whose dispatcher's offset and degree are prefetched
+                rng[:] = saved
+                nxt = randint(rng, n_disp)
+                ahead[_ix(head)] = nxt
+                spawn(rng, ahead_rng[_ix(head)])
+                prefetch(offset, _ix(nxt))
+                prefetch(degree, _ix(nxt))
+                head = head + 1 if head + 1 < n_ahead else 0
             if sorted_types:
                 m = 0
                 while m + 1 < n_types and target >= type_first[_ix(m + 1)]:
@@ -308,15 +332,17 @@ def simulate(system: LocalitySystem, graph: CompatibilityGraph, policy, initial_
     params = pol.kernel_params(system, graph)
     # narrow copies of the per-server and per-dispatcher arrays the events read at random:
     # at N = 10^6 they are what the caches must hold
-    server_type = _memory.copy(graph.server_type.astype(np.int8 if graph.n_types <= 127 else np.int32))
+    server_type = _memory.copy(graph.server_type, np.int8 if graph.n_types <= 127 else np.int32)
     cluster = graph.dispatcher_cluster.astype(np.int8 if graph.n_clusters <= 127 else np.int32)
-    offset = _memory.copy(graph.offset.astype(np.int32) if graph.neighbors.size < _INT32_LIMIT else graph.offset)
-    degree = _memory.copy(graph.degree.astype(np.int32))
+    offset_type = np.int32 if graph.neighbors.size < _INT32_LIMIT else graph.offset.dtype
+    offset, degree = graph.offset, graph.degree
     if offset.size and (offset == offset[0]).all() and (degree == degree[0]).all():
         # every dispatcher has the same list (the complete graph): zero-stride views, so that
         # the dispatcher's offset and degree are one cached word, not a cache miss per arrival
-        offset = np.broadcast_to(offset[:1], offset.shape)
-        degree = np.broadcast_to(degree[:1], degree.shape)
+        offset = np.broadcast_to(offset[:1].astype(offset_type), offset.shape)
+        degree = np.broadcast_to(degree[:1].astype(np.int32), degree.shape)
+    else:
+        offset, degree = _memory.copy(offset, offset_type), _memory.copy(degree, np.int32)
     start = time.perf_counter()
     occ, mean_len, mean_sq, events, state = _run_kernel(
         _kernel(pol), params, kernel_state(seed), offset, degree, graph.neighbors, cluster, server_type,
@@ -334,7 +360,7 @@ _NARROW_FROM = 1 << 16
 #: busy list stays in the caches, and small runs keep the path of the C peer)
 _REJECTION_FROM = 1 << 16
 #: arrivals whose dispatchers are drawn in advance (their lists prefetched), at large N
-_AHEAD = 8
+_AHEAD = 16
 #: longest mean list for which the lookahead pays: every list of a drawn dispatcher is prefetched
 _AHEAD_DEGREE = 1024
 #: most draws per arrival the rejection sampling of departing servers may cost (see below)

@@ -13,11 +13,15 @@
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 import pytest
+from numba import njit
 
 import qtheory.locality.simulation as sim
 from qtheory import _memory
+from qtheory._rng import randint, uniform
 from qtheory.locality.graphs import CompatibilityGraph, complete_bipartite, irg
 from qtheory.locality.model import paper_system
 from qtheory.locality.policies import GWSQ, JIQ, LocalJSQ
@@ -231,3 +235,97 @@ def test_dispatchers_drawn_ahead_are_uniform_and_used_in_turn(rejection_everywhe
         totals += res.final_state
     assert set(rejection_everywhere) == {(True, sim._AHEAD)}
     assert totals.sum() > 4000 and stats.chisquare(totals).pvalue > 1e-6
+
+
+# -- what the lookahead prefetches ------------------------------------------------------------
+@pytest.mark.parametrize("d", [2, 3])
+def test_the_jsqd_lookahead_prefetches_the_entries_the_rule_compares(monkeypatch, d):
+    """``LocalJSQ.lookahead`` (run as Python, with ``prefetch`` recording its indices), given
+    a copy of an arrival's generator, names the list entries the rule then compares: with
+    d = 2 exactly the two servers it chooses between (the shorter one under a state and under
+    the reversed state), else every cache line of the list. A prefetch changes no value, so
+    only this can show a lookahead that prefetches the wrong lines."""
+    from qtheory import runtime
+    from qtheory.locality.policies import jsqd
+
+    seen = []
+    monkeypatch.setattr(jsqd, "prefetch", lambda arr, k: seen.append((arr, int(k))))
+    graph = irg(SYSTEM, 200, seed=4)
+    params = LocalJSQ(d=d).kernel_params(SYSTEM, graph)
+    offset, degree, neighbors = graph.offset, graph.degree, graph.neighbors
+    state = np.random.default_rng(1).permutation(graph.n_servers)       # distinct lengths
+    rule = jsqd.rule.py_func
+    tested = 0
+    for seed in range(60):
+        i = seed % graph.n_dispatchers
+        gen = runtime.kernel_state(seed)
+        seen.clear()
+        jsqd.lookahead.py_func(params, gen.copy(), i, offset, degree, neighbors)
+        assert all(arr is neighbors for arr, _ in seen)
+        positions = [k for _, k in seen]
+        base, deg = int(offset[i]), int(degree[i])
+        if d == 2 and deg >= 2:
+            chosen = {rule(params, gen.copy(), i, x, offset, degree, neighbors, *[None] * 5)
+                      for x in (state, state.max() - state)}
+            assert len(positions) == 2 and set(neighbors[positions].tolist()) == chosen
+            tested += 1
+        else:
+            assert positions == list(range(base, base + deg, 16))
+    assert d != 2 or tested > 50
+
+
+TraceParams = namedtuple("TraceParams", ["rule_log", "ahead_log", "count"])
+
+
+@njit(cache=True)
+def _tracing_rule(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, server_type,
+                  type_members, type_first, type_size):
+    """Records (dispatcher, first uniform of the generator it is given); joins a uniform neighbour."""
+    k = params.count[0]
+    if k < params.rule_log.shape[0]:
+        params.rule_log[k, 0] = i
+        params.rule_log[k, 1] = uniform(rng)
+    params.count[0] = k + 1
+    c = randint(rng, degree[i])
+    return neighbors[offset[i] + c]
+
+
+@njit(cache=True)
+def _tracing_lookahead(params, gen, i, offset, degree, neighbors):
+    """Records what the kernel's lookahead point is given."""
+    k = params.count[1]
+    if k < params.ahead_log.shape[0]:
+        params.ahead_log[k, 0] = i
+        params.ahead_log[k, 1] = uniform(gen)
+    params.count[1] = k + 1
+    return k
+
+
+def test_the_lookahead_is_given_each_arrival_and_its_generator_before_the_rule(monkeypatch):
+    """The kernel's pipeline: the lookahead point sees every arrival (dispatcher and a copy of
+    its own generator) ``_AHEAD / 2`` arrivals before the rule decides it with that generator,
+    in the same order; the generators of different arrivals differ. A spliced policy that
+    records both points on an irg graph in the large-N mode."""
+    from qtheory import _splice
+    from qtheory.locality.policies import Policy
+
+    monkeypatch.setattr(sim, "_REJECTION_FROM", 0)
+    monkeypatch.setattr(sim, "_REJECTION_DRAWS", float("inf"))
+    kernel = _splice.specialise(sim._kernel_template, _tracing_rule, {"touch": _tracing_lookahead})
+    monkeypatch.setattr(sim, "_kernel", lambda policy: kernel)
+    size = 4000
+    params = TraceParams(np.zeros((size, 2)), np.zeros((size, 2)), np.zeros(2, np.int64))
+
+    class Tracing(Policy):
+        name = "tracing"
+
+        def kernel_params(self, system, graph):
+            return params
+
+    graph = irg(SYSTEM, N, seed=2)
+    sim.simulate(SYSTEM, graph, Tracing(), np.zeros(N, np.int64), [0.0, 10.0], 9)
+    decided, looked = params.count
+    half = sim._AHEAD // 2
+    assert size > decided > 1000 and looked == decided
+    np.testing.assert_array_equal(params.ahead_log[:decided - half], params.rule_log[half:decided])
+    assert np.unique(params.rule_log[:decided, 1]).size == decided

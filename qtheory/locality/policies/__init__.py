@@ -29,10 +29,14 @@ from typing import ClassVar
 
 import numpy as np
 
+from numba import njit
+
+from ..._prefetch import prefetch
 from ..._registry import policy_registry
 from ...errors import ParameterError
 
-__all__ = ["Policy", "REGISTRY", "register", "rule_of", "as_policy", "decide", "LocalJSQ", "GWSQ", "JIQ"]
+__all__ = ["Policy", "REGISTRY", "register", "rule_of", "as_policy", "decide", "prefetch_list", "LocalJSQ", "GWSQ",
+           "JIQ"]
 
 #: registered policies by name; ``register(params_class, rule)`` is the class decorator of a
 #: policy file and ``rule_of(policy)`` its compiled rule (see :mod:`qtheory._registry`)
@@ -52,6 +56,12 @@ class Policy:
     #: whether the rule reads the dispatcher's neighbour list (the kernel then prefetches
     #: the lists of the next arrivals at large N)
     reads_lists: ClassVar[bool] = True
+    #: optional ``numba.njit`` function ``(params, rng, i, offset, degree, neighbors)`` that
+    #: prefetches (:func:`qtheory._prefetch.prefetch`) the entries of ``neighbors`` the rule
+    #: will read for an arrival at dispatcher ``i`` whose generator is ``rng`` (a copy: the
+    #: function may draw from it); it ends with ``return <value>`` like a rule. ``None``: the
+    #: kernel prefetches the whole list (:func:`prefetch_list`)
+    lookahead: ClassVar = None
 
     def kernel_params(self, system, graph):
         """The ``Params`` tuple of a run of `system` on `graph`."""
@@ -63,6 +73,16 @@ def decide(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster,
     """The dispatch point of the simulation kernel's template (spliced out by
     :mod:`qtheory._splice`; not callable itself)."""
     raise NotImplementedError("decide is a placeholder spliced out of the kernel template")
+
+
+@njit(cache=True)
+def prefetch_list(params, rng, i, offset, degree, neighbors):
+    """The default lookahead of a policy that reads lists (see :attr:`Policy.lookahead`):
+    every cache line of dispatcher ``i``'s list."""
+    first = offset[_ix(i)]
+    for q in range(first, first + degree[_ix(i)], 16):
+        prefetch(neighbors, _ix(q))
+    return first
 
 
 def _identity_lists(graph) -> bool:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from ..._prefetch import prefetch
 from ..._rng import randint, uniform
 from ...errors import ParameterError
 from ...validation import check_integer
@@ -16,6 +17,22 @@ from . import Policy, _ix, _identity_lists, register
 #: ``identity``: every dispatcher reads one stored list, 0, 1, ..., N - 1 (the complete graph as
 #: :func:`~qtheory.locality.graphs.complete_bipartite` stores it), so position c is server c
 Params = namedtuple("LocalJSQParams", ["d", "picks", "identity"], defaults=(False,))
+
+
+@njit(cache=True, inline="always")
+def _pair(u, deg):
+    """Two distinct uniform positions of a list of ``deg >= 2`` entries, in uniformly random
+    order, from one uniform ``u``: the fractional part left after the first pick is again uniform."""
+    v = u * deg
+    c1 = int(v)
+    if c1 >= deg:
+        c1 = deg - 1
+    c2 = int((v - c1) * (deg - 1))
+    if c2 >= deg - 1:
+        c2 = deg - 2
+    if c2 >= c1:
+        c2 += 1
+    return c1, c2
 
 
 @njit(cache=True)
@@ -35,17 +52,7 @@ def rule(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, s
         c = randint(rng, deg)
         target = c if params.identity else neighbors[_ix(base + c)]
     elif d == 2:
-        # two distinct uniform positions from one uniform: the fractional part
-        # left after the first pick is again uniform
-        u = uniform(rng) * deg
-        c1 = int(u)
-        if c1 >= deg:
-            c1 = deg - 1
-        c2 = int((u - c1) * (deg - 1))
-        if c2 >= deg - 1:
-            c2 = deg - 2
-        if c2 >= c1:
-            c2 += 1
+        c1, c2 = _pair(uniform(rng), deg)
         j1 = c1 if params.identity else neighbors[_ix(base + c1)]
         j2 = c2 if params.identity else neighbors[_ix(base + c2)]
         target = j1 if state[_ix(j1)] <= state[_ix(j2)] else j2
@@ -70,6 +77,22 @@ def rule(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, s
     return target
 
 
+@njit(cache=True)
+def lookahead(params, rng, i, offset, degree, neighbors):
+    """Prefetch the list entries ``rule`` will read for an arrival at ``i`` whose generator is
+    ``rng`` (a copy): with d = 2 the two positions its first uniform picks, else the whole list."""
+    deg = degree[_ix(i)]
+    base = offset[_ix(i)]
+    if params.d == 2 and deg >= 2:
+        c1, c2 = _pair(uniform(rng), deg)
+        prefetch(neighbors, _ix(base + c1))
+        prefetch(neighbors, _ix(base + c2))
+    else:
+        for q in range(base, base + deg, 16):
+            prefetch(neighbors, _ix(q))
+    return base
+
+
 @register(Params, rule)
 @dataclass(frozen=True)
 class LocalJSQ(Policy):
@@ -78,6 +101,7 @@ class LocalJSQ(Policy):
 
     d: int | None = None
     name = "jsqd"
+    lookahead = lookahead
 
     def __post_init__(self):
         if self.d is not None:

@@ -25,9 +25,11 @@ busy servers; from :math:`N = 2^{16}` servers on (when the servers are numbered 
 and the draws are few, see ``_rejection_pays``) it is found instead by drawing uniform servers
 of the type until one is busy, and queue lengths are kept in 8 or 16 bits where they fit: at
 :math:`N = 10^6` the per-server data then stay in the processor's caches. For policies that read
-neighbour lists the dispatchers of the next arrivals are then also drawn in advance, so that
-their lists can be prefetched. Both ways are exact; they use the generator differently, so a
-seed gives other (equally distributed) numbers above :math:`2^{16}` servers than the small-N way would.
+neighbour lists, once the lists hold 4 MiB or more, the next arrivals are drawn in advance, each
+with a dispatcher and a generator of its own (spawned from the kernel's), so that the list entries
+its rule will read can be prefetched (the policy's ``lookahead``). All these ways are exact; they
+use the generator differently, so a seed gives other (equally distributed) numbers in these modes
+than the small-N way would.
 """
 
 from __future__ import annotations
@@ -82,9 +84,11 @@ def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cl
     (a few cached words) instead of a random read of ``server_type``. With ``rejection``
     (only with ``sorted_types``) a departure of type m draws uniform servers of type m
     until it draws a busy one, and ``busy`` and ``pos`` are neither kept nor read. With a
-    non-empty ``ahead`` (a work array), the dispatchers of the next ``ahead.size`` arrivals are
-    drawn in advance (independent uniform draws, used in turn) and their neighbour lists
-    prefetched, so that the list reads of an arrival do not wait for memory."""
+    non-empty ``ahead`` (a work array), the next ``ahead.size`` arrivals are drawn in advance,
+    each a uniform dispatcher and a generator spawned from the kernel's (used in turn): an
+    arrival's offset and degree are prefetched when it is drawn, the list entries its rule will
+    read (the policy's lookahead, spliced in at ``touch``) half the ring later, and the rule
+    decides it with its own generator, so that the list reads of an arrival do not wait for memory."""
     rng = rng_state.copy()
     n_servers = server_type.size
     n_types = type_size.size
@@ -152,10 +156,12 @@ def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cl
                 i = ahead[_ix(head)]
                 mid = head + half if head + half < n_ahead else head + half - n_ahead
                 w = ahead[_ix(mid)]
-                peek[:] = ahead_rng[_ix(mid)]
+                for k in range(4):
+                    peek[_ix(k)] = ahead_rng[_ix(mid), _ix(k)]
                 touched = touch(params, peek, w, offset, degree, neighbors)
-                saved[:] = rng
-                rng[:] = ahead_rng[_ix(head)]
+                for k in range(4):
+                    saved[_ix(k)] = rng[_ix(k)]
+                    rng[_ix(k)] = ahead_rng[_ix(head), _ix(k)]
             else:
                 i = int(r / arrival_rate)          # uniform dispatcher, reusing the same uniform
                 if i >= n_disp:
@@ -165,7 +171,8 @@ def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cl
             if n_ahead:
                 # back to the kernel's generator; it draws the arrival n_ahead arrivals later,
                 # whose dispatcher's offset and degree are prefetched
-                rng[:] = saved
+                for k in range(4):
+                    rng[_ix(k)] = saved[_ix(k)]
                 nxt = randint(rng, n_disp)
                 ahead[_ix(head)] = nxt
                 spawn(rng, ahead_rng[_ix(head)])
@@ -359,9 +366,13 @@ _NARROW_FROM = 1 << 16
 #: from this many servers on, departures may find their server by rejection (below it the
 #: busy list stays in the caches, and small runs keep the path of the C peer)
 _REJECTION_FROM = 1 << 16
-#: arrivals whose dispatchers are drawn in advance (their lists prefetched), at large N
+#: from this size of the neighbour lists on, the arrivals of policies that read lists are drawn
+#: in advance and their list entries prefetched (a random read of 4 MiB or more leaves the
+#: private caches)
+_AHEAD_FROM_BYTES = 1 << 22
+#: arrivals drawn in advance (what their rules will read prefetched), with large lists
 _AHEAD = 16
-#: longest mean list for which the lookahead pays: every list of a drawn dispatcher is prefetched
+#: longest mean list for which the lookahead pays (the default lookahead prefetches whole lists)
 _AHEAD_DEGREE = 1024
 #: most draws per arrival the rejection sampling of departing servers may cost (see below)
 _REJECTION_DRAWS = 4.0
@@ -401,9 +412,9 @@ def _run_kernel(kernel, params, rng_state, offset, degree, neighbors, cluster, s
         service_rates, type_size, arrival_rate * offset.size)
     busy = _memory.empty(0 if rejection else state.size, np.int32)
     pos = _memory.empty(0 if rejection else state.size, np.int32)
-    # at large N an arrival's list read is a memory access: prefetch the lists of the next
-    # arrivals, when the policy reads lists, each dispatcher has its own and they are short
-    lookahead = (reads_lists and state.size >= _REJECTION_FROM and offset.size and offset.strides[0] != 0
+    # with large lists an arrival's list read is a memory access: prefetch what the next
+    # arrivals will read, when the policy reads lists, each dispatcher has its own and they are short
+    lookahead = (reads_lists and neighbors.nbytes >= _AHEAD_FROM_BYTES and offset.size and offset.strides[0] != 0
                  and degree.mean() <= _AHEAD_DEGREE)
     ahead = np.empty(_AHEAD if lookahead else 0, np.int64)
     for width in widths:

@@ -153,6 +153,7 @@ def rejection_everywhere(monkeypatch):
     (where the policy reads lists). Records (rejection, lookahead depth) of each kernel call."""
     monkeypatch.setattr(sim, "_REJECTION_FROM", 0)
     monkeypatch.setattr(sim, "_REJECTION_DRAWS", float("inf"))
+    monkeypatch.setattr(sim, "_AHEAD_FROM_BYTES", 0)
     kernel_of = sim._kernel
     modes = []
 
@@ -311,6 +312,7 @@ def test_the_lookahead_is_given_each_arrival_and_its_generator_before_the_rule(m
 
     monkeypatch.setattr(sim, "_REJECTION_FROM", 0)
     monkeypatch.setattr(sim, "_REJECTION_DRAWS", float("inf"))
+    monkeypatch.setattr(sim, "_AHEAD_FROM_BYTES", 0)
     kernel = _splice.specialise(sim._kernel_template, _tracing_rule, {"touch": _tracing_lookahead})
     monkeypatch.setattr(sim, "_kernel", lambda policy: kernel)
     size = 4000
@@ -329,3 +331,32 @@ def test_the_lookahead_is_given_each_arrival_and_its_generator_before_the_rule(m
     assert size > decided > 1000 and looked == decided
     np.testing.assert_array_equal(params.ahead_log[:decided - half], params.rule_log[half:decided])
     assert np.unique(params.rule_log[:decided, 1]).size == decided
+
+
+@pytest.mark.parametrize("policy, reads", [(LocalJSQ(), True), (JIQ(), True), (GWSQ(), False)],
+                         ids=lambda p: repr(p))
+def test_the_lookahead_starts_at_lists_of_ahead_from_bytes(monkeypatch, policy, reads):
+    """Arrivals are drawn ahead when the policy reads lists and the lists hold at least
+    ``_AHEAD_FROM_BYTES`` (a threshold of the graph, not of N); never on the complete graph,
+    whose one shared list stays cached."""
+    depths = []
+    kernel_of = sim._kernel
+
+    def spying(pol):
+        kernel = kernel_of(pol)
+
+        def run(*args):
+            depths.append(args[-1].size)
+            return kernel(*args)
+        return run
+
+    monkeypatch.setattr(sim, "_kernel", spying)
+    graph = irg(SYSTEM, N, seed=2)
+    for limit, expected in ((graph.neighbors.nbytes + 1, 0), (graph.neighbors.nbytes, sim._AHEAD)):
+        monkeypatch.setattr(sim, "_AHEAD_FROM_BYTES", limit)
+        depths.clear()
+        sim.simulate(SYSTEM, graph, policy, np.zeros(N, np.int64), [0.0, 1.0], 1)
+        assert depths == [expected if reads else 0]
+    depths.clear()
+    sim.simulate(SYSTEM, complete_bipartite(SYSTEM, N), policy, np.zeros(N, np.int64), [0.0, 1.0], 1)
+    assert depths == [0]

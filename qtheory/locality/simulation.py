@@ -121,9 +121,10 @@ def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cl
     # (spawned from the kernel's), used in turn
     n_ahead = ahead.size
     half = n_ahead // 2
-    ahead_rng = np.empty((n_ahead, 4), np.uint64)
-    peek = np.empty(4, np.uint64)
-    saved = np.empty(4, np.uint64)
+    words = rng.size                  # of a generator's state
+    ahead_rng = np.empty((n_ahead, words), np.uint64)
+    peek = np.empty(words, np.uint64)
+    saved = np.empty(words, np.uint64)
     for h in range(n_ahead):
         ahead[_ix(h)] = randint(rng, n_disp)
         spawn(rng, ahead_rng[_ix(h)])
@@ -156,10 +157,10 @@ def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cl
                 i = ahead[_ix(head)]
                 mid = head + half if head + half < n_ahead else head + half - n_ahead
                 w = ahead[_ix(mid)]
-                for k in range(4):
+                for k in range(words):
                     peek[_ix(k)] = ahead_rng[_ix(mid), _ix(k)]
                 touched = touch(params, peek, w, offset, degree, neighbors)
-                for k in range(4):
+                for k in range(words):
                     saved[_ix(k)] = rng[_ix(k)]
                     rng[_ix(k)] = ahead_rng[_ix(head), _ix(k)]
             else:
@@ -171,7 +172,7 @@ def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cl
             if n_ahead:
                 # back to the kernel's generator; it draws the arrival n_ahead arrivals later,
                 # whose dispatcher's offset and degree are prefetched
-                for k in range(4):
+                for k in range(words):
                     rng[_ix(k)] = saved[_ix(k)]
                 nxt = randint(rng, n_disp)
                 ahead[_ix(head)] = nxt

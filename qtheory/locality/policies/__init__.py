@@ -20,6 +20,11 @@ What a policy file provides:
     (:mod:`qtheory._splice`).
 ``kernel_params(system, graph)``
     builds ``Params`` for a run, checking what depends on the system and the graph.
+``lookahead`` (optional, a class attribute)
+    a ``numba.njit`` function ``(params, rng, i, offset, degree, neighbors)`` that prefetches
+    the list entries the rule will read for an arrival at ``i`` with generator ``rng``; the
+    kernel calls it (spliced in like the rule) with a copy of the arrival's own generator some
+    arrivals ahead, once the lists are large (see :attr:`Policy.lookahead`).
 """
 
 from __future__ import annotations

@@ -336,9 +336,9 @@ def test_the_lookahead_is_given_each_arrival_and_its_generator_before_the_rule(m
 @pytest.mark.parametrize("policy, reads", [(LocalJSQ(), True), (JIQ(), True), (GWSQ(), False)],
                          ids=lambda p: repr(p))
 def test_the_lookahead_starts_at_lists_of_ahead_from_bytes(monkeypatch, policy, reads):
-    """Arrivals are drawn ahead when the policy reads lists and the lists hold at least
-    ``_AHEAD_FROM_BYTES`` (a threshold of the graph, not of N); never on the complete graph,
-    whose one shared list stays cached."""
+    """Arrivals are drawn ahead when the policy reads lists, the lists hold at least
+    ``_AHEAD_FROM_BYTES`` (a threshold of the graph, not of N) and their mean length is at most
+    ``_AHEAD_DEGREE``; never on the complete graph, whose one shared list stays cached."""
     depths = []
     kernel_of = sim._kernel
 
@@ -357,6 +357,15 @@ def test_the_lookahead_starts_at_lists_of_ahead_from_bytes(monkeypatch, policy, 
         depths.clear()
         sim.simulate(SYSTEM, graph, policy, np.zeros(N, np.int64), [0.0, 1.0], 1)
         assert depths == [expected if reads else 0]
+    # and when the mean list is at most _AHEAD_DEGREE entries (the default lookahead reads whole lists)
+    mean = float(graph.degree.mean())
+    for limit, expected in ((mean, sim._AHEAD), (np.nextafter(mean, 0.0), 0)):
+        monkeypatch.setattr(sim, "_AHEAD_DEGREE", limit)
+        depths.clear()
+        sim.simulate(SYSTEM, graph, policy, np.zeros(N, np.int64), [0.0, 1.0], 1)
+        assert depths == [expected if reads else 0]
     depths.clear()
+    monkeypatch.setattr(sim, "_AHEAD_FROM_BYTES", 0)       # whatever the size of its one list
+    monkeypatch.setattr(sim, "_AHEAD_DEGREE", np.inf)
     sim.simulate(SYSTEM, complete_bipartite(SYSTEM, N), policy, np.zeros(N, np.int64), [0.0, 1.0], 1)
     assert depths == [0]

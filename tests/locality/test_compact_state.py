@@ -273,6 +273,15 @@ def test_the_jsqd_lookahead_prefetches_the_entries_the_rule_compares(monkeypatch
         else:
             assert positions == list(range(base, base + deg, 16))
     assert d != 2 or tested > 50
+    # dispatchers of one and two servers: one entry to prefetch; with d = 2 both entries of a
+    # list of two (in some order), with d = 3 the whole list, its first line
+    from qtheory.locality.graphs import from_adjacency
+
+    small = from_adjacency(np.array([[0, 1, 0], [1, 0, 1]]), np.zeros(3, np.int64), np.zeros(2, np.int64))
+    for i, expected in ((0, [0]), (1, [0, 1] if d == 2 else [0])):
+        seen.clear()
+        jsqd.lookahead.py_func(params, runtime.kernel_state(i), i, small.offset, small.degree, small.neighbors)
+        assert sorted(k - int(small.offset[i]) for _, k in seen) == expected
 
 
 TraceParams = namedtuple("TraceParams", ["rule_log", "ahead_log", "count"])

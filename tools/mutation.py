@@ -393,10 +393,11 @@ def main(argv=None) -> int:
         equivalent = json.loads(Path(args.equivalent).read_text())
         if any(k.endswith(".py") for k in equivalent):  # one section per module
             equivalent = equivalent.get(args.module, {})
+    commit = _git_commit(ROOT)      # of the tree the run copies now, not of HEAD when it ends
     report = run(args.module, args.tests, max_n=args.max, seed=args.seed,
                  timeout=args.timeout, fresh_cache=not args.shared_cache,
                  equivalent=equivalent, only=args.only)
-    report["commit"] = _git_commit(ROOT)
+    report["commit"] = commit
     report["date"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     s = report["score"]
     print(f"{args.module}: {report['detected']}/{report['mutants_run']} detected, "

@@ -154,6 +154,11 @@ def rejection_everywhere(monkeypatch):
     monkeypatch.setattr(sim, "_REJECTION_FROM", 0)
     monkeypatch.setattr(sim, "_REJECTION_DRAWS", float("inf"))
     monkeypatch.setattr(sim, "_AHEAD_FROM_BYTES", 0)
+    return _spy_modes(monkeypatch)
+
+
+def _spy_modes(monkeypatch):
+    """A list that receives (rejection, lookahead depth) of each kernel call from now on."""
     kernel_of = sim._kernel
     modes = []
 
@@ -247,10 +252,13 @@ def test_the_jsqd_lookahead_prefetches_the_entries_the_rule_compares(monkeypatch
     the reversed state), else every cache line of the list. A prefetch changes no value, so
     only this can show a lookahead that prefetches the wrong lines."""
     from qtheory import runtime
+    from qtheory.locality import policies
     from qtheory.locality.policies import jsqd
 
     seen = []
-    monkeypatch.setattr(jsqd, "prefetch", lambda arr, k: seen.append((arr, int(k))))
+    for module in (jsqd, policies):          # the whole list: the default, policies.prefetch_list
+        monkeypatch.setattr(module, "prefetch", lambda arr, k: seen.append((arr, int(k))))
+    monkeypatch.setattr(jsqd, "prefetch_list", policies.prefetch_list.py_func)
     graph = irg(SYSTEM, 200, seed=4)
     params = LocalJSQ(d=d).kernel_params(SYSTEM, graph)
     offset, degree, neighbors = graph.offset, graph.degree, graph.neighbors
@@ -348,33 +356,22 @@ def test_the_lookahead_starts_at_lists_of_ahead_from_bytes(monkeypatch, policy, 
     """Arrivals are drawn ahead when the policy reads lists, the lists hold at least
     ``_AHEAD_FROM_BYTES`` (a threshold of the graph, not of N) and their mean length is at most
     ``_AHEAD_DEGREE``; never on the complete graph, whose one shared list stays cached."""
-    depths = []
-    kernel_of = sim._kernel
-
-    def spying(pol):
-        kernel = kernel_of(pol)
-
-        def run(*args):
-            depths.append(args[-1].size)
-            return kernel(*args)
-        return run
-
-    monkeypatch.setattr(sim, "_kernel", spying)
+    modes = _spy_modes(monkeypatch)
     graph = irg(SYSTEM, N, seed=2)
     for limit, expected in ((graph.neighbors.nbytes + 1, 0), (graph.neighbors.nbytes, sim._AHEAD)):
         monkeypatch.setattr(sim, "_AHEAD_FROM_BYTES", limit)
-        depths.clear()
+        modes.clear()
         sim.simulate(SYSTEM, graph, policy, np.zeros(N, np.int64), [0.0, 1.0], 1)
-        assert depths == [expected if reads else 0]
+        assert [depth for _, depth in modes] == [expected if reads else 0]
     # and when the mean list is at most _AHEAD_DEGREE entries (the default lookahead reads whole lists)
     mean = float(graph.degree.mean())
     for limit, expected in ((mean, sim._AHEAD), (np.nextafter(mean, 0.0), 0)):
         monkeypatch.setattr(sim, "_AHEAD_DEGREE", limit)
-        depths.clear()
+        modes.clear()
         sim.simulate(SYSTEM, graph, policy, np.zeros(N, np.int64), [0.0, 1.0], 1)
-        assert depths == [expected if reads else 0]
-    depths.clear()
+        assert [depth for _, depth in modes] == [expected if reads else 0]
+    modes.clear()
     monkeypatch.setattr(sim, "_AHEAD_FROM_BYTES", 0)       # whatever the size of its one list
     monkeypatch.setattr(sim, "_AHEAD_DEGREE", np.inf)
     sim.simulate(SYSTEM, complete_bipartite(SYSTEM, N), policy, np.zeros(N, np.int64), [0.0, 1.0], 1)
-    assert depths == [0]
+    assert [depth for _, depth in modes] == [0]

@@ -58,8 +58,8 @@ class Policy:
     """Base class of the policies; subclasses set ``name`` and register a rule."""
 
     name: ClassVar[str] = ""
-    #: whether the rule reads the dispatcher's neighbour list (the kernel then prefetches
-    #: the lists of the next arrivals at large N)
+    #: whether the rule reads the dispatcher's neighbour list (the kernel then prefetches what
+    #: the next arrivals will read, once the lists are large; see ``lookahead``)
     reads_lists: ClassVar[bool] = True
     #: optional ``numba.njit`` function ``(params, rng, i, offset, degree, neighbors)`` that
     #: prefetches (:func:`qtheory._prefetch.prefetch`) the entries of ``neighbors`` the rule

@@ -12,7 +12,7 @@ from ..._prefetch import prefetch
 from ..._rng import randint, uniform
 from ...errors import ParameterError
 from ...validation import check_integer
-from . import Policy, _ix, _identity_lists, register
+from . import Policy, _ix, _identity_lists, prefetch_list, register
 
 #: ``identity``: every dispatcher reads one stored list, 0, 1, ..., N - 1 (the complete graph as
 #: :func:`~qtheory.locality.graphs.complete_bipartite` stores it), so position c is server c
@@ -80,7 +80,8 @@ def rule(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, s
 @njit(cache=True)
 def lookahead(params, rng, i, offset, degree, neighbors):
     """Prefetch the list entries ``rule`` will read for an arrival at ``i`` whose generator is
-    ``rng`` (a copy): with d = 2 the two positions its first uniform picks, else the whole list."""
+    ``rng`` (a copy): with d = 2 the two positions its first uniform picks, else the whole list
+    (:func:`~qtheory.locality.policies.prefetch_list`, the default)."""
     deg = degree[_ix(i)]
     base = offset[_ix(i)]
     if params.d == 2 and deg >= 2:
@@ -88,8 +89,7 @@ def lookahead(params, rng, i, offset, degree, neighbors):
         prefetch(neighbors, _ix(base + c1))
         prefetch(neighbors, _ix(base + c2))
     else:
-        for q in range(base, base + deg, 16):
-            prefetch(neighbors, _ix(q))
+        base = prefetch_list(params, rng, i, offset, degree, neighbors)
     return base
 
 

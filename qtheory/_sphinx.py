@@ -57,6 +57,13 @@ table.qtheory-table tbody tr:nth-child(odd) { background: var(--pst-color-surfac
 .bd-article .cell_output pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 .bd-article table:has(th:nth-child(6)) { font-size: 0.8em; }
 .bd-article table:has(th:nth-child(6)) th, .bd-article table:has(th:nth-child(6)) td { padding-left: 0.3em; padding-right: 0.3em; }
+.admonition.qtheory-verdict { margin-top: 0.6em; }
+.admonition.qtheory-verdict ul { margin-bottom: 0.2em; padding-left: 1.1em; }
+.admonition.qtheory-verdict li { margin-bottom: 0.25em; }
+.qtheory-label { display: inline-block; font-size: 0.8em; font-weight: 600; padding: 0 0.45em; border-radius: 0.25em; border: 1px solid currentColor; white-space: nowrap; }
+.qtheory-label-agrees, .qtheory-label-internal-check { color: var(--pst-color-success); }
+.qtheory-label-differs, .qtheory-label-internal-check-fails, .qtheory-label-erratum { color: var(--pst-color-danger); }
+.qtheory-label-reconstruction { color: var(--pst-color-info); }
 """
 FONTS = Path("output") / "chtml" / "fonts" / "woff-v2"
 JS = "qtheory.js"
@@ -235,8 +242,57 @@ class ChecksDirective(Directive):
         return [container]
 
 
+class FindingDirective(Directive):
+    """One finding's text, as the item that computed it worded it (``{finding} R-T1-mean-offset``).
+
+    A narrative page (a part's overview, the errata intro) quotes a finding through this
+    directive instead of retyping it, so that it is worded once.
+    """
+
+    required_arguments = 1
+    has_content = False
+
+    def run(self):
+        from .claims import collect_findings, finding_anchor
+        from .results import results_root
+
+        finding_id = self.arguments[0]
+        env = self.state.document.settings.env
+        root = Path(results_root())
+        for meta in root.glob("*/*.json"):  # the finding's item is not known before it is found
+            if meta.stem == meta.parent.name:
+                env.note_dependency(str(meta.resolve()))
+        found = [f for f in collect_findings(root) if f.id == finding_id]
+        container = nodes.container(classes=["qtheory-checks"])
+        para = nodes.paragraph()
+        if not found:
+            para += nodes.emphasis(text=f"Finding {finding_id} was not computed for this build "
+                                        "(python -m qtheory reproduce computes it).")
+            container += para
+            return [container]
+        f = found[0]
+        label = nodes.strong(text=f"{f.label}: ")
+        para += label
+        title = nodes.strong()
+        title.extend(text_with_math(f.title))
+        para += title
+        para += nodes.Text(" ")
+        para.extend(text_with_math(f.text.replace("**", "").replace("*", "") + " "))
+        docname = env.docname
+        depth = docname.count("/")
+        ref = nodes.reference("", "", internal=True,
+                              refuri="../" * depth + f"book/claims.html#{finding_anchor(f.id)}"
+                              if not docname.startswith("book/") else
+                              "../" * (depth - 1) + f"claims.html#{finding_anchor(f.id)}")
+        ref += nodes.Text("(the records it explains)")
+        para += ref
+        container += para
+        return [container]
+
+
 def setup(app):
     app.add_directive("checks", ChecksDirective)
+    app.add_directive("finding", FindingDirective)
     app.add_css_file(CSS)
     app.add_js_file(JS)
     app.add_config_value("qtheory_repository", "", "html")

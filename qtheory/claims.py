@@ -47,7 +47,7 @@ from typing import Any
 
 from .errors import ParameterError
 
-__all__ = ["Claim", "CATEGORIES", "Noted", "NOTED", "collect", "describe", "noted_evidence",
+__all__ = ["Claim", "CATEGORIES", "Finding", "FINDING_LABELS", "collect_findings", "verdict_box", "Noted", "NOTED", "collect", "describe", "noted_evidence",
            "render_claims", "render_reconstructions", "render_errata", "summary_counts", "write_pages"]
 
 #: kinds of records: a value printed in a paper; our reading of an ambiguous display or
@@ -84,6 +84,9 @@ class Claim:
         Outcome of the test of a qualitative claim or check.
     alternatives : str
         For reconstructions, the other readings considered.
+    finding : str
+        ID of the :class:`Finding` that explains this record together with others (its rows
+        are folded under the finding on the claims page and in the verdict box).
     verdict : str or None
         For reconstructions / errata, the outcome of the notebook's check.
     evidence : str
@@ -107,6 +110,7 @@ class Claim:
     reference_se: float | None = None
     holds: bool | None = None
     alternatives: str = ""
+    finding: str = ""
 
     def __post_init__(self):
         if self.category not in CATEGORIES:
@@ -186,8 +190,66 @@ class Claim:
             return "holds" if self.passes else "fails"
         return self.verdict or "see evidence"
 
+    @property
+    def label(self) -> str:
+        """The verdict box's label: agrees / differs (claims), internal check (holds or fails),
+        reconstruction, erratum."""
+        if self.category == "claim":
+            return self.judge()
+        if self.category == "check":
+            return "internal check" if self.passes else "internal check fails"
+        return self.category
+
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v not in (None, {}, "")}
+
+
+#: labels of a finding, as of a claim's :attr:`Claim.label`
+FINDING_LABELS = ("agrees", "differs", "reconstruction", "internal check", "erratum")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One conclusion that explains several records, computed once and worded once.
+
+    An item function builds it from its data (e.g. "Table 1's E[Q] fit averages taken just
+    after arrivals, not time averages", with the sign test); the records it explains carry
+    its `id` in :attr:`Claim.finding`. The result page's verdict box, the claims page (the rows
+    folded under it), the errata page and any narrative page (the ``finding`` directive) show
+    this one text.
+
+    Attributes
+    ----------
+    id : str
+        A stable name, ``<item>-<words>`` (e.g. ``"R-T1-mean-offset"``), used as the anchor.
+    item : str
+        Manifest ID of the result that computes it.
+    title : str
+        The finding in one line (prose with ``$...$`` math).
+    text : str
+        The statement with its numbers (Markdown, ``$...$`` math), computed from the data.
+    label : str
+        One of :data:`FINDING_LABELS`.
+    source : str
+        Where in the paper the values it explains are printed.
+    """
+
+    id: str
+    item: str
+    title: str
+    text: str
+    label: str
+    source: str = ""
+
+    def __post_init__(self):
+        if self.label not in FINDING_LABELS:
+            raise ParameterError(f"`label` must be one of {', '.join(FINDING_LABELS)} (got {self.label!r})")
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9-]*", self.id) or not self.id.startswith(self.item + "-"):
+            raise ParameterError(f"`id` must be '<item>-<words>' of letters, digits and hyphens "
+                                 f"starting with {self.item + '-'!r} (got {self.id!r})")
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 def collect(root: str | os.PathLike) -> list[Claim]:
@@ -199,6 +261,17 @@ def collect(root: str | os.PathLike) -> list[Claim]:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         for record in meta.get("claims", []):
             out.append(Claim(**record))
+    return out
+
+
+def collect_findings(root: str | os.PathLike) -> list[Finding]:
+    """Every finding recorded in the JSON sidecars under the results folder `root`."""
+    out = []
+    for meta_path in sorted(Path(root).glob("*/*.json")):
+        if meta_path.stem != meta_path.parent.name:
+            continue
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        out += [Finding(**record) for record in meta.get("findings", [])]
     return out
 
 
@@ -366,7 +439,21 @@ def _verdict_cell(c: Claim) -> str:
     return f"**{verdict}**" if c.passes is False else verdict
 
 
-def _record_table(group: list[Claim], target: str) -> list[str]:
+def claim_anchors(claims: list[Claim]) -> dict[int, str]:
+    """``{id(record): anchor}``: ``claim-<item>-<k>``, the k-th record (1-based, all kinds) of its item."""
+    count: dict[str, int] = {}
+    out = {}
+    for c in claims:
+        count[c.item] = count.get(c.item, 0) + 1
+        out[id(c)] = f"claim-{c.item.lower()}-{count[c.item]}"
+    return out
+
+
+def finding_anchor(finding_id: str) -> str:
+    return f"finding-{finding_id.lower()}"
+
+
+def _record_table(group: list[Claim], target: str, anchors: dict[int, str] | None = None) -> list[str]:
     head = "paper" if target == "paper" else "reference"
     lines = [f"| item | statement | source | {head} | companion | difference | verdict |",
              "|---|---|---|---|---|---|---|"]
@@ -379,25 +466,47 @@ def _record_table(group: list[Claim], target: str) -> list[str]:
             ours = "; ".join(x for x in (measured, _cell(c.evidence)) if x) or "—"
         else:
             compared, ours = _value(c.target, c.target_se), _value(c.ours, c.ours_se)
-        lines.append(f"| {_link(c.item)} | {_cell(c.text)} | {_cell(c.source) or '—'} | {compared} | {ours} | "
+        anchor = f'<span id="{anchors[id(c)]}"></span>' if anchors and id(c) in anchors else ""
+        lines.append(f"| {anchor}{_link(c.item)} | {_cell(c.text)} | {_cell(c.source) or '—'} | {compared} | {ours} | "
                      f"{_size(c)} | {_verdict_cell(c)} |")
     return lines + [""]
 
 
-def summary_counts(claims: list[Claim], noted: list[Noted] | None = None) -> dict[str, dict[str, int]]:
-    """Per paper: claims, agree, differ, reconstructions, internal checks (and failing), errata."""
+def _finding_section(f: Finding, rows: list[Claim], anchors: dict[int, str]) -> list[str]:
+    """A finding on the claims page: its label, title and text, the rows it explains folded under it."""
+    lines = [f'<span id="{finding_anchor(f.id)}"></span>', "",
+             f"**{f.label}** ({_link(f.item)}{', ' + _cell(f.source) if f.source else ''}): **{f.title}** {f.text}", ""]
+    if rows:
+        lines += [f"````{{admonition}} The {len(rows)} record{'s' if len(rows) != 1 else ''} it explains",
+                  ":class: dropdown", ""]
+        lines += _record_table(rows, "paper" if rows[0].category == "claim" else "reference", anchors)
+        lines += ["````", ""]
+    return lines
+
+
+def summary_counts(claims: list[Claim], noted: list[Noted] | None = None,
+                   findings: list[Finding] | None = None) -> dict[str, dict[str, int]]:
+    """Per paper: claims, agree, differ, reconstructions, internal checks (and failing), errata.
+
+    A finding counts once: the paper claims it explains are replaced by the finding (under its
+    label), so that one cause is one "differs", not one per table row.
+    """
     from . import manifest
 
     noted = list(noted or [])
+    findings = list(findings or [])
+    explained = {f.id for f in findings}
     out = {}
     for paper in manifest.PAPERS:
         mine = [c for c in claims if _paper_of(c.item) == paper]
-        paper_claims = [c for c in mine if c.category == "claim"]
+        own = [f for f in findings if _paper_of(f.item) == paper
+               and any(c.finding == f.id and c.category == "claim" for c in mine)]
+        paper_claims = [c for c in mine if c.category == "claim" and c.finding not in explained]
         checks = [c for c in mine if c.category == "check"]
         out[paper] = {
-            "claims": len(paper_claims),
-            "agree": sum(bool(c.passes) for c in paper_claims),
-            "differ": sum(c.passes is False for c in paper_claims),
+            "claims": len(paper_claims) + len(own),
+            "agree": sum(bool(c.passes) for c in paper_claims) + sum(f.label == "agrees" for f in own),
+            "differ": sum(c.passes is False for c in paper_claims) + sum(f.label != "agrees" for f in own),
             "reconstructions": sum(c.category == "reconstruction" for c in mine)
             + sum(n.category == "reconstruction" and _paper_of(n.item) == paper for n in noted),
             "checks": len(checks),
@@ -408,17 +517,26 @@ def summary_counts(claims: list[Claim], noted: list[Noted] | None = None) -> dic
     return out
 
 
-def render_claims(claims: list[Claim], noted: list[Noted] | None = None) -> str:
-    """The claims page: per-paper counts, the differences first, then every claim and check."""
+def render_claims(claims: list[Claim], noted: list[Noted] | None = None,
+                  findings: list[Finding] | None = None) -> str:
+    """The claims page: per-paper counts, the differences first, then every claim and check.
+
+    The records a :class:`Finding` explains are shown once, folded under the finding.
+    """
     from . import manifest
 
+    findings = list(findings or [])
+    known = {f.id: f for f in findings}
+    anchors = claim_anchors(claims)
     rows = [c for c in claims if c.category == "claim"]
     checks = [c for c in claims if c.category == "check"]
     lines = ["# Claims of the papers, checked", "",
              "Every row below is collected from the result files of this build. Only values and "
              "statements printed in a paper are counted as *claims*: each cites where the paper "
              "makes it and is judged *agrees* or *differs* (within 4 combined standard errors for "
-             "statistical values, otherwise within the stated tolerance). Our own cross-checks "
+             "statistical values, otherwise within the stated tolerance). Where one cause explains "
+             "several rows, it is stated once as a *finding*, with its rows folded under it, and "
+             "counted once. Our own cross-checks "
              "(exact values against simulation, two algorithms, a theorem against a computation) "
              "are listed separately as *internal checks*: they show the code is consistent, not "
              "that a paper is right. Our readings of ambiguous displays are on the "
@@ -428,7 +546,7 @@ def render_claims(claims: list[Claim], noted: list[Noted] | None = None) -> str:
     if not rows and not checks:
         lines.append("Nothing has been recorded yet: run `python -m qtheory reproduce`.")
         return "\n".join(lines) + "\n"
-    counts = summary_counts(claims, noted)
+    counts = summary_counts(claims, noted, findings)
     lines += ["| paper | claims | agree | differ | reconstructions | internal checks | errata |",
               "|---|---|---|---|---|---|---|"]
     for paper, k in counts.items():
@@ -437,33 +555,56 @@ def render_claims(claims: list[Claim], noted: list[Noted] | None = None) -> str:
             lines.append(f"| [{paper}](#claims-{paper.lower()}) | {k['claims']} | {k['agree']} | {k['differ']} | "
                          f"{k['reconstructions']} | {k['checks']}{failing} | {k['errata']} |")
     lines.append("")
-    differing = [c for c in rows if c.passes is False]
-    failing = [c for c in checks if c.passes is False]
+
+    def folded(c: Claim) -> bool:
+        return c.finding in known
+
+    differing = [c for c in rows if c.passes is False and not folded(c)]
+    failing = [c for c in checks if c.passes is False and not folded(c)]
+    differing_findings = [f for f in findings if f.label != "agrees"
+                          and any(c.finding == f.id and c.category in ("claim", "check") for c in claims)]
     lines += ["(claims-differences)=", "## Differences", ""]
-    if differing:
+    if differing or differing_findings:
         lines += ["Claims of the papers that this build does not reproduce; the linked pages discuss each.", ""]
-        lines += _record_table(differing, "paper")
+        for f in differing_findings:
+            lines += _finding_section(f, [c for c in claims if c.finding == f.id and c.category in ("claim", "check")],
+                                      anchors)
+        if differing:
+            lines += _record_table(differing, "paper", anchors)
     else:
         lines += ["Every claim of the papers recorded in this build agrees.", ""]
     if failing:
-        lines += ["Internal checks that fail in this build:", ""] + _record_table(failing, "reference")
+        lines += ["Internal checks that fail in this build:", ""] + _record_table(failing, "reference", anchors)
     for paper in manifest.PAPERS:
-        group = [c for c in rows if _paper_of(c.item) == paper]
-        group_checks = [c for c in checks if _paper_of(c.item) == paper]
-        if not group and not group_checks:
+        group = [c for c in rows if _paper_of(c.item) == paper and not folded(c)]
+        group_checks = [c for c in checks if _paper_of(c.item) == paper and not folded(c)]
+        agreeing_findings = [f for f in findings if _paper_of(f.item) == paper and f.label == "agrees"
+                             and any(c.finding == f.id for c in claims)]
+        if not group and not group_checks and not agreeing_findings:
             continue
         lines += [f"(claims-{paper.lower()})=", f"## {paper}: {manifest.PAPERS[paper]}", ""]
+        for f in agreeing_findings:
+            lines += _finding_section(f, [c for c in claims if c.finding == f.id], anchors)
         if group:
-            lines += ["### Claims of the paper", ""] + _record_table(group, "paper")
+            lines += ["### Claims of the paper", ""] + _record_table(group, "paper", anchors)
         if group_checks:
             lines += ["### Internal checks", "",
                       "Cross-checks of the companion's own computations (not agreement with the paper).", ""]
-            lines += _record_table(group_checks, "reference")
+            lines += _record_table(group_checks, "reference", anchors)
     return "\n".join(lines) + "\n"
 
 
-def _noted_section(records: list[Claim], noted: list[tuple[Noted, list[str]]], with_alternatives: bool) -> list[str]:
+def noted_anchor(noted: Noted) -> str:
+    """Anchor of a :class:`Noted` entry on its page: ``noted-<item>-<8 hex digits of its text's hash>``."""
+    import hashlib
+
+    return f"noted-{noted.item.lower()}-{hashlib.sha1(noted.text.encode()).hexdigest()[:8]}"
+
+
+def _noted_section(records: list[Claim], noted: list[tuple[Noted, list[str]]], with_alternatives: bool,
+                   anchors: dict[int, str] | None = None, findings: dict[str, Finding] | None = None) -> list[str]:
     lines = []
+    anchors, findings = anchors or {}, findings or {}
     if records:
         head = "| item | what | source |" + (" readings considered |" if with_alternatives else "") + \
             " evidence | value | verdict |"
@@ -471,8 +612,13 @@ def _noted_section(records: list[Claim], noted: list[tuple[Noted, list[str]]], w
         for c in records:
             value = _num(c.ours) if c.ours is not None else "—"
             alt = f" {_cell(c.alternatives) or '—'} |" if with_alternatives else ""
-            lines.append(f"| {_link(c.item)} | {_cell(c.text)} | {_cell(c.source) or '—'} |{alt} "
-                         f"{_cell(c.evidence) or '—'} | {value} | {_cell(c.judge())} |")
+            anchor = f'<span id="{anchors[id(c)]}"></span>' if id(c) in anchors else ""
+            verdict = _cell(c.judge())
+            if c.finding in findings:  # worded once: the finding's title, linked to its full text
+                f = findings[c.finding]
+                verdict = f"{_cell(f.title)} ([finding](claims.md#{finding_anchor(f.id)}))"
+            lines.append(f"| {anchor}{_link(c.item)} | {_cell(c.text)} | {_cell(c.source) or '—'} |{alt} "
+                         f"{_cell(c.evidence) or '—'} | {value} | {verdict} |")
         lines.append("")
     if noted:
         head = "| item | what | source |" + (" readings considered |" if with_alternatives else "") + \
@@ -481,16 +627,19 @@ def _noted_section(records: list[Claim], noted: list[tuple[Noted, list[str]]], w
                   head, "|" + "---|" * (head.count("|") - 1)]
         for n, ev in noted:
             alt = f" {_cell(n.alternatives) or '—'} |" if with_alternatives else ""
-            lines.append(f"| {_link(n.item)} | {_cell(n.text)} | {_cell(n.source) or '—'} |{alt} "
+            lines.append(f'| <span id="{noted_anchor(n)}"></span>{_link(n.item)} | {_cell(n.text)} | '
+                         f"{_cell(n.source) or '—'} |{alt} "
                          f"{'<br>'.join(_cell(e) for e in ev)} | {_cell(n.verdict)} |")
         lines.append("")
     return lines
 
 
 def _render_category(category: str, title: str, intro: str, claims: list[Claim],
-                     noted: list[tuple[Noted, list[str]]] | None) -> str:
+                     noted: list[tuple[Noted, list[str]]] | None, findings: list[Finding] | None = None) -> str:
     from . import manifest
 
+    anchors = claim_anchors(claims)
+    known = {f.id: f for f in findings or []}
     records = [c for c in claims if c.category == category]
     noted = [(n, ev) for n, ev in (noted or []) if n.category == category]
     lines = [f"# {title}", "", intro, ""]
@@ -502,39 +651,126 @@ def _render_category(category: str, title: str, intro: str, claims: list[Claim],
         mine_noted = [(n, ev) for n, ev in noted if _paper_of(n.item) == paper]
         if mine or mine_noted:
             lines += [f"## {paper}: {manifest.PAPERS[paper]}", ""]
-            lines += _noted_section(mine, mine_noted, category == "reconstruction")
+            lines += _noted_section(mine, mine_noted, category == "reconstruction", anchors, known)
     return "\n".join(lines) + "\n"
 
 
-def render_reconstructions(claims: list[Claim], noted: list[tuple[Noted, list[str]]] | None = None) -> str:
+def render_reconstructions(claims: list[Claim], noted: list[tuple[Noted, list[str]]] | None = None,
+                           findings: list[Finding] | None = None) -> str:
     """The reconstructions page: our readings of displays and settings, with the alternatives."""
     return _render_category(
         "reconstruction", "Reconstructions",
         "Where a paper's text leaves a display or a setting open to more than one reading, the "
         "companion had to choose. Each row gives our reading, where in the paper it applies, the "
         "other readings we considered, and the numerical check that supports ours. These are our "
-        "choices, not statements of the papers.", claims, noted)
+        "choices, not statements of the papers.", claims, noted, findings)
 
 
 def render_errata(claims: list[Claim], intro: str = "",
-                  noted: list[tuple[Noted, list[str]]] | None = None) -> str:
+                  noted: list[tuple[Noted, list[str]]] | None = None, findings: list[Finding] | None = None) -> str:
     """The errata page: suspected errors of the papers, each with its numerical evidence."""
     return _render_category(
         "erratum", "Errata in the papers", intro or (
             "Statements of the papers that, we believe, contain an error (a misprint, a missing "
             "factor, a value that does not follow from the stated setting). Each row gives the "
             "evidence this build computed and our verdict; the linked pages discuss each one."),
-        claims, noted)
+        claims, noted, findings)
 
 
 def write_pages(results: str | os.PathLike, book: str | os.PathLike, errata_intro: str = "") -> None:
     """Write ``claims.md``, ``reconstructions.md`` and ``errata.md`` into `book` from `results`."""
     claims = collect(results)
+    findings = collect_findings(results)
     noted = [(n, noted_evidence(results, n)) for n in _noted()]
     book = Path(book)
-    for name, text in (("claims.md", render_claims(claims, [n for n, _ in noted])),
-                       ("reconstructions.md", render_reconstructions(claims, noted)),
-                       ("errata.md", render_errata(claims, errata_intro, noted))):
+    for name, text in (("claims.md", render_claims(claims, [n for n, _ in noted], findings)),
+                       ("reconstructions.md", render_reconstructions(claims, noted, findings)),
+                       ("errata.md", render_errata(claims, errata_intro, noted, findings))):
         path = book / name
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
+
+
+#: how many records of one item the verdict box lists one by one before it groups them by label
+_BOX_LIST_MAX = 4
+
+
+def _label_html(label: str) -> str:
+    css = label.replace(" ", "-")
+    return f'<span class="qtheory-label qtheory-label-{css}">{label}</span>'
+
+
+def _box_record(c: Claim, anchor: str, prefix: str) -> str:
+    page = "claims" if c.category in ("claim", "check") else \
+        ("reconstructions" if c.category == "reconstruction" else "errata")
+    where = f"{'Paper' if c.category in ('claim', 'erratum') else 'Ours'}" + (f" ({c.source})" if c.source else "")
+    values = []
+    if c.holds is None and c.category in ("claim", "check"):
+        values.append(f"{'paper' if c.category == 'claim' else 'reference'} {_value(c.target, c.target_se)}, "
+                      f"ours {_value(c.ours, c.ours_se)}")
+    elif c.ours is not None and c.category == "claim":
+        values.append(f"ours {_value(c.ours, c.ours_se)}")
+    if c.category in ("reconstruction", "erratum") and c.verdict:
+        values.append(c.verdict)
+    text = f"{where}: {c.text.rstrip('.')}" + (f". {'; '.join(values)}" if values else "")
+    return f'- {_label_html(c.label)} {_box_text(text)} <a href="{prefix}{page}.html#{anchor}">record</a>'
+
+
+def _box_text(text: str) -> str:
+    """Prose for a list item of the box: line breaks folded, a bare ``*`` or ``_`` escaped outside math."""
+    parts = re.split(r"(\$[^$]*\$|`[^`]*`)", text.replace("\n", " "))
+    return "".join(p if p[:1] in ("$", "`") else _escape_emphasis(p) for p in parts)
+
+
+def verdict_box(metas: list[dict], *, prefix: str = "../") -> str:
+    """The verdict box of a result page (MyST Markdown), from the sidecars `metas` of its items.
+
+    For each finding of the page: its label, title and text, with a link to the claims page where
+    the records it explains are folded; then every other record (claim, internal check,
+    reconstruction, erratum) of the page's items with its label and a link to its row, grouped by
+    label when an item has more than a few; then the reconstructions and errata noted for the
+    items (:data:`NOTED`). `prefix` leads from the page to the book's root (``"../"`` from a part).
+    Nothing in it is typed by hand: everything comes from the item functions' results.
+    """
+    items = [m["id"] for m in metas]
+    claims = [Claim(**r) for m in metas for r in m.get("claims", [])]
+    findings = [Finding(**r) for m in metas for r in m.get("findings", [])]
+    anchors = claim_anchors(claims)
+    known = {f.id for f in findings}
+    lines = []
+    for f in findings:
+        n = sum(c.finding == f.id for c in claims)
+        rows = f" ({n} record{'s' if n != 1 else ''} folded under it)" if n else ""
+        lines.append(f"- {_label_html(f.label)} **{_box_text(f.title)}**"
+                     + (f" ({_box_text(f.source)})" if f.source else "")
+                     + f" {_box_text(f.text)} <a href=\"{prefix}claims.html#{finding_anchor(f.id)}\">finding{rows}</a>")
+    for item in items:
+        mine = [c for c in claims if c.item == item and c.finding not in known]
+        if len(mine) <= _BOX_LIST_MAX:
+            lines += [_box_record(c, anchors[id(c)], prefix) for c in mine]
+            continue
+        for label in dict.fromkeys(c.label for c in mine):
+            group = [c for c in mine if c.label == label]
+            if label in ("differs", "internal check fails", "erratum", "reconstruction") and len(group) <= 3:
+                lines += [_box_record(c, anchors[id(c)], prefix) for c in group]
+                continue
+            sources = ", ".join(dict.fromkeys(c.source for c in group if c.source))
+            kind = {"agrees": "claims of the paper agree", "differs": "claims of the paper differ",
+                    "internal check": "internal checks hold", "internal check fails": "internal checks fail",
+                    "reconstruction": "reconstructions", "erratum": "suspected errata"}[label]
+            page = "claims" if group[0].category in ("claim", "check") else \
+                ("reconstructions" if group[0].category == "reconstruction" else "errata")
+            lines.append(f"- {_label_html(label)} {item}: {len(group)} {kind}"
+                         + (f" ({_box_text(sources)})" if sources else "")
+                         + f' <a href="{prefix}{page}.html#{anchors[id(group[0])]}">records</a>')
+    for n in _noted():
+        if n.item in items:
+            page = "reconstructions" if n.category == "reconstruction" else "errata"
+            lines.append(f"- {_label_html(n.category)} {_box_text(n.text)}"
+                         + (f" ({_box_text(n.source)})" if n.source else "")
+                         + f': {_box_text(n.verdict)} <a href="{prefix}{page}.html#{noted_anchor(n)}">record</a>')
+    if not lines:
+        lines.append(f"- The paper prints no value for "
+                     f"{', '.join(items)} to compare with; the figures and tables below are regenerated "
+                     "from this build's data.")
+    return "\n".join(["````{admonition} Verdict", ":class: qtheory-verdict", ""] + lines + ["````", ""])

@@ -8,12 +8,13 @@ off at the text column's edge.
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
 import re
 from typing import Any, Callable, Mapping, Sequence
 
 from .errors import ParameterError
 
-__all__ = ["html_table", "show_table", "show_values", "html_math", "plain_math"]
+__all__ = ["Table", "html_table", "show_table", "show_values", "html_math", "plain_math"]
 
 _MATH = re.compile(r"\$([^$]+)\$")
 #: TeX commands of the titles and captions, and how alt text (plain text) writes them
@@ -94,3 +95,28 @@ def show_values(values: Mapping[str, Any], caption: str | None = None,
     if len(header) != 2:
         raise ParameterError(f"`header` must name two columns (got {header!r})")
     show_table(list(values.items()), {header[0]: lambda kv: kv[0], header[1]: lambda kv: kv[1]}, caption)
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table an item function prepares for its page: rows, formatted columns and a caption.
+
+    The item function decides what a reader sees (which rows, how each number is formatted);
+    the notebook shows it (:meth:`show`, or :meth:`qtheory.results.ItemResult.publish`).
+    """
+
+    rows: tuple
+    columns: Mapping[str, Callable[[Any], Any]]
+    caption: str | None = None
+
+    def __post_init__(self):
+        if not self.columns:
+            raise ParameterError("`columns` must name at least one column")
+
+    def html(self) -> str:
+        return html_table(list(self.rows), self.columns, self.caption)
+
+    def show(self) -> None:
+        from IPython.display import HTML, display
+
+        display(HTML(self.html()))

@@ -433,12 +433,24 @@ def _append_run_record(output: Path, source: Path, staging: Path, items: Sequenc
                                                     notebook_link=_relative(source, executed.parent)))
     cell["id"] = "qtheory-run-record"
     nb.cells.append(cell)
-    # the badge goes right under the page title (or first, when the page has none)
+    # the verdict box and the badge go right under the page title (or first, when the page has
+    # none), before the introduction and the parameters: the page answers its paper first
+    from .claims import verdict_box
+
     top = nbformat.v4.new_markdown_cell(badge(metas[0].get("preset"), metas[0].get("overrides")))
     top["id"] = "qtheory-preset-badge"
-    first = nb.cells[0] if nb.cells else None
-    titled = first is not None and first.cell_type == "markdown" and first.source.lstrip().startswith("# ")
-    nb.cells.insert(1 if titled else 0, top)
+    box = nbformat.v4.new_markdown_cell(verdict_box(metas))
+    box["id"] = "qtheory-verdict"
+    title, rest = split_title(nb.cells[0].source) if nb.cells and nb.cells[0].cell_type == "markdown" else ("", None)
+    at = 0
+    if title:
+        nb.cells[0].source = title
+        at = 1
+        if rest:
+            intro = nbformat.v4.new_markdown_cell(rest)
+            intro["id"] = "qtheory-introduction"
+            nb.cells.insert(1, intro)
+    nb.cells[at:at] = [box, top]
     # readers see parameters, text and figures first; the code is one click away
     for code in nb.cells:
         tags = code.get("metadata", {}).get("tags", [])
@@ -448,6 +460,16 @@ def _append_run_record(output: Path, source: Path, staging: Path, items: Sequenc
     nb.metadata["qtheory"] = {"items": list(items), "input_hash": metas[0].get("input_hash"),
                               "preset": metas[0].get("preset"), "overrides": metas[0].get("overrides") or {}}
     nbformat.write(nb, output)
+
+
+def split_title(source: str) -> tuple[str, str | None]:
+    """``(title, rest)`` of a page's first Markdown cell: its label and ``# `` heading lines, and
+    what follows them (None when the cell has no heading)."""
+    lines = source.splitlines()
+    for k, line in enumerate(lines):
+        if line.startswith("# "):
+            return "\n".join(lines[:k + 1]), "\n".join(lines[k + 1:]).strip() or None
+    return "", None
 
 
 def book_presets(results: Path | None = None) -> dict[str, dict[str, Any]]:

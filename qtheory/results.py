@@ -34,14 +34,16 @@ import time
 import uuid
 import warnings
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from . import __version__, manifest
 from .errors import ParameterError
 
-__all__ = ["results_root", "ResultWriter", "check_rows", "read_table", "load_meta", "project_root"]
+__all__ = ["results_root", "ResultWriter", "ItemResult", "check_rows", "read_table", "load_meta", "project_root",
+           "select", "column", "figure_number"]
 
 # Run times count from the start of the notebook run: the reproduce command passes
 # it in; in an interactive session the first import of this module stands in for it.
@@ -182,7 +184,9 @@ def replace_dir(src: Path, dst: Path) -> None:
 
 
 #: figures shown so far in this process (one notebook run): numbers the captions
-_FIGURE_NUMBER = 0
+#: figures shown so far per item in this process: figure k of item L-F2 is 'Figure L-F2.k', never a
+#: bare 'Figure 1' that would collide with the papers' own numbering
+_FIGURE_NUMBERS: dict[str, int] = {}
 
 
 class ResultWriter:
@@ -213,6 +217,7 @@ class ResultWriter:
         self._staging.mkdir(parents=True)
         self._files: list[str] = []
         self._claims: list = []
+        self._findings: list = []
         self._started = _run_started()
         self._finished = False
 
@@ -312,8 +317,7 @@ class ResultWriter:
         import matplotlib.pyplot as plt
         from IPython.display import HTML, display
 
-        global _FIGURE_NUMBER
-        _FIGURE_NUMBER += 1
+        number = figure_number(self.item.id)
         text, alt = self.figure_caption(name, caption)
         data = base64.b64encode(png.read_bytes()).decode("ascii")
         from .display import html_math, plain_math
@@ -326,7 +330,7 @@ class ResultWriter:
         display(HTML(f'<figure class="qtheory-figure"><img src="data:image/png;base64,{data}" '
                      f'alt="{_html.escape(plain_math(alt), quote=True)}" width="{width}" data-font-pt="{font_pt:g}" '
                      f'data-dpi="{dpi}" style="max-width: 100%; height: auto;">'
-                     f"<figcaption><strong>Figure {_FIGURE_NUMBER}.</strong> {html_math(text)}</figcaption>"
+                     f"<figcaption><strong>Figure {number}.</strong> {html_math(text)}</figcaption>"
                      "</figure>"))
         plt.close(fig)      # shown above: the inline backend must not show it a second time
 
@@ -356,6 +360,15 @@ class ResultWriter:
                                   reference_se=num(reference_se),
                                   holds=None if holds is None else bool(holds), alternatives=alternatives))
 
+    def add_records(self, claims: Sequence = (), findings: Sequence = ()) -> None:
+        """Record :class:`qtheory.claims.Claim` and :class:`qtheory.claims.Finding` objects an item
+        function built (their item must be this writer's)."""
+        for record in [*claims, *findings]:
+            if record.item != self.item.id:
+                raise ParameterError(f"a record of item {record.item} cannot be published as {self.item.id}")
+        self._claims += list(claims)
+        self._findings += list(findings)
+
     # -- publication -------------------------------------------------------------------
     def metadata(self, **extra: Any) -> dict[str, Any]:
         overrides = os.environ.get("QTHEORY_OVERRIDES")
@@ -376,6 +389,7 @@ class ResultWriter:
             "wall_time_s": round(time.time() - self._started, 3),
             "files": self._files + [f"{self.item.id}.json"],
             "claims": [c.to_json() for c in self._claims],
+            "findings": [f.to_json() for f in self._findings],
             # content hash of notebook + parameters + package, set by the reproduce command
             "input_hash": os.environ.get("QTHEORY_INPUT_HASH"),
             **extra,
@@ -409,6 +423,26 @@ class ResultWriter:
     def __del__(self):  # a writer dropped without finish() leaves no staging folder
         if not getattr(self, "_finished", True):
             shutil.rmtree(getattr(self, "_staging", ""), ignore_errors=True)
+
+
+def figure_number(item_id: str) -> str:
+    """The next figure number of an item, ``"<item>.<k>"`` (``"L-F2.1"``, ``"L-F2.2"``, ...)."""
+    _FIGURE_NUMBERS[item_id] = _FIGURE_NUMBERS.get(item_id, 0) + 1
+    return f"{item_id}.{_FIGURE_NUMBERS[item_id]}"
+
+
+def select(rows: Iterable[Mapping[str, Any]], **equal: Any) -> list[Mapping[str, Any]]:
+    """The rows whose columns equal the given values: ``select(rows, method="sim", N=100)``.
+
+    A notebook draws its figure from the rows an item function returned; it picks them with
+    this instead of writing comparisons of its own.
+    """
+    return [r for r in rows if all(r.get(k) == v for k, v in equal.items())]
+
+
+def column(rows: Iterable[Mapping[str, Any]], name: str) -> list[Any]:
+    """The values of one column of `rows`, in order: ``column(select(rows, N=100), "mean")``."""
+    return [r[name] for r in rows]
 
 
 def _parse_cell(text: str):
@@ -464,3 +498,115 @@ def load_meta(item_id: str, *, root: str | os.PathLike | None = None) -> dict[st
     if not path.exists():
         raise FileNotFoundError(f"no result {path}; run `python -m qtheory reproduce --only {item.id}`")
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True)
+class ItemResult:
+    """What an item function returns: everything its page shows and its result files hold.
+
+    Each manifest item is computed by a package function (``qtheory/<paper>/items/``) from
+    its notebook's parameters; the function is tested at a tiny scale, and its verdicts on
+    rows that must agree and rows that must differ. The notebook then only draws the figure
+    from :attr:`rows` (or :attr:`figure`) and calls :meth:`publish`.
+
+    Attributes
+    ----------
+    item : str
+        Manifest ID.
+    parameters : mapping
+        The parameters it was computed from (recorded verbatim in the sidecar).
+    seed : int or None
+        Root seed of its random numbers (None: deterministic).
+    rows : tuple of mappings
+        The tidy table behind the figure (``<ID>.csv``).
+    claims : tuple of :class:`qtheory.claims.Claim`
+        The paper's statements with our values and verdicts, internal checks, reconstructions
+        and errata, judged inside the package.
+    findings : tuple of :class:`qtheory.claims.Finding`
+        Conclusions that explain several claims, worded once.
+    tables : mapping name -> tuple of mappings
+        Further tidy tables (``<ID>_<name>.csv``).
+    summary : mapping
+        Entries of the JSON sidecar (summary numbers other pages and noted readings cite).
+    figure : mapping
+        What the figure needs beyond the rows (reference curves, axis limits, labels).
+    displays : tuple of :class:`qtheory.display.Table`
+        Tables shown on the page, formatted by the item function.
+    text : str
+        Markdown the page shows after the figures, computed from the data.
+    """
+
+    item: str
+    parameters: Mapping[str, Any]
+    seed: int | None
+    rows: tuple
+    claims: tuple = ()
+    findings: tuple = ()
+    tables: Mapping[str, tuple] = field(default_factory=dict)
+    summary: Mapping[str, Any] = field(default_factory=dict)
+    figure: Mapping[str, Any] = field(default_factory=dict)
+    displays: tuple = ()
+    text: str = ""
+
+    def __post_init__(self):
+        manifest.get(self.item)
+        object.__setattr__(self, "rows", tuple(check_rows(self.rows, f"{self.item} rows")))
+        object.__setattr__(self, "claims", tuple(self.claims))
+        object.__setattr__(self, "findings", tuple(self.findings))
+        object.__setattr__(self, "displays", tuple(self.displays))
+        ids = {f.id for f in self.findings}
+        for record in [*self.claims, *self.findings]:
+            if record.item != self.item:
+                raise ParameterError(f"{self.item}: a record of item {record.item} belongs to that item's result")
+        for c in self.claims:
+            if c.finding and c.finding not in ids:
+                raise ParameterError(f"{self.item}: claim {c.text!r} names finding {c.finding!r}, "
+                                     f"which this result does not hold (it has {sorted(ids) or 'none'})")
+
+    def claim(self, words: str):
+        """The one claim whose text contains `words` (for tests and other items' evidence)."""
+        found = [c for c in self.claims if words in c.text]
+        if len(found) != 1:
+            raise ParameterError(f"{self.item}: {len(found)} claims contain {words!r} (need exactly one)")
+        return found[0]
+
+    def writer(self, root: str | os.PathLike | None = None) -> "ResultWriter":
+        """A :class:`ResultWriter` holding this result's tables and records (figures and
+        :meth:`ResultWriter.finish` left to the caller)."""
+        rec = ResultWriter(self.item, parameters=self.parameters, seed=self.seed, root=root)
+        rec.write_table(self.rows)
+        for name, rows in self.tables.items():
+            rec.write_table(rows, name)
+        rec.add_records(self.claims, self.findings)
+        return rec
+
+    def publish(self, *figures, root: str | os.PathLike | None = None) -> None:
+        """Write the result files, show each figure with its caption, the tables and the text.
+
+        Each figure is ``(fig, caption)`` or ``(fig, caption, name)`` (a named figure is saved
+        as ``<ID>_<name>.png``). Nothing is published if a step fails.
+        """
+        with self.writer(root) as rec:
+            for spec in figures:
+                if not isinstance(spec, tuple) or len(spec) not in (2, 3):
+                    raise ParameterError("each figure must be (fig, caption) or (fig, caption, name) "
+                                         f"(got {type(spec).__name__})")
+                fig, caption, *name = spec
+                rec.save_figure(fig, name[0] if name else None, caption=caption)
+            rec.finish(**self.summary)
+        _show(self.displays, self.text)
+
+
+def _show(displays, text: str) -> None:
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover
+        return
+    if get_ipython() is None:
+        return
+    from IPython.display import Markdown, display
+
+    for table in displays:
+        table.show()
+    if text:
+        display(Markdown(text))

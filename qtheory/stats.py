@@ -1,5 +1,6 @@
 """General statistics shared by the papers, notebooks and tests.
 
+Every reported statistic is an :class:`Estimate` (mean, standard error, interval, count).
 Means with confidence intervals (`mean_ci`, `band`), the standard error of a time
 average of one long run by batch means (`batch_means`), a log-log slope (`loglog_slope`) and the
 correlation of two exchangeable units estimated from whole-group sums (`pair_correlation`).
@@ -15,36 +16,51 @@ from scipy import stats as _st
 from .errors import ParameterError
 from .validation import check_array, check_integer, check_real, check_seed
 
-__all__ = ["MeanCI", "mean_ci", "band", "batch_means", "sample_batch_means", "loglog_slope", "pair_correlation"]
+__all__ = ["Estimate", "mean_ci", "band", "batch_means", "sample_batch_means", "loglog_slope", "pair_correlation"]
 
 
 @dataclass(frozen=True)
-class MeanCI:
-    """Sample mean with its standard error and a Student-t confidence interval.
+class Estimate:
+    """A reported statistic: its mean, standard error and confidence interval.
+
+    The one record of an estimated value in all three papers (replication means, batch
+    means of one long run, bootstrap estimates): fields may be scalars or arrays of one
+    shape.
 
     Attributes
     ----------
-    mean, se, low, high : ndarray
-        Mean, standard error of the mean, and interval bounds (same shape).
+    mean, se, ci_low, ci_high : float or ndarray
+        Estimate, its standard error, and the interval bounds (same shape).
     n : int
-        Number of replications.
+        Number of replications (or batches) behind it.
     level : float
-        Confidence level.
+        Confidence level of the interval.
     """
 
     mean: np.ndarray
     se: np.ndarray
-    low: np.ndarray
-    high: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
     n: int
-    level: float
+    level: float = 0.95
 
     @property
     def half_width(self) -> np.ndarray:
-        return self.high - self.mean
+        return self.ci_high - self.mean
+
+    def __getitem__(self, index) -> "Estimate":
+        """The estimate of one entry (or a slice) of an array-valued estimate."""
+        return Estimate(self.mean[index], self.se[index], self.ci_low[index], self.ci_high[index],
+                        self.n, self.level)
+
+    def as_row(self, prefix: str = "") -> dict[str, float]:
+        """``{mean, se, ci_low, ci_high, n}`` (keys prefixed by `prefix`) for a tidy row of a scalar estimate."""
+        return {f"{prefix}mean": float(self.mean), f"{prefix}se": float(self.se),
+                f"{prefix}ci_low": float(self.ci_low), f"{prefix}ci_high": float(self.ci_high),
+                f"{prefix}n": int(self.n)}
 
 
-def mean_ci(samples, axis: int = 0, level: float = 0.95) -> MeanCI:
+def mean_ci(samples, axis: int = 0, level: float = 0.95) -> Estimate:
     """Mean of independent replications along `axis` with a t-based `level` interval.
 
     With a single replication the standard error is undefined and reported as NaN; a
@@ -65,7 +81,7 @@ def mean_ci(samples, axis: int = 0, level: float = 0.95) -> MeanCI:
     else:
         se = x.std(axis=axis, ddof=1) / np.sqrt(n)
         half = _st.t.ppf(0.5 + level / 2, df=n - 1) * se
-    return MeanCI(mean=mean, se=se, low=mean - half, high=mean + half, n=n, level=level)
+    return Estimate(mean=mean, se=se, ci_low=mean - half, ci_high=mean + half, n=n, level=level)
 
 
 def batch_means(numerator, denominator) -> tuple[np.ndarray, np.ndarray]:
@@ -157,4 +173,4 @@ def band(samples, axis: int = 0):
     Returns the tuple ``(mean, low, high, se)``.
     """
     ci = mean_ci(samples, axis=axis)
-    return ci.mean, ci.low, ci.high, ci.se
+    return ci.mean, ci.ci_low, ci.ci_high, ci.se

@@ -69,5 +69,5 @@ def test_replications_do_not_depend_on_the_executor_size(seed, n, threads):
 def test_confidence_interval_contains_the_mean_and_widens_with_the_level(xs, level):
     ci = stats.mean_ci(xs, level=level)
     wider = stats.mean_ci(xs, level=min(0.9999, level + 0.0005))
-    assert ci.low <= ci.mean <= ci.high
-    assert wider.high - wider.low >= ci.high - ci.low
+    assert ci.ci_low <= ci.mean <= ci.ci_high
+    assert wider.ci_high - wider.ci_low >= ci.ci_high - ci.ci_low

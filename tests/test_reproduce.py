@@ -107,8 +107,9 @@ def test_every_result_page_opens_with_a_badge_of_its_preset_and_overrides(tmp_pa
     report = run_fixture(tmp_path, {"seed": 9, "rate": 4.0})
     cells = nbformat.read(report.executed, as_version=4).cells
     badge = next(c for c in cells if c.get("id") == "qtheory-preset-badge")
-    # right under the page's title
-    assert cells[0].source.lstrip().startswith("# ") and cells[1] is badge
+    # the page's title, its verdict box, then the badge: before the parameters
+    assert cells[0].source.lstrip().startswith("# ") and cells[1].get("id") == "qtheory-verdict"
+    assert cells[1].source.startswith("````{admonition} Verdict") and cells[2] is badge
     assert "<strong>quick</strong> preset" in badge.source
     assert "<code>seed = 9</code>" in badge.source and "<code>rate = 4.0</code>" in badge.source
     meta = results.load_meta("L-X-homog", root=tmp_path / "results")

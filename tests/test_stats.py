@@ -11,7 +11,7 @@ def test_t_interval_has_its_nominal_coverage():
     trials, n = 4000, 8
     samples = rng.normal(3.0, 2.0, size=(trials, n))
     ci = stats.mean_ci(samples, axis=1, level=0.95)
-    coverage = np.mean((ci.low <= 3.0) & (3.0 <= ci.high))
+    coverage = np.mean((ci.ci_low <= 3.0) & (3.0 <= ci.ci_high))
     # binomial standard error of the coverage estimate; 4.5 SE
     assert abs(coverage - 0.95) < 4.5 * np.sqrt(0.95 * 0.05 / trials)
 
@@ -51,8 +51,8 @@ def test_band_is_mean_ci_as_a_tuple():
     mean, low, high, se = band(x)
     ci = mean_ci(x)
     np.testing.assert_array_equal(mean, ci.mean)
-    np.testing.assert_array_equal(low, ci.low)
-    np.testing.assert_array_equal(high, ci.high)
+    np.testing.assert_array_equal(low, ci.ci_low)
+    np.testing.assert_array_equal(high, ci.ci_high)
     np.testing.assert_array_equal(se, x.std(axis=0, ddof=1) / np.sqrt(3))
 
 

@@ -55,12 +55,12 @@ def policy_runs(system: PoolSystem, n: int, policy: str, *, t_end: float, warmup
     arr = np.array([o[:5] for o in out], dtype=float)
     u, s, emp, at_r, cv = (mean_ci(arr[:, k]) for k in range(5))
     return {
-        "mean_utility": float(u.mean), "utility_low": float(u.low), "utility_high": float(u.high),
+        "mean_utility": float(u.mean), "utility_low": float(u.ci_low), "utility_high": float(u.ci_high),
         "utility_se": float(u.se),
-        "mean_utility_cv": float(cv.mean), "utility_cv_low": float(cv.low), "utility_cv_high": float(cv.high),
-        "mean_tasks": float(s.mean), "tasks_low": float(s.low), "tasks_high": float(s.high),
-        "empirical_bound": float(emp.mean), "empirical_bound_low": float(emp.low),
-        "empirical_bound_high": float(emp.high),
+        "mean_utility_cv": float(cv.mean), "utility_cv_low": float(cv.ci_low), "utility_cv_high": float(cv.ci_high),
+        "mean_tasks": float(s.mean), "tasks_low": float(s.ci_low), "tasks_high": float(s.ci_high),
+        "empirical_bound": float(emp.mean), "empirical_bound_low": float(emp.ci_low),
+        "empirical_bound_high": float(emp.ci_high),
         "gap_to_empirical_bound": float(np.mean(arr[:, 2] - arr[:, 0])),
         "max_run_excess_over_empirical_bound": float(np.max(arr[:, 0] - arr[:, 2])),
         "time_at_r_star": float(at_r.mean) if policy == "slta" else float("nan"),
@@ -193,7 +193,7 @@ def poisson_rows(system: PoolSystem, n: int, policies, *, t_end: float, warmup: 
         ci = mean_ci(dists)
         for k in range(kmax + 1):
             pmf_rows.append({"policy": policy, "tasks": k, "time_fraction": float(ci.mean[k]),
-                             "low": float(ci.low[k]), "high": float(ci.high[k]), "poisson_pmf": float(pmf[k])})
+                             "low": float(ci.ci_low[k]), "high": float(ci.ci_high[k]), "poisson_pmf": float(pmf[k])})
         c = mean_ci(counts)
         # per-count t statistics against the pmf (counts with pmf > 1e-3), and the two-sided
         # Bonferroni limit at level 1e-3 of the t distribution with runs - 1 degrees of freedom
@@ -202,7 +202,7 @@ def poisson_rows(system: PoolSystem, n: int, policies, *, t_end: float, warmup: 
         t_k = np.abs(dists.mean(axis=0)[keep] - pmf[keep]) / np.maximum(se_k, 1e-300)
         t_limit = float(stats.t.ppf(1 - 1e-3 / (2 * keep.sum()), dists.shape[0] - 1))
         summary.append({"policy": policy, "n": n, "rho": system.rho, "mean_tasks": float(c.mean),
-                        "low": float(c.low), "high": float(c.high), "se": float(c.se), "poisson_mean": mean,
+                        "low": float(c.ci_low), "high": float(c.ci_high), "se": float(c.se), "poisson_mean": mean,
                         "z_score": float((c.mean - mean) / c.se),
                         "total_variation": float(0.5 * np.abs(ci.mean - pmf).sum()),
                         "max_count_t": float(t_k.max()), "count_t_limit": t_limit})
@@ -229,8 +229,8 @@ def fluid_limit_rows(system: PoolSystem, q0, n_values, times, *, n_runs: int, se
                         desc=f"fluid limit n={n}")
         errs = np.array([l1_distance(q, fluid.q) for q in out])     # (runs, T)
         sup = mean_ci(errs.max(axis=1))
-        err_rows.append({"n": n, "sup_l1_error": float(sup.mean), "low": float(sup.low),
-                         "high": float(sup.high), "sqrt_n_times_error": float(np.sqrt(n) * sup.mean),
+        err_rows.append({"n": n, "sup_l1_error": float(sup.mean), "low": float(sup.ci_low),
+                         "high": float(sup.ci_high), "sqrt_n_times_error": float(np.sqrt(n) * sup.mean),
                          "runs": n_runs})
         for (i, j) in track:
             vals = np.array([q[:, i, j] if j < q.shape[2] else np.zeros(times.size) for q in out])
@@ -238,7 +238,7 @@ def fluid_limit_rows(system: PoolSystem, q0, n_values, times, *, n_runs: int, se
             fl = fluid.q[:, i, j] if j < fluid.q.shape[2] else np.zeros(times.size)
             for k, t in enumerate(times):
                 path_rows.append({"n": n, "cls": i + 1, "j": j, "t": float(t), "sim_mean": float(ci.mean[k]),
-                                  "low": float(ci.low[k]), "high": float(ci.high[k]), "fluid": float(fl[k])})
+                                  "low": float(ci.ci_low[k]), "high": float(ci.ci_high[k]), "fluid": float(fl[k])})
     return FluidLimitTables(err_rows, path_rows)
 
 
@@ -271,9 +271,9 @@ def slta_learning_rows(system: PoolSystem, n_values, times, *, n_runs: int, seed
         r_star = optimal_assignment(system, alpha=system.pool_counts(n) / n).rank
         rci, dci = mean_ci(r), mean_ci(d)
         for k, t in enumerate(times):
-            path_rows.append({"n": n, "t": float(t), "r_mean": float(rci.mean[k]), "r_low": float(rci.low[k]),
-                              "r_high": float(rci.high[k]), "l1_to_q_star": float(dci.mean[k]),
-                              "l1_low": float(dci.low[k]), "l1_high": float(dci.high[k]), "r_star": r_star})
+            path_rows.append({"n": n, "t": float(t), "r_mean": float(rci.mean[k]), "r_low": float(rci.ci_low[k]),
+                              "r_high": float(rci.ci_high[k]), "l1_to_q_star": float(dci.mean[k]),
+                              "l1_low": float(dci.ci_low[k]), "l1_high": float(dci.ci_high[k]), "r_star": r_star})
         late = times >= t_late
         summary.append({"n": n, "r_star": r_star, "tau_fluid": float(tau),
                         "fraction_at_r_star_late": float(np.mean(r[:, late] == r_star)),

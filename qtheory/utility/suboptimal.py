@@ -150,7 +150,7 @@ def _sim_run(ss, eps, rho, a, policy, t_end, warmup):
 def simulated_mean_utility(eps: float, rho: float, policy: str, *, t_end: float, n_runs: int, seed: int,
                            a: float = 1.0, warmup: float = 10.0):
     """Mean aggregate utility of `policy` ("jlmu" or "conservative") over independent
-    simulated runs, as a :class:`qtheory.stats.MeanCI` (third route to the same numbers)."""
+    simulated runs, as a :class:`qtheory.stats.Estimate` (third route to the same numbers)."""
     from ..runtime import replicate
     from ..stats import mean_ci
 

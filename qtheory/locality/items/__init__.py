@@ -7,8 +7,8 @@ book part (``book/locality/``), its manifest items and the reconstructions and e
 while reading it; :mod:`qtheory.manifest` and :mod:`qtheory.claims` gather it.
 """
 
-from ..claims import Noted
-from ..manifest import Item, Paper
+from ...claims import Noted
+from ...manifest import Item, Paper
 
 __all__ = ["PAPER"]
 

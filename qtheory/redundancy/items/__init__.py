@@ -7,8 +7,8 @@ bibliographic record, its book part (``book/redundancy/``), its manifest items a
 errata noted while reading it; :mod:`qtheory.manifest` and :mod:`qtheory.claims` gather it.
 """
 
-from ..claims import Noted
-from ..manifest import Item, Paper
+from ...claims import Noted
+from ...manifest import Item, Paper
 
 __all__ = ["PAPER"]
 

@@ -1,0 +1,60 @@
+"""L-F2's item function at a tiny scale, and its verdict on rows that must agree and must differ."""
+
+import numpy as np
+import pytest
+
+from qtheory.errors import ParameterError
+from qtheory.locality.items import l_f2
+
+
+def _drops(early_by_type, level_of_change=None):
+    """Synthetic occupancy_drops rows: type m falls early_by_type[level][m] by t = 0.1."""
+    rows = []
+    for m in range(3):
+        for lv in (1, 2):
+            drop = early_by_type[lv][m]
+            rows.append(dict(server_type=m + 1, level=lv, start=0.9, t_early=0.1, at_early=0.9 - drop, end=0.2,
+                             early_drop=drop, total_drop=0.7 - 0.1 * m))
+    return rows
+
+
+TYPE1_FASTEST = {1: [0.5, 0.2, 0.1], 2: [0.4, 0.3, 0.1]}
+TYPE2_FASTEST_AT_LEVEL2 = {1: [0.5, 0.2, 0.1], 2: [0.3, 0.4, 0.1]}
+
+
+def test_the_remark_holds_when_type_1_falls_fastest_at_both_levels_in_simulation_and_ode():
+    claim = l_f2.fastest_fall_claim(_drops(TYPE1_FASTEST), _drops(TYPE1_FASTEST), 1000)
+    assert claim.holds is True and claim.judge() == "agrees" and claim.source == l_f2.SOURCE
+    assert "$q_{1,1}$ falls fastest at first" in claim.evidence
+
+
+@pytest.mark.parametrize("sim, ode", [(TYPE2_FASTEST_AT_LEVEL2, TYPE1_FASTEST),
+                                      (TYPE1_FASTEST, TYPE2_FASTEST_AT_LEVEL2)])
+def test_the_remark_differs_when_another_type_falls_fastest_in_simulation_or_ode(sim, ode):
+    claim = l_f2.fastest_fall_claim(_drops(sim), _drops(ode), 1000)
+    assert claim.holds is False and claim.judge() == "differs"
+
+
+def test_fastest_takes_the_largest_drop_at_the_level():
+    rows = _drops(TYPE2_FASTEST_AT_LEVEL2)
+    assert l_f2.fastest(rows, 1, "early_drop")["server_type"] == 1
+    assert l_f2.fastest(rows, 2, "early_drop")["server_type"] == 2
+
+
+def test_compute_at_a_tiny_scale_returns_rows_claim_and_figure():
+    res = l_f2.compute(seed=3, n_list=[20, 40], n_runs=3, t_end=0.4, n_times=5, reading="lengths-1-3")
+    sim = [r for r in res.rows if r["method"] == "sim"]
+    assert len(sim) == 2 * 3 * 2 * 5 and len(res.rows) == len(sim) + 2 * 3 * 2 * 5
+    for r in sim:
+        assert r["ci_low"] <= r["mean"] <= r["ci_high"] and 0.0 <= r["mean"] <= 1.0
+    assert len(res.claims) == 1 and res.claims[0].holds in (True, False)
+    assert set(res.summary["max_abs_gap_mean_vs_ode"]) == {"20", "40"}
+    assert "$N = 20, 40$" in res.figure["caption"]
+    # the ODE rows are the mean-field solution at t = 0: the initial matrix Q
+    ode0 = [r["mean"] for r in res.rows if r["method"] == "ode" and r["t"] == 0.0]
+    assert np.all(np.array(ode0) >= 0)
+
+
+def test_compute_names_a_wrong_graph_reading():
+    with pytest.raises(ParameterError, match="irg_graphs"):
+        l_f2.compute(seed=3, n_list=[20], n_runs=2, t_end=0.4, n_times=5, reading="lengths-1-3", irg_graphs="two")

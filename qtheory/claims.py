@@ -305,7 +305,7 @@ class Noted:
 
 #: reconstructions and errata found while reading the papers (and in the reading notes)
 #: that are checked by results recorded under other headings; each paper declares its own
-#: in ``qtheory/<paper>/items.py`` (:class:`qtheory.manifest.Paper`), gathered on first use
+#: in ``qtheory/<paper>/items/__init__.py`` (:class:`qtheory.manifest.Paper`), gathered on first use
 NOTED: tuple[Noted, ...]
 
 

@@ -27,7 +27,7 @@ import numpy as np
 from .errors import ParameterError
 from .validation import check_integer, check_seed
 
-__all__ = ["spawn", "child_seed", "generator", "kernel_state", "kernel_seed", "default_workers", "replicate", "progress_enabled"]
+__all__ = ["spawn", "children", "child_seed", "generator", "kernel_state", "kernel_seed", "default_workers", "replicate", "progress_enabled"]
 
 
 def spawn(seed: int, n: int) -> list[np.random.SeedSequence]:
@@ -35,6 +35,22 @@ def spawn(seed: int, n: int) -> list[np.random.SeedSequence]:
     seed = check_seed("seed", seed)
     n = check_integer("n", n, low=0)
     return np.random.SeedSequence(seed).spawn(n)
+
+
+def children(seed_sequence: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]:
+    """The first `n` children of `seed_sequence`, without changing it.
+
+    ``seed_sequence.spawn(n)`` would count the children on the caller's object, so that a
+    second call (or the caller's own spawn) gets other streams; these are the children a
+    fresh copy spawns, the same on every call.
+    """
+    if not isinstance(seed_sequence, np.random.SeedSequence):
+        raise ParameterError(f"`seed_sequence` must be a numpy.random.SeedSequence (got {type(seed_sequence).__name__})")
+    n = check_integer("n", n, low=0)
+    copy = np.random.SeedSequence(seed_sequence.entropy, spawn_key=seed_sequence.spawn_key,
+                                  pool_size=seed_sequence.pool_size,
+                                  n_children_spawned=seed_sequence.n_children_spawned)
+    return copy.spawn(n)
 
 
 def _key_words(key) -> list[int]:

@@ -126,3 +126,26 @@ def test_a_function_defined_in_main_after_the_pool_started_still_runs():
     finally:
         del main.late
     assert out == [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(3).spawn(4)]
+
+
+def test_children_leave_the_callers_seed_sequence_unchanged_and_repeat():
+    import numpy as np
+
+    from qtheory.runtime import children
+
+    ss = np.random.SeedSequence(7)
+    first = [c.generate_state(2).tolist() for c in children(ss, 3)]
+    assert ss.n_children_spawned == 0
+    assert [c.generate_state(2).tolist() for c in children(ss, 3)] == first
+    # the same streams as the caller's own first spawn
+    assert [c.generate_state(2).tolist() for c in ss.spawn(3)] == first
+
+
+def test_locality_replications_do_not_spawn_from_the_callers_seed_sequence():
+    import numpy as np
+
+    from qtheory.locality.experiments import _seeds
+
+    ss = np.random.SeedSequence(11)
+    _seeds(ss)
+    assert ss.n_children_spawned == 0

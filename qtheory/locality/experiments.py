@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParameterError
+from ..runtime import children
 from ..stats import band, sample_batch_means
 from ..validation import check_array, check_integer, check_real, check_seed
 from .graphs import CompatibilityGraph, complete_bipartite, irg, window_graph
@@ -50,7 +51,7 @@ def build_graph(system: LocalitySystem, n_servers: int, kind, seed):
 
 
 def _seeds(seed_sequence: np.random.SeedSequence):
-    graph_ss, state_ss, sim_ss = seed_sequence.spawn(3)
+    graph_ss, state_ss, sim_ss = children(seed_sequence, 3)
     return graph_ss, np.random.default_rng(state_ss), sim_ss
 
 

@@ -418,3 +418,27 @@ def test_notebook_links_download_the_ipynb_and_the_favicon_loads(book_html, serv
     assert links, f"{doc}: no link to the notebook"
     assert all(d is not None for _, d in links), f"{doc}: .ipynb links without the download attribute: {links}"
     assert status == 200, f"{doc}: favicon {icon!r} answers {status}"
+
+
+#: the verdict box of a result page: its top and bottom, and the top of the parameters cell
+_VERDICT = """() => {
+    const box = document.querySelector('.admonition.qtheory-verdict');
+    const params = document.querySelector('.cell.tag_parameters');
+    if (!box) { return null; }
+    const b = box.getBoundingClientRect();
+    return {top: b.top + window.scrollY, bottom: b.bottom + window.scrollY, items: box.querySelectorAll('li').length,
+            params: params ? params.getBoundingClientRect().top + window.scrollY : null,
+            viewport: window.innerHeight};
+}"""
+
+
+@pytest.mark.parametrize("doc", [d for d, _ in result_pages()])
+def test_result_page_opens_with_its_verdict_box_in_the_first_screen(doc, server, wide_page):
+    """Issue 28: a reader sees what the paper states, what we get and the verdict first."""
+    page = _open(wide_page, server, doc)
+    box = page.evaluate(_VERDICT)
+    page.close()
+    assert box is not None, f"{doc}: no verdict box"
+    assert box["items"] >= 1, f"{doc}: the verdict box lists nothing"
+    assert box["top"] < box["viewport"], f"{doc}: the verdict box starts below the first screen ({box['top']:.0f} px)"
+    assert box["params"] is None or box["top"] < box["params"], f"{doc}: the parameters come before the verdict box"

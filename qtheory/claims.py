@@ -700,6 +700,29 @@ def _label_html(label: str) -> str:
     return f'<span class="qtheory-label qtheory-label-{css}">{label}</span>'
 
 
+def _statement(c: Claim) -> str:
+    """The record's text without a leading ``"<source>: "`` that repeats its source."""
+    head, sep, rest = c.text.partition(": ")
+    if sep and c.source and head and head in c.source:
+        return rest
+    return c.text
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of `text` (a full stop followed by a space, outside ``$...$`` math)."""
+    parts = re.split(r"(\$[^$]*\$)", text)
+    out = ""
+    for part in parts:
+        if part.startswith("$"):
+            out += part
+            continue
+        m = re.search(r"[.;](\s|$)", part)
+        if m:
+            return out + part[:m.start() + 1]
+        out += part
+    return out
+
+
 def _box_record(c: Claim, anchor: str, prefix: str) -> str:
     page = "claims" if c.category in ("claim", "check") else \
         ("reconstructions" if c.category == "reconstruction" else "errata")
@@ -708,11 +731,13 @@ def _box_record(c: Claim, anchor: str, prefix: str) -> str:
     if c.holds is None and c.category in ("claim", "check"):
         values.append(f"{'paper' if c.category == 'claim' else 'reference'} {_value(c.target, c.target_se)}, "
                       f"ours {_value(c.ours, c.ours_se)}")
+    elif c.holds is not None and c.evidence:
+        values.append("We find: " + first_sentence(c.evidence).rstrip("."))
     elif c.ours is not None and c.category == "claim":
         values.append(f"ours {_value(c.ours, c.ours_se)}")
     if c.category in ("reconstruction", "erratum") and c.verdict:
         values.append(c.verdict)
-    text = f"{where}: {c.text.rstrip('.')}" + (f". {'; '.join(values)}" if values else "")
+    text = f"{where}: {_statement(c).rstrip('.')}" + (f". {'; '.join(values)}." if values else ".")
     return f'- {_label_html(c.label)} {_box_text(text)} <a href="{prefix}{page}.html#{anchor}">record</a>'
 
 

@@ -100,3 +100,11 @@ def test_select_and_column_pick_rows_without_comparisons_in_notebooks():
     rows = [{"N": 10, "m": "sim", "v": 1}, {"N": 10, "m": "ode", "v": 2}, {"N": 20, "m": "sim", "v": 3}]
     assert column(select(rows, m="sim"), "v") == [1, 3]
     assert select(rows, N=10, m="ode") == [rows[1]]
+
+
+def test_verdict_box_line_drops_a_repeated_source_and_says_what_we_find():
+    c = C.Claim("L-F2", "Sec. 6.2: type 1 falls fastest", holds=False, source="Sec. 6.2, Fig. 2",
+                evidence="At $N = 1.5$, type 3 falls fastest. More detail.")
+    line = C.verdict_box([{"id": "L-F2", "claims": [c.to_json()]}])
+    assert "Paper (Sec. 6.2, Fig. 2): type 1 falls fastest." in line
+    assert "We find: At $N = 1.5$, type 3 falls fastest." in line and "More detail" not in line

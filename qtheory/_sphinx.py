@@ -41,11 +41,11 @@ _CSS_TEXT = """\
 .qtheory-badge { display: inline-block; font-size: 0.9em; padding: 0.15em 0.6em; border-radius: 0.3em; background: var(--pst-color-surface); border: 1px solid var(--pst-color-border); }
 .qtheory-checks { font-size: 0.92em; border-left: 3px solid var(--pst-color-border); padding-left: 0.8em; }
 table.qtheory-table { font-size: 0.88em; border-collapse: collapse; margin: 0.8em 0 1.4em; }
-table.qtheory-table caption { caption-side: top; text-align: left; padding-bottom: 0.4em; }
+table.qtheory-table caption { caption-side: top; text-align: left; padding-bottom: 0.4em; color: var(--pst-color-text-base); }
 table.qtheory-table th, table.qtheory-table td { padding: 0.2em 0.55em; border-bottom: 1px solid var(--pst-color-border); vertical-align: top; }
 table.qtheory-table thead th { border-bottom: 2px solid var(--pst-color-primary); }
 figure.qtheory-figure { margin: 0.8em 0 1.4em; }
-figure.qtheory-figure figcaption { font-size: 0.9em; margin-top: 0.4em; color: var(--pst-color-text-muted); }
+figure.qtheory-figure figcaption { font-size: 0.92em; margin-top: 0.4em; color: var(--pst-color-text-base); }
 table.qtheory-table tbody tr:nth-child(odd) { background: var(--pst-color-surface); }
 .bd-article table { max-width: 100%; }
 .bd-article table td { overflow-wrap: break-word; }
@@ -57,6 +57,7 @@ table.qtheory-table tbody tr:nth-child(odd) { background: var(--pst-color-surfac
 .bd-article .cell_output pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 .bd-article table:has(th:nth-child(6)) { font-size: 0.8em; }
 .bd-article table:has(th:nth-child(6)) th, .bd-article table:has(th:nth-child(6)) td { padding-left: 0.3em; padding-right: 0.3em; }
+html[data-theme="dark"] .bd-content div.cell_output .text_html, html[data-theme="dark"] .bd-content div.cell_output .text_markdown { background: transparent !important; color: var(--pst-color-text-base) !important; padding: 0; }
 .admonition.qtheory-verdict { margin-top: 0.6em; }
 .admonition.qtheory-verdict ul { margin-bottom: 0.2em; padding-left: 1.1em; }
 .admonition.qtheory-verdict li { margin-bottom: 0.25em; }
@@ -100,9 +101,11 @@ def _prepare(app, config) -> None:
         shutil.copy2(src / SCRIPT, dest / SCRIPT)
         shutil.copytree(src / FONTS, dest / FONTS, dirs_exist_ok=True)
     for name, text in ((CSS, _CSS_TEXT), (JS, _JS_TEXT)):
-        path = static / name
-        if not path.exists() or path.read_text(encoding="utf-8") != text:
-            path.write_text(text, encoding="utf-8")
+        for path in (static / name, Path(app.outdir) / "_static" / name):
+            # the second: an incremental build with no page to rewrite copies no static file,
+            # so a changed style would not reach an existing build without it
+            if path.parent.exists() and (not path.exists() or path.read_text(encoding="utf-8") != text):
+                path.write_text(text, encoding="utf-8")
     config.html_static_path = list(config.html_static_path) + [str(static)]
     config.mathjax_path = f"mathjax/{SCRIPT}"
     # myst-nb marks notebook pages "mathjax_ignore" and typesets only its own .math nodes;

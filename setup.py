@@ -2,10 +2,11 @@
 
 The notebooks and their presets live at the top of the repository (``notebooks/``), not
 inside the package. A wheel installed by name has no repository around it, so the build
-copies them into the package as ``qtheory/_data/notebooks/`` (the sdist carries
-``notebooks/`` through MANIFEST.in). ``qtheory.reproduce.notebooks_dir`` uses the
-repository's folder when there is one and this copy otherwise. An editable install
-(``pip install -e .``, the README's) copies nothing: it always has the repository.
+copies them into the package as ``qtheory/_data/notebooks/``, and with them the citation
+sources ``CITATION.cff`` and ``book/references.bib`` (the sdist carries all of them
+through MANIFEST.in). ``qtheory.reproduce.notebooks_dir`` and ``qtheory.citation`` use
+the repository's files when there are some and these copies otherwise. An editable
+install (``pip install -e .``, the README's) copies nothing: it always has the repository.
 """
 
 from pathlib import Path
@@ -14,7 +15,10 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 NOTEBOOKS = Path("notebooks")
-SHIPPED = Path("qtheory", "_data", "notebooks")
+DATA = Path("qtheory", "_data")
+SHIPPED = DATA / "notebooks"
+#: single files copied into qtheory/_data/, by their name there
+CITATION_SOURCES = {"CITATION.cff": Path("CITATION.cff"), "references.bib": Path("book", "references.bib")}
 
 
 def notebook_files() -> list[Path]:
@@ -36,12 +40,15 @@ class BuildPyWithNotebooks(build_py):
             target = Path(self.build_lib, SHIPPED, rel)
             self.mkpath(str(target.parent))
             self.copy_file(str(NOTEBOOKS / rel), str(target))
+        for name, source in CITATION_SOURCES.items():
+            self.copy_file(str(source), str(Path(self.build_lib, DATA, name)))
 
     def get_outputs(self, include_bytecode=True):
         outputs = super().get_outputs(include_bytecode)
         if getattr(self, "editable_mode", False):
             return outputs
-        return outputs + [str(Path(self.build_lib, SHIPPED, rel)) for rel in notebook_files()]
+        return (outputs + [str(Path(self.build_lib, SHIPPED, rel)) for rel in notebook_files()]
+                + [str(Path(self.build_lib, DATA, name)) for name in CITATION_SOURCES])
 
 
 setup(cmdclass={"build_py": BuildPyWithNotebooks})

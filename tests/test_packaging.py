@@ -64,9 +64,15 @@ def dist(tmp_path_factory):
     leaves its egg-info beside them)."""
     pytest.importorskip("build", reason="python -m build needs the `build` package (requirements.txt)")
     source = tmp_path_factory.mktemp("source") / "qtheory"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "_build", "results", "book", "benchmarks", "tests", "*.egg-info", "__pycache__",
-        "build", "dist", ".pytest_cache", ".hypothesis"))
+    skip = shutil.ignore_patterns(".git", ".venv", "_build", "results", "benchmarks", "tests", "*.egg-info",
+                                  "__pycache__", "build", "dist", ".pytest_cache", ".hypothesis")
+
+    def ignore(folder, names):
+        if Path(folder) == ROOT / "book":  # of the book, the sdist takes the bibliography only
+            return [n for n in names if n != "references.bib"]
+        return skip(folder, names)
+
+    shutil.copytree(ROOT, source, ignore=ignore)
     out = tmp_path_factory.mktemp("dist")
     _run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(source)])
     wheels, sdists = sorted(out.glob("*.whl")), sorted(out.glob("*.tar.gz"))
@@ -85,6 +91,7 @@ def test_the_wheel_carries_every_notebook_and_preset(dist):
     expected = {p.relative_to(source).as_posix() for p in source.glob("*.ipynb")}
     expected |= {p.relative_to(source).as_posix() for p in (source / "presets").iterdir() if p.is_file()}
     assert expected and shipped == expected
+    assert {"qtheory/_data/CITATION.cff", "qtheory/_data/references.bib"} <= names
 
 
 @pytest.mark.slow
@@ -114,6 +121,11 @@ def test_a_fresh_environment_with_the_wheel_lists_and_reproduces(dist, tmp_path)
     assert "no notebook yet" not in listing
     params = _run([str(python), "-m", "qtheory", "params", "R-F2c"], cwd=elsewhere, env=env)
     assert re.search(r"^n_directions\s+\d+\s+59\b", params, re.M), params  # the quick preset's value
+
+    cite = _run([str(python), "-m", "qtheory.citation", "bibtex", "R-F2c"], cwd=elsewhere, env=env)
+    assert cite.startswith("@misc{qtheory-companion:R-F2c,") and f"version      = {{{qtheory.__version__}}}" in cite
+    assert "doi           = {10.1287/opre.2022.2385}" in _run([str(python), "-m", "qtheory.citation", "bibtex", "R"],
+                                                              cwd=elsewhere, env=env)
 
     results = elsewhere / "results"
     _run([str(python), "-m", "qtheory", "reproduce", "--preset", "quick", "--only", "R-F2c",

@@ -162,3 +162,16 @@ def test_the_command_line_prints_zenodo_and_bibtex(capsys):
     assert citation.main(["bibtex", "R"]) == 0 and capsys.readouterr().out == citation.bibtex(paper="R")
     assert citation.main(["bibtex", "R-T1"]) == 0 and capsys.readouterr().out == citation.bibtex(item="R-T1")
     assert citation.main(["nonsense"]) == 2 and "usage:" in capsys.readouterr().err
+
+
+def test_the_cite_box_is_myst_that_parses_without_warnings_to_one_collapsed_admonition():
+    from docutils.core import publish_string
+    from myst_parser.parsers.docutils_ import Parser
+
+    html = publish_string("# A page\n\n" + citation.cite_box(["R-F3ab", "R-F3cd"]), parser=Parser(),
+                          writer_name="html5", settings_overrides={
+                              "myst_enable_extensions": ["colon_fence", "dollarmath"], "halt_level": 2,
+                              "report_level": 2, "output_encoding": "unicode"})
+    body = html[html.index("<body"):]
+    assert re.findall(r'<aside class="admonition[^"]*"', body) == ['<aside class="admonition dropdown cite-this"']
+    assert body.count("<pre") == 3 and "Cite this" in body

@@ -65,7 +65,7 @@ def dist(tmp_path_factory):
     pytest.importorskip("build", reason="python -m build needs the `build` package (requirements.txt)")
     source = tmp_path_factory.mktemp("source") / "qtheory"
     skip = shutil.ignore_patterns(".git", ".venv", "_build", "results", "benchmarks", "tests", "*.egg-info",
-                                  "__pycache__", "build", "dist", ".pytest_cache", ".hypothesis")
+                                  "__pycache__", "build", "dist", ".pytest_cache", ".hypothesis", "node_modules")
 
     def ignore(folder, names):
         if Path(folder) == ROOT / "book":  # of the book, the sdist takes the bibliography only

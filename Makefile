@@ -20,6 +20,8 @@ env: $(VENV)/.installed
 $(VENV)/.installed: requirements.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	@# the distribution was called qtheory before 1.0.0: drop that editable install of the same sources
+	$(BIN)/python -m pip uninstall --quiet --disable-pip-version-check --yes qtheory 2>/dev/null || true
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	touch $@
 

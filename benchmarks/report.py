@@ -2,7 +2,8 @@
 
 Run by ``benchmarks/run.py`` after its sections, or alone:
 ``.venv/bin/python benchmarks/report.py``. The page shows the plots the run saved and
-tables of the measured numbers; nothing on it is typed by hand except the notes below.
+tables of the measured numbers; nothing on it is typed by hand. The development diary that
+explains the numbers is in CHANGELOG.md ("Performance diary"), not on the page.
 """
 
 from __future__ import annotations
@@ -356,7 +357,7 @@ def _latency_lines(data) -> list:
                 f"and a generator of its own; it prefetches a new arrival's offset and degree at once and, 8 "
                 f"arrivals later, the two list entries its rule will pick (the policy's `lookahead` computes them "
                 f"from a copy of the arrival's generator), so that the reads overlap other events' work "
-                f"(see the notes). "
+                f"(see the performance diary in CHANGELOG.md). "
                 f"GWSQ(2) and "
                 f"the complete graph read no per-dispatcher list, and from N = 2¹⁶ on keep one byte per server "
                 f"(the queue lengths) and no list of busy servers (departures by rejection), so their data stay "
@@ -428,7 +429,7 @@ def notes_section(peers, limit, book) -> str:
             low = min(sp)
             lines.append(f"| >= 100x SimPy / Ciw | smallest speed-up {low[0]:.0f}x ({low[2]}, {low[1]}); "
                          f"Ciw {min(r for r, _, i in sp if i == 'ciw'):.0f}x or more | "
-                         f"{'yes' if low[0] >= 100 else 'not for every model, see the notes'} |")
+                         f"{'yes' if low[0] >= 100 else 'not for every model, see the performance diary in CHANGELOG.md'} |")
     if limit:
         big = limit["case"]
         ratio = big["results"]["c"]["ratio_numba_over"]
@@ -436,7 +437,7 @@ def notes_section(peers, limit, book) -> str:
         lines.append(f"| within 2x of C (JSQ(2) supermarket, N = 1000) | C with the package's generator "
                      f"(xoshiro256+) runs {1 / ratio:.2f} times as fast as the package; C with numba's "
                      f"`np.random` generator (MT19937) {1 / ratio_mt:.2f} times | "
-                     f"{'yes' if 1 / ratio <= 2 else 'no, see the notes'} |")
+                     f"{'yes' if 1 / ratio <= 2 else 'no, see the performance diary in CHANGELOG.md'} |")
     if book and book.get("notebooks"):
         tot = (book.get("wall_seconds") or book["total_seconds"]) / 60
         lines.append(f"| whole book at paper scale < 15 min (2 cores) | {tot:.1f} min for `make book` "
@@ -451,9 +452,6 @@ def write_page(extra_notes: str = "") -> str:
     peers, limit, scaling, book, dask, c, instr = (_load(n) for n in ("peers", "limit", "scaling", "book", "dask",
                                                                        "c", "instructions"))
     parts = [INTRO, summary_section(c, scaling, book), c_section(c, instr), notes_section(peers, limit, book)]
-    notes = RESULTS / "notes.md"
-    if notes.exists():
-        parts.append(notes.read_text())
     if peers:
         parts.append(peers_section(peers))
     if limit:

@@ -17,7 +17,8 @@ from pathlib import Path as _Path
 
 from . import _kernelcache
 
-__version__ = "0.1.0"
+#: the one place the version is written (pyproject.toml and CITATION.cff read or check it)
+__version__ = "1.0.0"
 
 # compiled kernels are cached per version of the package's sources (see _kernelcache)
 _kernelcache.configure(_Path(__file__).parent)

@@ -44,7 +44,15 @@ KERNEL = "python3"
 
 
 def notebooks_dir() -> Path:
-    return project_root() / "notebooks"
+    """``<project>/notebooks``; in an installed wheel without one, the copy it ships.
+
+    The wheel carries the notebooks and presets as ``qtheory/_data/notebooks`` (see
+    ``setup.py``); a checkout, the editable install, or a folder named by
+    ``$QTHEORY_PROJECT`` uses its own ``notebooks/``.
+    """
+    own = project_root() / "notebooks"
+    shipped = Path(__file__).resolve().parent / "_data" / "notebooks"
+    return shipped if not own.is_dir() and shipped.is_dir() else own
 
 
 def notebook_path(name: str) -> Path:

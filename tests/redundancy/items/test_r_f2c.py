@@ -49,6 +49,16 @@ def test_the_cone_edge_agrees_within_one_grid_step_of_two_thirds():
     assert r_f2c.cone_edge_claim(_grid((0.1, 0.666), 199), 199).judge() == "agrees"
 
 
+def test_the_cone_edge_allows_rounding_when_two_thirds_is_a_grid_point():
+    # one step of 1/60 below 2/3, a few ulps further than 1/60 in floating point
+    rows = [dict(p12=2 / 3 - (1 / 60) * (1 + 1e-14), locally_stable=1, example=0)]
+    assert abs(rows[0]["p12"] - 2 / 3) > 1 / 60
+    assert r_f2c.cone_edge_claim(rows, 59).judge() == "agrees"
+    # but no more than rounding: 1/2000 beyond the step differs
+    rows = [dict(p12=2 / 3 - 1 / 60 - 5e-4, locally_stable=1, example=0)]
+    assert r_f2c.cone_edge_claim(rows, 59).judge() == "differs"
+
+
 def test_the_cone_edge_differs_when_the_cone_reaches_further_or_stops_short():
     assert r_f2c.cone_edge_claim(_grid((0.2, 0.8)), 59).judge() == "differs"
     assert r_f2c.cone_edge_claim(_grid((0.4, 0.6)), 59).judge() == "differs"

@@ -150,15 +150,15 @@ def mean_offset_finding(comparison: list[dict], *, alpha: float = ALPHA) -> Find
                  + "; ".join(_against(readings[name], ARRIVAL_READINGS[name]) for name in fitting) + ".")
         rest = [name for name in readings if name not in fitting]
         if rest:
-            text += (f" Not kept at level {alpha:g}: "
+            text += (f" Not kept at level {alpha:g}: the paper is "
                      + "; ".join(_against(readings[name], ARRIVAL_READINGS[name]) for name in rest) + ".")
         if "time average" in verdicts:
             # our runs start as the paper's (no warm-up): how far their time averages fall below the exact mean
             gap = np.mean([c["difference"] for c in comparison if c["quantity"] == "mean" and c["estimator"] == "exact"]) \
                 - np.mean([c["difference"] for c in comparison
                            if c["quantity"] == "mean" and c["estimator"] == "time average"])
-            text += (f" Runs started as in App. E.1 without warm-up have time averages {gap:+.2f} from the exact "
-                     "mean on average in our simulation.")
+            text += (f" In our runs, started the same way without warm-up, the time averages are {gap:+.2f} from "
+                     "the exact mean on average.")
     else:
         title = "Table 1's $E[Q]$ are not time-stationary means; no averaging convention tried fits"
         text += (f" No reading tried is kept by both tests at level {alpha:g}: the paper is "

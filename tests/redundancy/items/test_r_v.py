@@ -78,6 +78,7 @@ def test_the_closed_form_check_holds_to_rounding_and_fails_beyond():
 
 def test_the_tail_claim_agrees_within_the_printed_precision_only():
     assert r_v.tail_claim(4.72e-4).judge() == "agrees"
+    assert r_v.tail_claim(4.78e-4).judge() == "differs"  # beyond the printed digit, 4.7 +- 0.05
     assert r_v.tail_claim(6.58e-4).judge() == "differs"
 
 

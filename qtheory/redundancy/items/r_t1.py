@@ -35,7 +35,7 @@ from ..experiments import (TABLE1_PAPER, exact_cdf, exact_setting, simulate_sett
                            table1_comparison, table1_settings, table1_verdicts)
 
 __all__ = ["ITEMS", "SOURCE", "MEAN_OFFSET", "ALPHA", "compute", "table1_rows", "table1_claims", "mean_offset_finding",
-           "mean_offset_erratum", "cdf_rows", "simulator_check_rows", "draw_cdfs", "draw_tails", "panel_title"]
+           "mean_offset_erratum", "table1_remarks", "cdf_rows", "simulator_check_rows", "draw_cdfs", "draw_tails", "panel_title"]
 
 #: the manifest items :func:`compute` returns, in the order the notebook publishes them
 ITEMS = ("R-T1", "R-F4", "R-P-coc", "R-P-cos")
@@ -289,7 +289,7 @@ def _table1_displays(rows, diff, verdicts, n_runs) -> list[Table]:
     return out
 
 
-def _table1_text(rows, comparison, verdicts, n_runs, n_events) -> str:
+def table1_remarks(rows, comparison, verdicts, n_runs, n_events) -> str:
     """The page's remarks beyond the finding (computed from the data): run-to-run sd, Var(Q), shares."""
     mean_rows = [r for r in rows if r["quantity"] == "mean"]
     var_comp = [c for c in comparison if c["quantity"] == "var" and c["estimator"] == "exact"]
@@ -375,7 +375,7 @@ def compute(*, seed: int, lam: float, n_runs: int, n_events: int, hist_max: int,
     table = ItemResult("R-T1", params, seed, rows, claims=claims, findings=(finding,),
                        tables={"estimators": comparison}, summary=dict(paper_minus_ours_mean_q=diff),
                        displays=_table1_displays(rows, diff, verdicts, n_runs),
-                       text=_table1_text(rows, comparison, verdicts, n_runs, n_events),
+                       text=table1_remarks(rows, comparison, verdicts, n_runs, n_events),
                        figure=dict(caption=caption, t_quantile=float(st.t.ppf(0.975, n_runs - 1)),
                                    paper_t_quantile=float(st.t.ppf(0.975, PAPER_RUNS - 1)), paper_runs=PAPER_RUNS))
     out = {"R-T1": table, "R-F4": _cdf_item(settings, runs, params, seed, lam, n_runs, n_events)}

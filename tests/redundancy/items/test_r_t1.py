@@ -169,3 +169,34 @@ def test_panel_titles_set_symbols_as_math():
 
 def test_claim_objects_are_claims():
     assert all(isinstance(c, Claim) for c in r_t1.table1_claims(_table_rows(), 4))
+
+
+def _full_rows(share_off_setting=None):
+    """Synthetic R-T1 rows of all four quantities: the paper's Var(Q) above the exact one in
+    settings 1-10 and below in 11, 12; shares at the exact value, except setting
+    `share_off_setting`'s first share four per-run sds above."""
+    rows = []
+    for k in range(1, 13):
+        for q in r_t1.QUANTITIES:
+            exact = {"mean": 10.0 + k, "var": 100.0, "share_first": 0.25, "share_last": 0.25}[q]
+            sd = {"mean": 0.3, "var": 12.0, "share_first": 0.001, "share_last": 0.001}[q]
+            paper = exact + {"mean": 1.0, "var": 5.0 if k <= 10 else -5.0}.get(q, 0.0)
+            if q == "share_first" and k == share_off_setting:
+                paper += 4 * sd
+            rows.append(dict(setting=k, name=f"s{k}", quantity=q, paper_mean=paper, paper_sd=sd, exact=exact,
+                             time_mean=exact, time_sd=sd, event_mean=exact, event_sd=sd, arrival_mean=exact,
+                             arrival_sd=sd))
+    return rows
+
+
+@pytest.mark.parametrize("off", [None, 6])
+def test_the_remarks_list_the_variances_above_and_the_shares_off_by_three_sds(off):
+    rows = _full_rows(off)
+    comparison = table1_comparison(rows, N_RUNS)
+    text = r_t1.table1_remarks(rows, comparison, r_t1.table1_verdicts(comparison), N_RUNS, 1000)
+    assert "above it in settings [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]" in text
+    assert "by 1.3-1.3 of its standard errors each (jointly 3.7 sigma)" in text  # 5 / (12 / sqrt(10)), x sqrt(8)
+    if off is None:
+        assert "all within three per-run sds" in text
+    else:
+        assert "setting 6 share_first: paper 0.25400 vs exact 0.25000 lie more than three" in text

@@ -476,9 +476,9 @@ def lemma10_rows(seed: int, n_list, n_runs: int, horizon: float, *, n_times: int
 
 
 
-# -- judging simulated values against predictions (L-V-stability, L-P-gwsq) ---------------------------------
+# -- judging simulated values against predictions (L-V-stability, L-V-limits) -------------------------------
 
-__all__ += ["bonferroni_t_bound", "t_statistic"]
+__all__ += ["bonferroni_t_bound", "t_statistic", "bootstrap_l1_interval"]
 
 
 def bonferroni_t_bound(n_runs: int, comparisons: int, level: float = 0.999) -> float:
@@ -500,6 +500,20 @@ def t_statistic(value: float, reference: float, se: float) -> float:
     if se > 0:
         return abs(value - reference) / se
     return 0.0 if value == reference else float("inf")
+
+
+def bootstrap_l1_interval(samples, target, rng: np.random.Generator, n_boot: int = 1000) -> tuple[float, float]:
+    """95% bootstrap interval of the :math:`\\ell_1` distance between the mean of `samples`
+    (replications along axis 0) and `target`: `n_boot` resamples of the replications drawn from
+    `rng` (which advances), percentiles 2.5 and 97.5 (Theorem 6 on L-V-limits)."""
+    samples = np.asarray(samples, dtype=float)
+    if samples.ndim < 1 or samples.shape[0] < 2:
+        raise ParameterError(f"`samples` needs at least 2 replications along axis 0 (got shape {samples.shape})")
+    n_boot = check_integer("n_boot", n_boot, low=1)
+    n = len(samples)
+    boots = [np.abs(samples[rng.integers(0, n, n)].mean(axis=0) - target).sum() for _ in range(n_boot)]
+    return float(np.percentile(boots, 2.5)), float(np.percentile(boots, 97.5))
+
 
 # -- Algorithm 1 (GWSQ(d)) as printed ----------------------------------------------------------------------
 

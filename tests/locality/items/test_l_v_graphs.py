@@ -61,6 +61,7 @@ def test_theorem8_agrees_when_irg_falls_and_the_window_graph_stays():
     (_bad_rows([0.3, 0.05], [0.01, 0.001], [0.8, 0.1], [0.39, 0.01]), True, "agrees", "fails"),  # window falls
     (_bad_rows([0.3, 0.05], [0.01, 0.001], [0.8, 0.1], [0.7, 0.01]), True, "agrees", "fails"),   # not 10 x irg
     (_bad_rows([0.3, 0.05], [0.01, 0.001], [0.0, 0.0], [0.0, 0.0]), True, "agrees", "fails"),    # nothing to stay
+    (_bad_rows([0.3, 0.05], [0.01, 0.001], [0.0, 0.1], [0.5, 0.04]), True, "agrees", "fails"),   # grows from 0
 ])
 def test_theorem8_and_window_check_differ_when_the_fractions_say_otherwise(rows, criterion, thm8_label, window_label):
     thm8, window = lg.sparsity_claims(rows, [0.1, 0.2], 100, 1000, criterion)

@@ -151,6 +151,19 @@ def test_bootstrap_l1_interval_covers_the_distance_and_is_reproducible():
     assert high - low < 6 * 4 * 0.1 / np.sqrt(40)
     with pytest.raises(ParameterError, match="samples"):
         bootstrap_l1_interval(samples[:1], target, rng)
+    # two replications, 0 and 1: a resample's distance is 0, 1/2 or 1 (each replication can be drawn)
+    assert bootstrap_l1_interval(np.array([[0.0], [1.0]]), np.array([0.0]), np.random.default_rng(2)) == (0.0, 1.0)
+
+
+def test_bootstrap_l1_interval_is_the_95_percent_percentile_interval():
+    # one positive coordinate far from the target: the distance is mean - target, whose bootstrap law is
+    # close to normal with the standard error of the mean, so each side is about 1.96 standard errors
+    samples = np.random.default_rng(5).normal(1.0, 0.2, size=(400, 1))
+    se = samples.std(ddof=1) / np.sqrt(400)
+    dist = samples.mean() - 0.5
+    low, high = bootstrap_l1_interval(samples, np.array([0.5]), np.random.default_rng(6), n_boot=20000)
+    assert (dist - low) / se == pytest.approx(1.96, abs=0.12)
+    assert (high - dist) / se == pytest.approx(1.96, abs=0.12)
 
 
 # -- the item functions at a tiny scale ----------------------------------------------------------------------

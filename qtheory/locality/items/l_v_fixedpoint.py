@@ -75,8 +75,8 @@ def convergence_claim(finals, t_end: float) -> Claim:
     return Claim(item="L-V-thm4", text=r"Theorem 4: from every start in $S$ the ODE (3.7) converges to one fixed "
                                        r"point $q^*$",
                  source="Theorem 4 (Sec. 3.4)", holds=bool(worst < CONVERGED),
-                 evidence=f"{len(finals)} starts, ODE to $t = {t_end:g}$: largest $\\ell_1$ distance to the root-solved "
-                          f"$q^*$ {worst:.1e} (criterion $10^{{-6}}$, the ODE's and root solve's accuracy)")
+                 evidence=f"{len(finals)} starts, ODE to $t = {t_end:g}$: largest $\\ell_1$ distance to the "
+                          f"root-solved $q^*$ {worst:.1e} (criterion $10^{{-6}}$, the ODE's and root solve's accuracy)")
 
 
 def flow_balance_erratum(total_arrival_rate: float, unweighted_sum: float, flow_balance: float) -> Claim:
@@ -175,9 +175,9 @@ def double_exponential_claims(deep: dict) -> tuple[Claim, Claim]:
         Claim(item="L-V-thm7", text=r"Theorem 7: $q^*_{m,\ell}$ decreases doubly exponentially for $d \ge 2$ (and not "
                                     r"for $d = 1$)",
               source="Theorem 7 (Sec. 3.4)", holds=bool(deep[2] > 1.5 and deep[3] > 2 and deep[1] < 1.2),
-              evidence=f"mean $\\log q^*_{{m,\\ell+1}} / \\log q^*_{{m,\\ell}}$ at a deep level: {deep[2]:.3f} ($d = 2$), "
-                       f"{deep[3]:.3f} ($d = 3$), {deep[1]:.3f} ($d = 1$); a geometric tail gives $(\\ell + 1) / \\ell "
-                       "\\to 1$, a doubly exponential one $d$"),
+              evidence=f"mean $\\log q^*_{{m,\\ell+1}} / \\log q^*_{{m,\\ell}}$ at a deep level: {deep[2]:.3f} "
+                       f"($d = 2$), {deep[3]:.3f} ($d = 3$), {deep[1]:.3f} ($d = 1$); a geometric tail gives "
+                       "$(\\ell + 1) / \\ell \\to 1$, a doubly exponential one $d$"),
         Claim(item="L-V-thm7", text=r"$\log q^*_{m,\ell+1} / \log q^*_{m,\ell} \to d = 2$ (the rate of the bound "
                                     r"$b a^{d^\ell}$ of Theorem 7; our computation)",
               category="check", reference=2.0, ours=float(deep[2]), tolerance=0.05,
@@ -223,7 +223,8 @@ def homogeneous_claim(err: float, loads, ds) -> Claim:
     return Claim(item="L-X-homog", text=r"homogeneous full flexibility: $q^*_\ell = \lambda^{(d^\ell - 1)/(d - 1)}$",
                  source="Sec. 3.4, before Theorem 7", holds=bool(err < SOLVER_ACCURACY),
                  evidence=f"largest error of the root solve and of the ODE (3.7) against the formula {err:.1e} "
-                          f"(criterion $10^{{-9}}$, the solvers' accuracy); loads {', '.join(f'{x:g}' for x in loads)}, "
+                          f"(criterion $10^{{-9}}$, the solvers' accuracy); loads "
+                          f"{', '.join(f'{x:g}' for x in loads)}, "
                           f"$d$ = {', '.join(str(d) for d in ds)}")
 
 

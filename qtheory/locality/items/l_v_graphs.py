@@ -105,9 +105,10 @@ def sparsity_claims(rows, eps_list, n0: int, n1: int, criterion_31: bool) -> tup
               source="Theorem 8 (Sec. 3.5)", holds=bool(irg_falls and criterion_31),
               evidence=f"$N = {n0} \\to {n1}$: " + sentence + "; a lower bound of the left side of (3.8) (a family of "
                                                               "test sets)"),
-        Claim(item="L-V-thm8", text="the window graph with the same densities is not proportionally sparse: for some "
-                                    "$\\varepsilon$ its $\\varepsilon$-bad fraction stays at least half its value at the "
-                                    "smallest $N$, and at the largest $N$ it is ten times irg's for every $\\varepsilon$",
+        Claim(item="L-V-thm8", text="the window graph with the same densities is not proportionally sparse: for "
+                                    "some $\\varepsilon$ its $\\varepsilon$-bad fraction stays at least half its value "
+                                    "at the smallest $N$, and at the largest $N$ it is ten times irg's for every "
+                                    "$\\varepsilon$",
               category="check", holds=bool(window_stays and window_above),
               evidence=sentence + f"; $\\varepsilon$ at which the window graph's fraction stays: {window_stays}"))
 

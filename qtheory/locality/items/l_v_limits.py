@@ -75,7 +75,8 @@ def gwsq_ode_claim(rows, n_runs: int, n_servers: int) -> tuple[Claim, dict]:
                                         f"({len(gw)} entries $q_{{m,l}}(t)$, $t > 0$)",
                   category="check", holds=bool(z <= bound),
                   evidence=f"largest |t| {z:.2f} against the Bonferroni t({n_runs - 1}) bound {bound:.2f} (familywise "
-                           f"0.001); $N = {n_servers}$, {n_runs} runs; the mean of $q^N$ differs from the ODE by $O(1/N)$")
+                           f"0.001); $N = {n_servers}$, {n_runs} runs; the mean of $q^N$ differs from the ODE by "
+                           "$O(1/N)$")
     return claim, dict(max_z_gwsq_vs_ode=z, t_bound=bound)
 
 
@@ -83,16 +84,18 @@ def printed_sign_erratum(weights) -> Claim:
     """Algorithm 1's printed :math:`x_{k,m,l}` has the wrong sign: *confirmed* when every cluster's
     printed vector sums to -1 and no entry is positive (beyond 1e-12), in the rows of
     :func:`~qtheory.locality.experiments.gwsq_weight_rows`."""
-    confirmed = max(abs(r["printed_sum"] + 1) for r in weights) < 1e-12 and max(r["printed_max"] for r in weights) < 1e-12
+    confirmed = (max(abs(r["printed_sum"] + 1) for r in weights) < 1e-12
+                 and max(r["printed_max"] for r in weights) < 1e-12)
     return Claim(item="L-P-gwsq",
                  text=r"Algorithm 1: $x_{k,m,l} = (v_m p_{k,m} / \delta_k)(q_{m,l+1} - q_{m,l})$ is negative; the "
                       r"fraction with exactly $l$ tasks is $q_{m,l} - q_{m,l+1}$",
-                 category="erratum", source="Algorithm 1 (Sec. 4.4.2)", ours=float(min(r["printed_sum"] for r in weights)),
+                 category="erratum", source="Algorithm 1 (Sec. 4.4.2)",
+                 ours=float(min(r["printed_sum"] for r in weights)),
                  verdict=("confirmed: the printed $x_k$ of every cluster sums to -1 (a distribution sums to 1) and no "
                           "entry is positive beyond round-off" if confirmed else "not confirmed"),
-                 evidence="$x_k$ as printed at the Sec. 6 start $Q$ and at the fixed point $q^*$ (value: the smallest sum "
-                          "over $(m, l)$); the simulation below uses the corrected sign, so its agreement with (3.7) is "
-                          "not evidence on the sign")
+                 evidence="$x_k$ as printed at the Sec. 6 start $Q$ and at the fixed point $q^*$ (value: the smallest "
+                          "sum over $(m, l)$); the simulation below uses the corrected sign, so its agreement with "
+                          "(3.7) is not evidence on the sign")
 
 
 def selection_reconstruction(weights, n_servers: int) -> Claim:
@@ -186,7 +189,8 @@ def convergence_claims(err_rows, slope: float, n_list, n_runs: int) -> tuple[Cla
                                     "with N)",
               source="Theorem 2 (Sec. 3.2)", holds=bool(last["ci_high"] < first["ci_low"] and slope < 0),
               evidence=f"mean sup-error {first['sup_l1_error']:.4f} at $N = {first['N']}$, "
-                       f"{last['sup_l1_error']:.4f} [{last['ci_low']:.4f}, {last['ci_high']:.4f}] at $N = {last['N']}$"),
+                       f"{last['sup_l1_error']:.4f} [{last['ci_low']:.4f}, {last['ci_high']:.4f}] at "
+                       f"$N = {last['N']}$"),
         Claim(item="L-V-thm2", text="sup-error of order $N^{-1/2}$, the fluctuation scale (our derivation; the paper "
                                     "states no rate): fitted log-log slope for $N \\ge 100$",
               category="check", reference=-0.5, ours=float(slope), tolerance=0.15,
@@ -229,8 +233,8 @@ def theorems_1_2(*, seed: int, system: LocalitySystem, q0, t_grid, ode, n_list, 
     t_end = float(t_grid[-1])
     err_rows, corr_rows = [], []
     for n in n_list:
-        runs = replicate(trajectory_replication, n_runs, child_seed(seed, "thm2", n), args=(system, n, "irg", q0, t_grid),
-                         kwargs={"levels": 10}, desc=f"N={n}")
+        runs = replicate(trajectory_replication, n_runs, child_seed(seed, "thm2", n),
+                         args=(system, n, "irg", q0, t_grid), kwargs={"levels": 10}, desc=f"N={n}")
         errors = sup_l1_error(np.array([r["occupancy"] for r in runs]), ode[None])
         mean, low, high, se = band(errors)
         err_rows.append(dict(N=n, sup_l1_error=mean, ci_low=low, ci_high=high, se=se, runs=n_runs))
@@ -256,7 +260,8 @@ def theorems_1_2(*, seed: int, system: LocalitySystem, q0, t_grid, ode, n_list, 
                 "slope": slope, "n_list": n_list})
     chaos, _ = chaos_claim(corr_rows, t_end)
     big = [r for r in corr_rows if r["N"] == max(n_list)]
-    shown = {f"$N = {r['N']}$, type {r['server_type']}": f"{r['correlation']:.4f} [{r['ci_low']:.4f}, {r['ci_high']:.4f}]"
+    shown = {f"$N = {r['N']}$, type {r['server_type']}":
+             f"{r['correlation']:.4f} [{r['ci_low']:.4f}, {r['ci_high']:.4f}]"
              for r in corr_rows if r["N"] in (min(n_list), max(n_list))}
     thm1 = ItemResult(
         "L-V-thm1", parameters, seed, corr_rows, claims=(chaos,),
@@ -282,7 +287,8 @@ def draw_theorem1(result: ItemResult):
         sel = select(result.rows, server_type=m + 1)
         n_m = np.array(column(sel, "N"), dtype=float)
         corr = np.array(column(sel, "correlation"))
-        axes[0][0].errorbar(n_m * (1 + 0.03 * m), corr, yerr=[corr - column(sel, "ci_low"), column(sel, "ci_high") - corr],
+        axes[0][0].errorbar(n_m * (1 + 0.03 * m), corr,
+                            yerr=[corr - column(sel, "ci_low"), column(sel, "ci_high") - corr],
                             fmt="o", color=PALETTE[m], label=f"type {m + 1}")
         axes[0][1].plot(n_m, column(sel, "N_times_correlation"), "o-", color=PALETTE[m], label=f"type {m + 1}")
     log_n_axis(axes[0][0], n_list)
@@ -312,8 +318,8 @@ def non_iid_claims(rows, slopes: dict) -> tuple[Claim, Claim]:
     irg_first, irg_last = ends("irg", "sorted")
     win_first, win_last = ends("window", "sorted")
     return (
-        Claim(item="L-V-thm3", text="Theorem 3: on clustered proportionally sparse graphs ($\\mathrm{irg}(p)$, Theorem 8) "
-                                    "the occupancy converges to the ODE from a non-i.i.d. start",
+        Claim(item="L-V-thm3", text="Theorem 3: on clustered proportionally sparse graphs ($\\mathrm{irg}(p)$, "
+                                    "Theorem 8) the occupancy converges to the ODE from a non-i.i.d. start",
               source="Theorems 3 and 8 (Secs. 3.3, 3.5)",
               holds=bool(irg_last["ci_high"] < irg_first["ci_low"] and slopes["irg/sorted"] < 0),
               evidence=f"sorted start on $\\mathrm{{irg}}(p)$: sup-error {irg_first['sup_l1_error']:.3f} at "
@@ -403,7 +409,8 @@ def theorem6(*, seed: int, system: LocalitySystem, n_list, n_runs: int, burn_in:
         rows.append(dict(N=r["N"], server_type="all", level="1-6", mean=r["l1_distance"], ci_low=r["ci_low"],
                          ci_high=r["ci_high"], fixed_point=0.0))
     slope = loglog_slope([r["N"] for r in dist_rows], [r["l1_distance"] for r in dist_rows])
-    shown = {**{f"$N = {r['N']}$": f"{r['l1_distance']:.4f} [{r['ci_low']:.4f}, {r['ci_high']:.4f}]" for r in dist_rows},
+    shown = {**{f"$N = {r['N']}$": f"{r['l1_distance']:.4f} [{r['ci_low']:.4f}, {r['ci_high']:.4f}]"
+                for r in dist_rows},
              "fitted log-log slope": f"{slope:.2f}"}
     return ItemResult(
         "L-V-thm6", parameters, seed, rows, claims=(stationary_claim(dist_rows, slope),),

@@ -90,7 +90,8 @@ def lemma1(*, seed: int, lambdas, n_runs: int, horizon: float, parameters: dict)
     caption = (
         r"growth rate of the total queue length against the exact $\rho^N$ of Lemma 1: four servers "
         r"($u = 0.5, 0.5, 10, 10$), "
-        rf"four dispatchers, complete graph, $d = 2$, arrival rates $\lambda = {', '.join(f'{x:g}' for x in lambdas)}$; "
+        rf"four dispatchers, complete graph, $d = 2$, arrival rates "
+        rf"$\lambda = {', '.join(f'{x:g}' for x in lambdas)}$; "
         f"{n_runs} runs of length {horizon:g} each (95% CI), beside the fluid prediction and the "
         "prediction with picks drawn with replacement")
     return ItemResult("L-V-lemma1", parameters, seed, rows, claims=(reading, check),
@@ -238,12 +239,15 @@ def lemma10_claims(rows, rho_complete: float, growth_runs: int, u1: float) -> tu
                       r"($3 \times 0.5^2 / 0.5$); greater than 1, as Sec. 6.1's conclusion needs",
               evidence="(5.2) evaluated at the 7 nonempty sets of types (quasi-convex ratio: the supremum is at one)"),
         Claim(item="L-V-lemma10",
-              text=r"Lemma 1's $\rho^N$ of the complete graph tends to the supremum of (5.2) (difference $1.5 / (N - 1)$)",
+              text=r"Lemma 1's $\rho^N$ of the complete graph tends to the supremum of (5.2) "
+                   r"(difference $1.5 / (N - 1)$)",
               category="check", ours=float(exact[-1]["value"]), reference=float(rho_complete),
               tolerance=2.0 / exact[-1]["N"],
-              evidence=f"closed form at $N = {exact[-1]['N']}$; tolerance $2 / N$ bounds the exact gap $1.5 / (N - 1)$"),
+              evidence=f"closed form at $N = {exact[-1]['N']}$; tolerance $2 / N$ bounds the exact gap "
+                       "$1.5 / (N - 1)$"),
         Claim(item="L-V-lemma10",
-              text="Sec. 6.1: for large $N$ the complete bipartite system under JSQ(2) is unstable (type-1 queues grow)",
+              text="Sec. 6.1: for large $N$ the complete bipartite system under JSQ(2) is unstable "
+                   "(type-1 queues grow)",
               source="Sec. 6.1", holds=bool(rho_complete > 1 and g_big["ci_low"] > 0),
               evidence=f"$\\rho$ of (5.2) = {rho_complete:g} > 1; mean type-1 queue grows at {g_big['value']:.3f} "
                        f"[{g_big['ci_low']:.3f}, {g_big['ci_high']:.3f}] per unit time at $N = {g_big['N']}$"),

@@ -35,11 +35,6 @@ DEEP_LEVEL = {1: 25, 2: 7, 3: 4}
 SOLVER_ACCURACY = 1e-9
 
 
-def _values(values: dict, caption: str | None = None, header=("quantity", "value")) -> Table:
-    """A two-column table of named, already formatted values (what ``show_values`` shows)."""
-    return Table(tuple(values.items()), {header[0]: lambda kv: kv[0], header[1]: lambda kv: kv[1]}, caption)
-
-
 class Results(NamedTuple):
     """The three items of the page, in page order."""
 
@@ -118,7 +113,7 @@ def theorem4(*, seed: int, n_random_starts: int, max_start_level: int, t_end: fl
     claims = (convergence_claim(finals, t_end),
               flow_balance_erratum(system.total_arrival_rate, unweighted, fp.flow_balance))
     tables = (
-        _values({"starts": f"{len(starts)}",
+        Table.from_values({"starts": f"{len(starts)}",
                  rf"largest $\ell_1$ distance to $q^*$ at $t = {t_end:g}$": f"{max(finals):.2e}",
                  r"flow balance $\sum_m v_m u_m q^*_{m,1} - \lambda\zeta$": f"{fp.flow_balance:.1e}",
                  r"unweighted $\sum_m q^*_{m,1}$ (against $\lambda\zeta$)":
@@ -249,7 +244,7 @@ def homogeneous(*, loads, ds, parameters: dict) -> ItemResult:
         r"fixed point $q_\ell$ of the homogeneous fully flexible system ($\mu = 1$) at loads "
         rf"$\lambda = {', '.join(f'{x:g}' for x in loads)}$ for $d = {', '.join(str(d) for d in ds)}$: "
         r"closed form $\lambda^{(d^\ell - 1)/(d - 1)}$ (lines), root solve (o) and long-run ODE (3.7) (x)")
-    table = _values({"largest absolute error of the root solve and the ODE against the closed form": f"{err:.1e}"})
+    table = Table.from_values({"largest absolute error of the root solve and the ODE against the closed form": f"{err:.1e}"})
     return ItemResult("L-X-homog", parameters, None, rows, claims=(homogeneous_claim(err, loads, ds),),
                       summary=dict(max_abs_error=err), displays=(table,), figure={"caption": caption})
 

@@ -40,11 +40,6 @@ FIT_FROM = 100
 POLICIES = {"gwsq": "GWSQ(2)", "jsqd": "local JSQ(2) on irg(p1)"}
 
 
-def _values(values: dict, caption: str | None = None, header=("quantity", "value")) -> Table:
-    """A two-column table of named, already formatted values (what ``show_values`` shows)."""
-    return Table(tuple(values.items()), {header[0]: lambda kv: kv[0], header[1]: lambda kv: kv[1]}, caption)
-
-
 def log_n_axis(ax, ns) -> None:
     """A logarithmic N axis with a tick at each N of `ns` (and no minor ticks)."""
     ax.set_xscale("log")
@@ -138,7 +133,7 @@ def gwsq(*, seed: int, system: LocalitySystem, q0, t_grid, ode, n_servers: int, 
     check, numbers = gwsq_ode_claim(rows, n_runs, n_servers)
     gap = max(abs(r["mean"] - r["ode"]) for r in rows if r["t"] > 0)
     weights = gwsq_weight_rows(system, {"Q": q0, "q*": fixed_point(system).q[:, :12]}, [n_servers])
-    table = _values({"GWSQ(2) against the ODE: largest |mean - ODE| / SE":
+    table = Table.from_values({"GWSQ(2) against the ODE: largest |mean - ODE| / SE":
                          f"{numbers['max_z_gwsq_vs_ode']:.2f} (Bonferroni bound {numbers['t_bound']:.2f})",
                      "largest |mean - ODE|, both policies": f"{gap:.4f}",
                      "Algorithm 1 as printed: smallest sum of $x_k$": f"{min(r['printed_sum'] for r in weights):g}",
@@ -252,7 +247,7 @@ def theorems_1_2(*, seed: int, system: LocalitySystem, q0, t_grid, ode, n_list, 
     thm2 = ItemResult(
         "L-V-thm2", parameters, seed, err_rows, claims=convergence_claims(err_rows, slope, n_list, n_runs),
         summary=dict(fitted_slope=slope),
-        displays=(_values({"fitted log-log slope of the sup-error ($N \\ge 100$)": f"{slope:.3f}",
+        displays=(Table.from_values({"fitted log-log slope of the sup-error ($N \\ge 100$)": f"{slope:.3f}",
                            "fluctuation scale": "$-1/2$"}, caption="Theorem 2: rate of convergence"),),
         figure={"caption": rf"largest $\ell_1$ distance over $t \le {t_end:g}$ between the occupancy and the ODE "
                            rf"(3.7), mean of {n_runs} runs per $N$ (95% CI) on $\mathrm{{irg}}(p^1)$ from the Sec. 6 "
@@ -266,7 +261,7 @@ def theorems_1_2(*, seed: int, system: LocalitySystem, q0, t_grid, ode, n_list, 
     thm1 = ItemResult(
         "L-V-thm1", parameters, seed, corr_rows, claims=(chaos,),
         summary=dict(correlation_at_largest_N={r["server_type"]: r["correlation"] for r in big}),
-        displays=(_values(shown, caption=f"Theorem 1: correlation of two tagged queues at $t = {t_end:g}$ (95% CI)",
+        displays=(Table.from_values(shown, caption=f"Theorem 1: correlation of two tagged queues at $t = {t_end:g}$ (95% CI)",
                           header=("", "correlation")),),
         figure={"caption": rf"correlation of the queue lengths of two servers of one type at $t = {t_end:g}$ (left, "
                            rf"bootstrap 95% CI) and $N$ times it (right), from the spread of the type means over "
@@ -358,7 +353,7 @@ def theorem3(*, seed: int, system: LocalitySystem, t_grid, n_list, n_runs: int, 
               for k in ("irg", "window") for s in ("iid", "sorted")}
     return ItemResult(
         "L-V-thm3", parameters, seed, rows, claims=non_iid_claims(rows, slopes), summary=dict(fitted_slopes=slopes),
-        displays=(_values({k: f"{v:.3f}" for k, v in slopes.items()},
+        displays=(Table.from_values({k: f"{v:.3f}" for k, v in slopes.items()},
                           caption="Theorem 3: fitted log-log slopes of the sup-error",
                           header=("graph / start", "slope")),),
         figure={"caption": rf"largest $\ell_1$ distance over $t \le {float(t_grid[-1]):g}$ to the ODE (3.7) on sparse "
@@ -415,7 +410,7 @@ def theorem6(*, seed: int, system: LocalitySystem, n_list, n_runs: int, burn_in:
     return ItemResult(
         "L-V-thm6", parameters, seed, rows, claims=(stationary_claim(dist_rows, slope),),
         summary=dict(fitted_slope=slope, distances={str(r["N"]): r["l1_distance"] for r in dist_rows}),
-        displays=(_values(shown, caption=r"Theorem 6: $\ell_1$ distance of the stationary occupancy to $q^*$ "
+        displays=(Table.from_values(shown, caption=r"Theorem 6: $\ell_1$ distance of the stationary occupancy to $q^*$ "
                                          "(bootstrap 95% CI)", header=("", "distance")),),
         figure={"caption": rf"time-averaged occupancy over $[{burn_in:g}, {horizon:g}]$ (left; dashed: the fixed point "
                            rf"$q^*$) and its $\ell_1$ distance to $q^*$ (right, bootstrap 95% CI), {n_runs} runs per "

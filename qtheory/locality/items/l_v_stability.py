@@ -30,11 +30,6 @@ __all__ = ["Results", "compute", "lemma1", "lemma2", "proposition1", "lemma10", 
 P1 = "p1 (Sec. 6.1)"
 
 
-def _values(values: dict, caption: str | None = None, header=("quantity", "value")) -> Table:
-    """A two-column table of named, already formatted values (what ``show_values`` shows)."""
-    return Table(tuple(values.items()), {header[0]: lambda kv: kv[0], header[1]: lambda kv: kv[1]}, caption)
-
-
 class Results(NamedTuple):
     """The four items of the page, in page order."""
 
@@ -199,7 +194,7 @@ def proposition1(*, seed: int, n_designs: int, parameters: dict) -> ItemResult:
     """L-V-prop1: the design :math:`p_{k,m} = u_m / \\max u` on `n_designs` random systems."""
     rows = proposition1_rows(seed, n_designs)
     summary = proposition1_summary(rows)
-    table = _values({"random systems below capacity": summary["n_below_capacity"],
+    table = Table.from_values({"random systems below capacity": summary["n_below_capacity"],
                      "... of which the design of Proposition 1 stabilises": summary["design_stable"],
                      "random systems at or above capacity": summary["n_above_capacity"],
                      "... of which the random $p$ violates (3.1)": summary["random_p_violating"]},
@@ -269,7 +264,7 @@ def lemma10(*, seed: int, n_list, n_runs: int, horizon: float, parameters: dict)
     rho_p1 = asymptotic_load(paper_system("design")).rho
     growth = [r for r in rows if r["part"] == "type-1 growth rate"]
     tables = (
-        _values({r"$\rho$ of (5.2), complete bipartite ($p^0$)": f"{rho:g}",
+        Table.from_values({r"$\rho$ of (5.2), complete bipartite ($p^0$)": f"{rho:g}",
                  r"$\rho$ of (5.2), design ($p^1$)": f"{rho_p1:g}"}),
         Table(tuple(growth), {"$N$": lambda r: r["N"], "type-1 growth rate (95% CI)":
                               lambda r: f"{r['value']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]",

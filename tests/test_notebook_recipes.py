@@ -24,7 +24,6 @@ VERDICT_NAMES = {"holds", "verdict", "claim", "passes", "judge"}
 NOT_YET_RECIPES: set[str] = {
     "L-F1", "L-F3", "L-R-finite", "L-R-jiq", "L-V-fixedpoint", "L-V-graphs", "L-V-limits",
     "L-V-stability", "R-F2c", "R-F3ab", "R-F3cd", "R-T1", "R-V", "R-X-eps",
-    "U-V",
 }
 
 

@@ -9,6 +9,7 @@ so that points are independent however long a preset makes a list, and each can 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -24,12 +25,73 @@ from .model import PoolSystem
 from .optimal import optimal_assignment, optimal_assignment_lp
 from .simulation import simulate
 
-__all__ = ["StationaryStatistics", "stationary_statistics", "policy_runs", "table1_rows", "poisson_rows", "fluid_limit_rows",
+__all__ = ["Replication", "StationaryStatistics", "stationary_statistics", "policy_runs", "table1_rows", "poisson_rows", "fluid_limit_rows",
            "slta_learning_rows", "fluid_convergence_rows", "solver_agreement_rows", "assignment_rows",
            "lp_rows", "pool_columns", "PoissonTables", "FluidLimitTables", "LearningTables"]
 
 
-def _one_run(ss, system: PoolSystem, n: int, policy: str, t_end: float, warmup: float):
+@dataclass(frozen=True)
+class Replication:
+    """What one replication of a U experiment returns: one record type for every experiment.
+
+    Each replicated experiment of this module (and of :mod:`~qtheory.utility.suboptimal`) runs
+    :func:`~qtheory.utility.simulation.simulate` once and keeps what it needs: the fields it
+    does not compute are NaN (numbers) or None (arrays). Field names follow
+    :class:`~qtheory.utility.simulation.SimulationResult`.
+
+    Attributes
+    ----------
+    t_end, warmup : float
+        Horizon and start of the averaging window, in time units.
+    events : int
+        Arrivals plus departures simulated.
+    wall_time : float
+        Seconds spent in the kernel.
+    mean_utility : float
+        Time average of :math:`u(q_n(t))` over ``[warmup, t_end]``.
+    mean_tasks : float
+        Time average of :math:`s_n(t)`, tasks per pool (its exact mean is :math:`\\rho`).
+    mean_utility_cv : float
+        `mean_utility` with the control variate :math:`s_n` (:func:`policy_runs`).
+    empirical_bound : float
+        :math:`u(q_n^*)` with :math:`\\rho` replaced by `mean_tasks` (Sec. 3.4.1).
+    time_at_r_star : float
+        SLTA: fraction of ``[warmup, t_end]`` with :math:`r_n = r_*`.
+    tasks_distribution : ndarray or None
+        Fraction of the window with :math:`n s_n = k` tasks, ``k = 0..kmax``.
+    times : ndarray or None
+        Sample times of the paths below.
+    occupancy : ndarray or None
+        :math:`q_n(t)` at `times`, shape (S, m, J + 1).
+    rank : ndarray or None
+        SLTA's index :math:`r_n(t)` at `times`.
+    l1_to_q_star : ndarray or None
+        :math:`\\|q_n(t) - q_n^*\\|_1` at `times`.
+    """
+
+    t_end: float
+    warmup: float
+    events: int
+    wall_time: float
+    mean_utility: float = math.nan
+    mean_tasks: float = math.nan
+    mean_utility_cv: float = math.nan
+    empirical_bound: float = math.nan
+    time_at_r_star: float = math.nan
+    tasks_distribution: np.ndarray | None = None
+    times: np.ndarray | None = None
+    occupancy: np.ndarray | None = None
+    rank: np.ndarray | None = None
+    l1_to_q_star: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, res, **fields) -> "Replication":
+        """The record of simulation result `res` (horizon, window, events, wall time) with `fields`."""
+        return cls(t_end=res.t_end, warmup=res.warmup, events=int(res.events), wall_time=float(res.wall_time),
+                   **fields)
+
+
+def _one_run(ss, system: PoolSystem, n: int, policy: str, t_end: float, warmup: float) -> Replication:
     res = simulate(system, n, policy, t_end=t_end, warmup=warmup, seed=ss)
     emp = optimal_assignment(system, res.mean_tasks, alpha=res.alpha).utility
     opt = optimal_assignment(system, alpha=res.alpha)
@@ -37,7 +99,8 @@ def _one_run(ss, system: PoolSystem, n: int, policy: str, t_end: float, warmup: 
     # control variate: E[s_n] = rho exactly, and u(q*(s)) has slope Delta(sigma*) at s = rho
     slope = float(opt.enumeration.delta[opt.rank - 1])
     u_cv = res.mean_utility - slope * (res.mean_tasks - system.rho)
-    return res.mean_utility, res.mean_tasks, emp, at_r, u_cv, res.events
+    return Replication.of(res, mean_utility=res.mean_utility, mean_tasks=res.mean_tasks, empirical_bound=emp,
+                          time_at_r_star=at_r, mean_utility_cv=u_cv)
 
 
 def policy_runs(system: PoolSystem, n: int, policy: str, *, t_end: float, warmup: float, n_runs: int,
@@ -52,7 +115,8 @@ def policy_runs(system: PoolSystem, n: int, policy: str, *, t_end: float, warmup
     """
     out = replicate(_one_run, n_runs, seed, args=(system, n, policy, t_end, warmup),
                     desc=desc or f"{policy} n={n}")
-    arr = np.array([o[:5] for o in out], dtype=float)
+    arr = np.array([(o.mean_utility, o.mean_tasks, o.empirical_bound, o.time_at_r_star, o.mean_utility_cv)
+                    for o in out], dtype=float)
     u, s, emp, at_r, cv = (mean_ci(arr[:, k]) for k in range(5))
     return {
         "mean_utility": float(u.mean), "utility_low": float(u.ci_low), "utility_high": float(u.ci_high),
@@ -64,7 +128,7 @@ def policy_runs(system: PoolSystem, n: int, policy: str, *, t_end: float, warmup
         "gap_to_empirical_bound": float(np.mean(arr[:, 2] - arr[:, 0])),
         "max_run_excess_over_empirical_bound": float(np.max(arr[:, 0] - arr[:, 2])),
         "time_at_r_star": float(at_r.mean) if policy == "slta" else float("nan"),
-        "runs": int(n_runs), "events": int(sum(o[5] for o in out)),
+        "runs": int(n_runs), "events": int(sum(o.events for o in out)),
     }
 
 
@@ -164,12 +228,12 @@ class LearningTables(NamedTuple):
     summary: list[dict]
 
 
-def _poisson_run(ss, system, n, policy, t_end, warmup, kmax):
+def _poisson_run(ss, system, n, policy, t_end, warmup, kmax) -> Replication:
     res = simulate(system, n, policy, t_end=t_end, warmup=warmup, seed=ss)
     d = np.zeros(kmax + 1)
     m = min(kmax + 1, res.tasks_distribution.size)
     d[:m] = res.tasks_distribution[:m]
-    return d, res.mean_tasks * n
+    return Replication.of(res, mean_utility=res.mean_utility, mean_tasks=res.mean_tasks, tasks_distribution=d)
 
 
 def poisson_rows(system: PoolSystem, n: int, policies, *, t_end: float, warmup: float, n_runs: int,
@@ -188,8 +252,8 @@ def poisson_rows(system: PoolSystem, n: int, policies, *, t_end: float, warmup: 
     for idx, policy in enumerate(policies):
         out = replicate(_poisson_run, n_runs, child_seed(seed, "poisson", policy),
                         args=(system, n, policy, t_end, warmup, kmax), desc=f"poisson {policy}")
-        dists = np.array([o[0] for o in out])
-        counts = np.array([o[1] for o in out])
+        dists = np.array([o.tasks_distribution for o in out])
+        counts = np.array([o.mean_tasks * n for o in out])
         ci = mean_ci(dists)
         for k in range(kmax + 1):
             pmf_rows.append({"policy": policy, "tasks": k, "time_fraction": float(ci.mean[k]),
@@ -209,9 +273,9 @@ def poisson_rows(system: PoolSystem, n: int, policies, *, t_end: float, warmup: 
     return PoissonTables(pmf_rows, summary)
 
 
-def _fluid_run(ss, system, n, q0, times):
+def _fluid_run(ss, system, n, q0, times) -> Replication:
     res = simulate(system, n, "jlmu", t_end=float(times[-1]) + 1e-9, seed=ss, initial=q0, sample_times=times)
-    return res.q
+    return Replication.of(res, times=res.times, occupancy=res.q)
 
 
 def fluid_limit_rows(system: PoolSystem, q0, n_values, times, *, n_runs: int, seed: int,
@@ -227,13 +291,14 @@ def fluid_limit_rows(system: PoolSystem, q0, n_values, times, *, n_runs: int, se
     for idx, n in enumerate(n_values):
         out = replicate(_fluid_run, n_runs, child_seed(seed, "fluid_limit", idx), args=(system, n, q0, times),
                         desc=f"fluid limit n={n}")
-        errs = np.array([l1_distance(q, fluid.q) for q in out])     # (runs, T)
+        qs = [o.occupancy for o in out]
+        errs = np.array([l1_distance(q, fluid.q) for q in qs])     # (runs, T)
         sup = mean_ci(errs.max(axis=1))
         err_rows.append({"n": n, "sup_l1_error": float(sup.mean), "low": float(sup.ci_low),
                          "high": float(sup.ci_high), "sqrt_n_times_error": float(np.sqrt(n) * sup.mean),
                          "runs": n_runs})
         for (i, j) in track:
-            vals = np.array([q[:, i, j] if j < q.shape[2] else np.zeros(times.size) for q in out])
+            vals = np.array([q[:, i, j] if j < q.shape[2] else np.zeros(times.size) for q in qs])
             ci = mean_ci(vals)
             fl = fluid.q[:, i, j] if j < fluid.q.shape[2] else np.zeros(times.size)
             for k, t in enumerate(times):
@@ -242,10 +307,10 @@ def fluid_limit_rows(system: PoolSystem, q0, n_values, times, *, n_runs: int, se
     return FluidLimitTables(err_rows, path_rows)
 
 
-def _slta_run(ss, system, n, t_end, times, beta):
+def _slta_run(ss, system, n, t_end, times, beta) -> Replication:
     res = simulate(system, n, "slta", t_end=t_end, seed=ss, sample_times=times, beta=beta)
     qs = optimal_assignment(system, alpha=res.alpha).q
-    return res.r, l1_distance(res.q, qs)
+    return Replication.of(res, times=res.times, rank=res.r, l1_to_q_star=l1_distance(res.q, qs))
 
 
 def slta_learning_rows(system: PoolSystem, n_values, times, *, n_runs: int, seed: int, t_late: float,
@@ -266,8 +331,8 @@ def slta_learning_rows(system: PoolSystem, n_values, times, *, n_runs: int, seed
     for idx, n in enumerate(n_values):
         out = replicate(_slta_run, n_runs, child_seed(seed, "slta_learning", idx),
                         args=(system, n, float(times[-1]) + 1e-9, times, beta), desc=f"slta n={n}")
-        r = np.array([o[0] for o in out], dtype=float)
-        d = np.array([o[1] for o in out])
+        r = np.array([o.rank for o in out], dtype=float)
+        d = np.array([o.l1_to_q_star for o in out])
         r_star = optimal_assignment(system, alpha=system.pool_counts(n) / n).rank
         rci, dci = mean_ci(r), mean_ci(d)
         for k, t in enumerate(times):

@@ -141,10 +141,11 @@ def stationary_mean_utility(eps: float, rho: float, rule: Callable[[int, int], i
 
 
 def _sim_run(ss, eps, rho, a, policy, t_end, warmup):
+    from .experiments import Replication
     from .simulation import simulate
 
     res = simulate(two_pool_system(eps, rho, a), 2, policy, t_end=t_end, warmup=warmup, seed=ss)
-    return 2.0 * res.mean_utility  # aggregate utility of the two pools
+    return Replication.of(res, mean_utility=res.mean_utility, mean_tasks=res.mean_tasks)
 
 
 def simulated_mean_utility(eps: float, rho: float, policy: str, *, t_end: float, n_runs: int, seed: int,
@@ -154,6 +155,7 @@ def simulated_mean_utility(eps: float, rho: float, policy: str, *, t_end: float,
     from ..runtime import replicate
     from ..stats import mean_ci
 
-    vals = replicate(_sim_run, n_runs, seed, args=(eps, rho, a, policy, t_end, warmup),
+    runs = replicate(_sim_run, n_runs, seed, args=(eps, rho, a, policy, t_end, warmup),
                      desc=f"sec 8.3 {policy}")
-    return mean_ci(np.array(vals))
+    # aggregate utility of the two pools: twice the mean over pools
+    return mean_ci(np.array([2.0 * run.mean_utility for run in runs]))

@@ -1,0 +1,305 @@
+"""U-T1 and the items computed from the same runs: U-P-jlmu, U-P-slta and U-V-thm2 (Sec. 3.4.1, Table 1).
+
+:func:`compute` runs JLMU and SLTA on the Table 1 system (:func:`~qtheory.utility.examples.table1_system`)
+for each load and number of pools (:func:`~qtheory.utility.experiments.table1_rows`) and returns one
+:class:`~qtheory.results.ItemResult` per manifest ID (:class:`Table1Results`):
+
+- **U-T1**: the table in the paper's layout (:func:`wide_rows`), the optimal assignments stated in
+  Sec. 3.4.1 (:func:`assignment_claims`), its two statements about the table
+  (:func:`shrinks_claim`, :func:`closer_claim`) and our reading of Sec. 2 (:func:`reading_claim`);
+- **U-P-jlmu**, **U-P-slta**: each policy's estimates and diagnostics, with our reading of SLTA's
+  thresholds judged by :func:`slta_reading_claim`;
+- **U-V-thm2**: the gap to the limit :math:`u(q_*)` of Theorem 2 (:func:`limit_rows`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from scipy import stats
+
+from ...claims import Claim
+from ...display import Table
+from ...errors import ParameterError
+from ...results import ItemResult
+from ...validation import check_integer
+from ..examples import table1_system
+from ..experiments import table1_rows
+from ..optimal import OptimalAssignment, optimal_assignment
+from ..simulation import default_beta
+
+__all__ = ["compute", "Table1Results", "wide_rows", "limit_rows", "gaps", "assignment_claims", "shrinks_claim",
+           "closer_claim", "reading_claim", "slta_reading_claim", "is_fractional_integral_pair", "draw_policy"]
+
+SOURCE = "Sec. 3.4.1"
+#: the assignments Sec. 3.4.1 states for Table 1's system: rho -> (class-1 level, class-2 level)
+STATED_LEVELS = {9.75: (8, 12), 10.0: (8, 12)}
+#: SLTA has learned r_* when it holds r_n = r_* at least this fraction of the time
+LEARNED_FRACTION = 0.9
+#: SLTA matches JLMU when their control-variate estimates differ by at most this many standard errors
+MATCH_Z = 4.0
+#: columns of each policy in the wide table of U-T1
+WIDE_COLUMNS = ("mean_utility", "utility_low", "utility_high", "mean_utility_cv", "utility_cv_low", "utility_cv_high",
+                "empirical_bound", "mean_tasks")
+
+
+class Table1Results(NamedTuple):
+    """The four results of the Table 1 runs, one per manifest ID."""
+
+    table: ItemResult       # U-T1
+    jlmu: ItemResult        # U-P-jlmu
+    slta: ItemResult        # U-P-slta
+    thm2: ItemResult        # U-V-thm2
+
+
+def _row(rows: list[dict], rho: float, n: int, policy: str) -> dict:
+    found = [r for r in rows if r["rho"] == rho and r["n"] == n and r["policy"] == policy]
+    if len(found) != 1:
+        raise ParameterError(f"{len(found)} rows for rho = {rho}, n = {n}, policy {policy!r} (need exactly one)")
+    return found[0]
+
+
+def wide_rows(rows: list[dict], rhos, n_values) -> list[dict]:
+    """Table 1 in the paper's layout: one row per ``(rho, n)`` with ``upper_bound`` and, per policy,
+    the columns :data:`WIDE_COLUMNS` prefixed ``jlmu_`` / ``slta_``."""
+    out = []
+    for rho in rhos:
+        for n in n_values:
+            j, s = _row(rows, rho, n, "jlmu"), _row(rows, rho, n, "slta")
+            out.append({"rho": rho, "n": n, "upper_bound": j["upper_bound"],
+                        **{f"{p}_{k}": r[k] for p, r in (("jlmu", j), ("slta", s)) for k in WIDE_COLUMNS}})
+    return out
+
+
+def limit_rows(rows: list[dict]) -> list[dict]:
+    """Theorem 2: the gap :math:`u(q_*) - E[u(q_n)]` of each control-variate estimate, with its interval."""
+    return [{"rho": r["rho"], "n": r["n"], "policy": r["policy"], "limit_utility": r["limit_utility"],
+             "upper_bound": r["upper_bound"], "mean_utility_cv": r["mean_utility_cv"],
+             "gap_to_limit": r["limit_utility"] - r["mean_utility_cv"],
+             "gap_low": r["limit_utility"] - r["utility_cv_high"], "gap_high": r["limit_utility"] - r["utility_cv_low"]}
+            for r in rows]
+
+
+def gaps(rows: list[dict]) -> dict[tuple, float]:
+    """``(rho, policy, n) -> u(q_n^*) - E[u(q_n)]`` of the control-variate estimates."""
+    return {(r["rho"], r["policy"], r["n"]): r["upper_bound"] - r["mean_utility_cv"] for r in rows}
+
+
+def assignment_claims(at_975: OptimalAssignment, at_10: OptimalAssignment) -> tuple[Claim, ...]:
+    """The optimal assignments Sec. 3.4.1 states for Table 1's system at :math:`\\rho = 9.75`
+    (fractional: class 1 at 8 tasks, class 2 half at 11 and half at 12) and 10 (8 and 12)."""
+    return (
+        Claim(item="U-T1", text=r"$\rho = 9.75$: class-1 pools hold 8 tasks under $q^*$", paper=8,
+              ours=float(at_975.levels()[0]), tolerance=0, source=SOURCE),
+        Claim(item="U-T1", text=r"$\rho = 9.75$: fraction of class-2 pools with 12 tasks (the others hold 11)",
+              paper=0.5, ours=float(at_975.q[1, 12] / 0.5), tolerance=1e-12, source=SOURCE),
+        Claim(item="U-T1", text=r"$\rho = 10$: class-2 pools hold 12 tasks", paper=12, ours=float(at_10.levels()[1]),
+              tolerance=0, source=SOURCE),
+        Claim(item="U-T1", text=r"$\rho = 10$: class-1 pools hold 8 tasks", paper=8, ours=float(at_10.levels()[0]),
+              tolerance=0, source=SOURCE),
+    )
+
+
+def shrinks_claim(rows: list[dict], rhos, policies, n_values) -> Claim:
+    """Sec. 3.4.1: the deviation from :math:`u(q_n^*)` shrinks as :math:`n` grows; judged on the
+    control-variate estimates at the smallest and the largest :math:`n`, for every load and policy."""
+    gap = gaps(rows)
+    nmin, nmax = min(n_values), max(n_values)
+    holds = all(gap[(rho, p, nmax)] < gap[(rho, p, nmin)] for rho in rhos for p in policies)
+    return Claim(item="U-T1", text="the deviation from $u(q_n^*)$ shrinks as n grows (JLMU and SLTA, both loads)",
+                 holds=holds, source="Sec. 3.4.1, Table 1")
+
+
+def is_fractional_integral_pair(rhos) -> bool:
+    """Whether `rhos` is Table 1's pair: a fractional load, then an integral one."""
+    return len(rhos) == 2 and bool(rhos[0] % 1) and not rhos[1] % 1
+
+
+def closer_claim(rows: list[dict], rhos, policies, n_values) -> Claim | None:
+    """Sec. 3.4.1: both policies come closer to :math:`u(q_n^*)` in the fractional case than in the
+    integral one, at the largest :math:`n` (None unless `rhos` is such a pair)."""
+    if not is_fractional_integral_pair(rhos):
+        return None
+    gap, nmax = gaps(rows), max(n_values)
+    holds = all(gap[(rhos[0], p, nmax)] < gap[(rhos[1], p, nmax)] for p in policies)
+    return Claim(item="U-T1", text=f"closer to $u(q_n^*)$ in the fractional case ($\\rho = {rhos[0]}$) than in the "
+                                   f"integral one ($\\rho = {rhos[1]}$), at $n = {nmax}$",
+                 holds=holds, source="Sec. 3.4.1, Table 1")
+
+
+def reading_claim(assignments: tuple[Claim, ...]) -> Claim:
+    """Our reading of Sec. 2's definitions: it reproduces Sec. 3.4.1 when every stated assignment agrees."""
+    ok = all(c.passes for c in assignments)
+    return Claim(item="U-T1", category="reconstruction", source="Sec. 2.1-2.3, eqs. (2)-(5)",
+                 text=r"definitions of $q_n$, $u(q)$, problem (2), the total order and $\sigma_n^*$: our reading of Sec. 2 "
+                      "(as in the reading notes)",
+                 verdict="reproduces the assignments stated in Sec. 3.4.1" if ok
+                 else "does not reproduce the assignments stated in Sec. 3.4.1",
+                 alternatives="ties of the total order broken towards the larger class, or by level first; "
+                              "neither changes q_n* for Table 1's utilities, which have no ties",
+                 evidence="greedy $q^*$ = LP optimum (U-V-prop1); levels 8 / 11-12 and 8 / 12 as the text states")
+
+
+def _se(row: dict, runs: int) -> float:
+    """Standard error of a control-variate estimate from its 95% t interval over `runs` runs."""
+    return (row["utility_cv_high"] - row["utility_cv_low"]) / 2 / float(stats.t.ppf(0.975, runs - 1))
+
+
+def slta_reading_claim(slta: dict, jlmu: dict) -> Claim:
+    """Our reading of SLTA's thresholds (Sec. 3.2) and choice of :math:`\\beta_n`, judged on the rows of
+    both policies at the largest :math:`n` and first load: SLTA learns :math:`r_*` (holds
+    :math:`r_n = r_*` at least :data:`LEARNED_FRACTION` of the time) and matches JLMU (estimates
+    within :data:`MATCH_Z` standard errors)."""
+    learned = slta["time_at_r_star"] >= LEARNED_FRACTION
+    se = math.hypot(_se(slta, slta["runs"]), _se(jlmu, jlmu["runs"]))
+    diff = abs(slta["mean_utility_cv"] - jlmu["mean_utility_cv"])
+    matches = diff <= MATCH_Z * se
+    verdict = ("SLTA learns $r_*$ and matches JLMU" if learned and matches else
+               ("SLTA learns $r_*$" if learned else "SLTA does not learn $r_*$")
+               + (" but differs from JLMU" if not matches else " yet matches JLMU"))
+    return Claim(item="U-P-slta", category="reconstruction", source="Sec. 3.2", verdict=verdict,
+                 text=r"SLTA thresholds: $l_i(r)$ = the number of $k < r$ with $i_k = i$ (our reading of Sec. 3.2's "
+                      r"display) and $\beta_n = n^{-1/3}$ (our choice; the paper requires only the conditions of "
+                      "Theorem 2)",
+                 alternatives=r"$l_i(r)$ = the number of $k \le r$ with $i_k = i$ (counts the estimate itself; it "
+                              r"contradicts the token count $n(\alpha(i_r) - q(i_r, j_r))$ for yellow tokens that Sec. 3.2 "
+                              "gives)",
+                 ours=float(slta["time_at_r_star"]),
+                 evidence=r"fraction of time with $r_n = r_*$ at the largest $n$ and first $\rho$ (given); see also U-V-thm6")
+
+
+def _table_text(rows, rhos, policies, n_values, at_975, at_10, shrinks, closer) -> str:
+    gap = gaps(rows)
+    nmin, nmax = min(n_values), max(n_values)
+    levels = at_975.levels()
+    lines = [f"- optimal assignment: class 1 holds {levels[0]} tasks and class 2 {levels[1] - 1} or {levels[1]} "
+             f"(half and half: {at_975.q[1, 12] / 0.5:.2f}) at $\\rho = 9.75$; {at_10.levels()[0]} and "
+             f"{at_10.levels()[1]} at $\\rho = 10$ (paper: 8 / 11-12, 8 / 12)."]
+    for rho in rhos:
+        for p in policies:
+            lines.append(f"- {p.upper()}, $\\rho = {rho}$: gap $u(q_n^*) - E[u(q_n)]$ (control variate) "
+                         f"{gap[(rho, p, nmin)]:.2g} at $n = {nmin}$, {gap[(rho, p, nmax)]:.2g} at $n = {nmax}$.")
+    lines.append(f"- the deviation shrinks from $n = {nmin}$ to $n = {nmax}$ for both policies and loads: "
+                 f"{'yes' if shrinks.holds else 'no'}.")
+    if closer is not None:
+        ratio = min(gap[(rhos[1], p, nmax)] / gap[(rhos[0], p, nmax)] if gap[(rhos[0], p, nmax)] > 0 else np.inf
+                    for p in policies)
+        lines.append(f"- closer in the fractional case at $n = {nmax}$: {'yes' if closer.holds else 'no'} "
+                     f"(the integral-case gap is at least {ratio:.3g} times the fractional one).")
+    if set(policies) >= {"jlmu", "slta"}:
+        lines.append(f"- JLMU minus SLTA at $n = {nmax}$: " + ", ".join(
+            f"{_row(rows, rho, nmax, 'jlmu')['mean_utility_cv'] - _row(rows, rho, nmax, 'slta')['mean_utility_cv']:+.2g} "
+            f"($\\rho = {rho}$)" for rho in rhos) + ".")
+    over = [(r["rho"], r["n"], r["policy"]) for r in rows if r["utility_high"] > r["upper_bound"]]
+    lines.append("- estimates whose 95% CI reaches above $u(q_n^*)$ (the paper reports estimates slightly above it at "
+                 f"$\\rho = 9.75$, $n = 350$ and 450): {len(over)} of {len(rows)}"
+                 + (": " + ", ".join(f"$\\rho = {a}$, $n = {b}$ ({c})" for a, b, c in over) if over else "") + ".")
+    return "\n".join(lines)
+
+
+def compute(*, seed: int, rhos, n_values, policies, t_end: float, warmup: float, n_runs: int) -> Table1Results:
+    """U-T1, U-P-jlmu, U-P-slta and U-V-thm2 at the notebook's parameters (see the notebook).
+
+    U-T1's rows are :func:`wide_rows` and its table ``long`` the rows of
+    :func:`~qtheory.utility.experiments.table1_rows` with ``beta_n`` (NaN for JLMU); U-P-jlmu and
+    U-P-slta hold each policy's long rows; U-V-thm2 the rows of :func:`limit_rows`.
+    """
+    params = dict(seed=seed, rhos=rhos, n_values=n_values, policies=policies, t_end=t_end, warmup=warmup,
+                  n_runs=n_runs)
+    if sorted(policies) != ["jlmu", "slta"]:
+        raise ParameterError(f"`policies` must be ['jlmu', 'slta'], the two policies of Table 1 (got {policies!r})")
+    if not list(rhos) or not list(n_values):
+        raise ParameterError("`rhos` and `n_values` must each hold at least one value")
+    check_integer("n_runs", n_runs, low=2)
+    rows = table1_rows(rhos, n_values, policies, t_end=t_end, warmup=warmup, n_runs=n_runs, seed=seed,
+                       system_factory=table1_system)
+    for r in rows:
+        r["beta_n"] = default_beta(r["n"]) if r["policy"] == "slta" else float("nan")
+    at_975, at_10 = optimal_assignment(table1_system(9.75)), optimal_assignment(table1_system(10.0))
+    assignments = assignment_claims(at_975, at_10)
+    shrinks = shrinks_claim(rows, rhos, policies, n_values)
+    closer = closer_claim(rows, rhos, policies, n_values)
+    claims = (*assignments, shrinks, *((closer,) if closer is not None else ()), reading_claim(assignments))
+    wide = wide_rows(rows, rhos, n_values)
+    sizes, loads = ", ".join(str(n) for n in n_values), ", ".join(f"{x:g}" for x in rhos)
+    setting = f"{n_runs} runs to $t = {t_end:g}$, warm-up {warmup:g}"
+    columns = {r"$\rho$": lambda r: f"{r['rho']:g}", "$n$": lambda r: r["n"],
+               "$u(q_n^*)$": lambda r: f"{r['upper_bound']:.5f}",
+               **{f"{p.upper()} $E[u(q_n)]$ [95% CI]": (lambda r, p=p: f"{r[p + '_mean_utility']:.5f} "
+                                                               f"[{r[p + '_utility_low']:.5f}, {r[p + '_utility_high']:.5f}]")
+                  for p in ("jlmu", "slta")},
+               **{f"{p.upper()} empirical bound": (lambda r, p=p: f"{r[p + '_empirical_bound']:.5f}")
+                  for p in ("jlmu", "slta")}}
+    shown = Table(tuple(wide), columns,
+                  caption=f"Table 1 of paper U: time-averaged utility over {n_runs} runs to $t = {t_end:g}$ (warm-up "
+                          f"{warmup:g}), against the upper bound $u(q_n^*)$ of Theorem 1 and the empirical bound of "
+                          "Sec. 3.4.1")
+    gap_rows = [{"rho": r["rho"], "policy": r["policy"], "n": r["n"], "gap": r["upper_bound"] - r["mean_utility_cv"],
+                 "gap_low": r["upper_bound"] - r["utility_cv_high"], "gap_high": r["upper_bound"] - r["utility_cv_low"]}
+                for r in rows]
+    table = ItemResult(
+        "U-T1", params, seed, wide, claims=claims, tables={"long": rows}, summary=dict(deviation_shrinks=shrinks.holds),
+        displays=(shown,), text=_table_text(rows, rhos, policies, n_values, at_975, at_10, shrinks, closer),
+        figure={"gap_rows": gap_rows,
+                "titles": {rho: rf"$\rho = {rho}$" + (" (fractional)" if rho % 1 else " (integral)") for rho in rhos},
+                "caption": rf"gap $u(q_n^*) - E[u(q_n)]$ of JLMU and SLTA (control-variate estimates, 95% CI) against the "
+                           rf"number of pools $n = {sizes}$, at $\rho = {loads}$; {n_runs} runs per point from an empty "
+                           f"system to $t = {t_end:g}$, warm-up {warmup:g}"})
+    per_policy = {}
+    for pol, item in (("jlmu", "U-P-jlmu"), ("slta", "U-P-slta")):
+        mine = [r for r in rows if r["policy"] == pol]
+        records = ()
+        if pol == "slta":
+            records = (slta_reading_claim(_row(rows, rhos[0], n_values[-1], "slta"),
+                                          _row(rows, rhos[0], n_values[-1], "jlmu")),)
+        per_policy[pol] = ItemResult(
+            item, params, seed, mine, claims=records, summary=dict(beta="n^(-1/3)" if pol == "slta" else None),
+            figure={"policy": pol, "rhos": list(rhos),
+                    "caption": f"{pol.upper()} on the Table 1 system at $\\rho = {loads}$ against the number of pools "
+                               f"$n = {sizes}$ ({setting}). Left: time-averaged utility (95% CI) and the bound $u(q_n^*)$ "
+                               "(dashed). Right: "
+                               + (r"fraction of time with $r_n = r_*$, $\beta_n = n^{-1/3}$" if pol == "slta"
+                                  else "empirical bound minus the estimate")})
+    thm2_rows = limit_rows(rows)
+    nmin, nmax = min(n_values), max(n_values)
+    first = {(r["rho"], r["policy"]): r["gap_to_limit"] for r in thm2_rows if r["n"] == nmin}
+    last = {(r["rho"], r["policy"]): r["gap_to_limit"] for r in thm2_rows if r["n"] == nmax}
+    thm2_table = Table(tuple(last), {r"$\rho$": lambda k: f"{k[0]:g}", "policy": lambda k: k[1].upper(),
+                                     f"$u(q_*) - E[u(q_n)]$ at $n = {nmin}$": lambda k: f"{first[k]:.5f}",
+                                     f"at $n = {nmax}$": lambda k: f"{last[k]:.5f}"},
+                       caption="Gap to the limit $u(q_*)$ at the smallest and largest $n$")
+    thm2 = ItemResult(
+        "U-V-thm2", params, seed, thm2_rows, displays=(thm2_table,),
+        summary=dict(gap_smallest_n={str(k): v for k, v in first.items()}, gap_largest_n={str(k): v for k, v in last.items()}),
+        figure={"caption": rf"gap $u(q_*) - E[u(q_n)]$ to the limit of Theorem 2 (control-variate estimates, 95% CI) "
+                           rf"against $n = {sizes}$, JLMU and SLTA at $\rho = {loads}$, same runs as Table 1"})
+    return Table1Results(table, per_policy["jlmu"], per_policy["slta"], thm2)
+
+
+def draw_policy(result: ItemResult):
+    """The figure of U-P-jlmu or U-P-slta from its rows: the time-averaged utility against
+    :math:`n` with the bound (left), and SLTA's fraction of time at :math:`r_*` or JLMU's distance
+    to the empirical bound (right)."""
+    from ...plotting import PALETTE, ci_band, new_figure
+    from ...results import column, select
+
+    pol = result.figure["policy"]
+    fig, axes = new_figure(2)
+    for c, rho in enumerate(result.figure["rhos"]):
+        pts = select(result.rows, rho=rho)
+        x = np.array(column(pts, "n"))
+        ci_band(axes[0][0], x, column(pts, "mean_utility"), column(pts, "utility_low"), column(pts, "utility_high"),
+                label=rf"$\rho={rho}$ estimate", color=PALETTE[c], marker="o")
+        axes[0][0].plot(x, column(pts, "upper_bound"), ls="--", color=PALETTE[c], label=rf"$\rho={rho}$: $u(q_n^*)$")
+        right = (column(pts, "time_at_r_star") if pol == "slta"
+                 else np.array(column(pts, "empirical_bound")) - np.array(column(pts, "mean_utility")))
+        axes[0][1].plot(x, right, marker="o", color=PALETTE[c], label=rf"$\rho={rho}$")
+    axes[0][0].set_xscale("log"); axes[0][0].set_xlabel("number of pools $n$")
+    axes[0][0].set_ylabel(r"time-averaged $u(q_n)$")
+    axes[0][0].legend(); axes[0][0].set_title(pol.upper())
+    axes[0][1].set_xscale("log"); axes[0][1].set_xlabel("number of pools $n$")
+    axes[0][1].set_ylabel("fraction of time with $r_n = r_*$" if pol == "slta" else "empirical bound minus estimate")
+    axes[0][1].legend()
+    return fig

@@ -1,0 +1,468 @@
+"""U-V: numerical verification of the theorems of paper U, one result per manifest item.
+
+:func:`compute` returns :class:`VerificationResults`, one :class:`~qtheory.results.ItemResult` per
+item, all on the Table 1 system (:func:`~qtheory.utility.examples.table1_system`) unless stated:
+
+- **U-V-thm1** (Theorem 1) and **U-P-base**: every policy's time-averaged utility against the bound
+  :math:`u(q_n^*)`, the exact chains of a 4-pool system (:func:`theorem1_claim`) and random
+  assignment against its closed form (:func:`random_assignment_utility`, :func:`random_check_claim`);
+- **U-V-prop1** (Proposition 1): the greedy :math:`q^*` against a linear program on Table 1, Fig. 3
+  and random concave systems (:func:`lp_cases`);
+- **U-V-thm3** / **U-V-thm4** (Theorems 3, 4): the fluid model from three starts (:func:`fluid_starts`),
+  the exact solver against the splitting scheme (observed order by :func:`~qtheory.stats.loglog_slope`)
+  and the distance to :math:`q_*`;
+- **U-V-thm5** (Theorem 5): JLMU against the fluid trajectory as :math:`n` grows;
+- **U-V-thm6** (Theorem 6): SLTA learning :math:`r_*`;
+- **U-X-poisson**: :math:`n s_n` against Poisson(:math:`n\\rho`) for every policy (:func:`poisson_claims`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from scipy import stats
+
+from ...claims import Claim
+from ...display import Table
+from ...errors import ParameterError
+from ...results import ItemResult
+from ...runtime import child_seed, generator
+from ...stats import loglog_slope
+from ...validation import check_integer, check_positive
+from ..examples import figure3_left_system, figure3_right_system, table1_system
+from ..exact import exact_stationary
+from ..experiments import (fluid_convergence_rows, fluid_limit_rows, lp_rows, poisson_rows, policy_runs,
+                           slta_learning_rows, solver_agreement_rows)
+from ..model import LogUtility, PiecewiseLinearUtility, PoolSystem, tabulate
+from ..optimal import optimal_assignment, upper_bound
+from ..simulation import POLICIES
+
+__all__ = ["compute", "VerificationResults", "fluid_starts", "lp_cases", "random_assignment_utility",
+           "random_check_claim", "theorem1_claim", "all_below_bound", "above_bound", "observed_orders",
+           "poisson_claims", "draw_theorem1", "draw_baselines", "draw_fluid_convergence", "draw_fluid_limit",
+           "draw_learning", "draw_poisson"]
+
+#: the baseline policies of U-P-base (the others of POLICIES are the paper's and ours)
+BASELINES = ("random", "jsq", "conservative")
+#: the coordinates (class index from 0, level) whose paths U-V-thm5 draws
+TRACK = ((0, 8), (1, 12), (0, 15), (1, 3))
+#: the small system of the exact check of Theorem 1: 4 pools, arrivals blocked at 22 tasks
+SMALL_N, SMALL_MAX_TASKS = 4, 22
+
+
+class VerificationResults(NamedTuple):
+    """The eight results of the U-V notebook, one per manifest ID."""
+
+    thm1: ItemResult        # U-V-thm1
+    base: ItemResult        # U-P-base
+    prop1: ItemResult       # U-V-prop1
+    thm3: ItemResult        # U-V-thm3
+    thm4: ItemResult        # U-V-thm4
+    thm5: ItemResult        # U-V-thm5
+    thm6: ItemResult        # U-V-thm6
+    poisson: ItemResult     # U-X-poisson
+
+
+def small_system() -> PoolSystem:
+    """The 4-pool system of the exact check: :math:`x\\log(r_i/x)`, :math:`r = (3, 5)`, :math:`\\rho = 1.5`."""
+    return PoolSystem((LogUtility(3), LogUtility(5)), (0.5, 0.5), 1.5)
+
+
+def fluid_starts() -> dict[str, np.ndarray]:
+    """Three initial occupancies of the Table 1 system (two classes of half the pools): empty, every
+    pool with 20 tasks, and class-1 pools with 15 tasks, class-2 pools with 2."""
+    def full(level):
+        q = np.zeros((2, level + 2))
+        q[:, : level + 1] = 0.5
+        return q
+
+    empty = np.zeros((2, 3))
+    empty[:, 0] = 0.5
+    mixed = full(30)
+    mixed[0, 16:] = 0.0
+    mixed[1, 3:] = 0.0
+    return {"empty": empty, "all pools with 20 tasks": full(20), "class 1: 15 tasks, class 2: 2 tasks": mixed}
+
+
+def lp_cases(seed: int, n_random_lp: int) -> dict[str, tuple[PoolSystem, float]]:
+    """The systems of Proposition 1's check: Table 1 at both loads, the two Fig. 3 systems and
+    `n_random_lp` random concave piecewise-linear systems of 1-3 classes (drawn from
+    ``child_seed(seed, "prop1")``)."""
+    rng = generator(child_seed(seed, "prop1"))
+    cases = {"Table 1, rho = 9.75": (table1_system(9.75), 9.75), "Table 1, rho = 10": (table1_system(10.0), 10.0),
+             "Fig. 3 left, rho = 5": (figure3_left_system(), 5.0), "Fig. 3 right, rho = 7": (figure3_right_system(), 7.0)}
+    for k in range(n_random_lp):
+        m = int(rng.integers(1, 4))
+        utils = []
+        for _ in range(m):
+            nb = int(rng.integers(1, 4))
+            utils.append(PiecewiseLinearUtility(tuple(np.sort(rng.normal(size=nb + 1))[::-1]),
+                                                tuple(np.cumsum(rng.integers(1, 4, size=nb)).astype(float))))
+        cases[f"random concave #{k}"] = (PoolSystem(tuple(utils), tuple(rng.dirichlet(np.ones(m))), 1.0),
+                                         float(rng.uniform(0.2, 6)))
+    return cases
+
+
+def random_assignment_utility(system: PoolSystem, rho: float) -> float:
+    """:math:`E[u(q_n)]` under random assignment: every pool is an M/M/:math:`\\infty` queue with load
+    :math:`\\rho`, so it is :math:`\\sum_i \\alpha(i) E[u_i(\\mathrm{Poisson}(\\rho))]` (the Poisson tail
+    beyond :math:`\\rho + 12\\sqrt\\rho + 20` is left out)."""
+    kk = np.arange(int(rho + 12 * np.sqrt(rho) + 20))
+    return float(np.dot(system.alpha, tabulate(system.utilities, kk[-1]) @ stats.poisson.pmf(kk, rho)))
+
+
+def random_check_claim(random_run: dict, closed_form: float) -> Claim:
+    """Random assignment's simulated utility against its closed form (judged in standard errors)."""
+    return Claim(item="U-V-thm1", category="check",
+                 text=r"random assignment: $E[u(q_n)] = \sum_i \alpha(i) E[u_i(\mathrm{Poisson}(\rho))]$",
+                 ours=random_run["mean_utility"], ours_se=random_run["utility_se"], reference=closed_form,
+                 evidence=r"every pool is an M/M/$\infty$ queue with load $\rho$ under random assignment")
+
+
+def theorem1_claim(exact_rows: list[dict]) -> Claim:
+    """Theorem 1 on the exact stationary laws of a small system: every policy strictly below :math:`u(q_n^*)`."""
+    return Claim(item="U-V-thm1", category="claim", source="Sec. 3.4, Theorem 1",
+                 text=r"Theorem 1: $E[u(q_n)] \le u(q_n^*)$ for every policy (exact chains of a 4-pool system)",
+                 holds=all(r["exact_mean_utility"] < r["upper_bound"] for r in exact_rows))
+
+
+def above_bound(rows: list[dict], bound: float) -> list[str]:
+    """The policies whose whole 95% interval lies above the bound :math:`u(q_n^*)`."""
+    return [r["policy"] for r in rows if r["utility_low"] > bound]
+
+
+def all_below_bound(rows: list[dict], bound: float, exact_rows: list[dict]) -> bool:
+    """Every simulated interval reaches down to the bound, and every exact value is below its bound."""
+    return not above_bound(rows, bound) and all(r["exact_mean_utility"] < r["upper_bound"] for r in exact_rows)
+
+
+def observed_orders(rows: list[dict]) -> dict[str, float]:
+    """The observed order in ``dt`` of the splitting scheme's error, per start: the slope of
+    log(sup-l1 difference) against log dt (:func:`~qtheory.stats.loglog_slope`)."""
+    starts = list(dict.fromkeys(r["start"] for r in rows))
+    return {s: loglog_slope([r["dt"] for r in rows if r["start"] == s],
+                            [r["sup_l1_difference"] for r in rows if r["start"] == s]) for s in starts}
+
+
+def poisson_claims(summary: list[dict]) -> tuple[Claim, ...]:
+    """Sec. 2.1: :math:`E[n s_n] = n\\rho` whatever the policy, judged in standard errors per policy."""
+    return tuple(Claim(item="U-X-poisson", text=f"$E[n s_n] = n\\rho$ under {r['policy']}", paper=r["poisson_mean"],
+                       ours=r["mean_tasks"], ours_se=r["se"], source="Sec. 2.1") for r in summary)
+
+
+def _check_parameters(p: dict) -> None:
+    for name in ("rho", "base_t_end", "fluid_t_end", "limit_t_end", "slta_t_end", "poisson_t_end"):
+        check_positive(name, p[name])
+    for name in ("base_runs", "limit_runs", "slta_runs", "poisson_runs"):
+        check_integer(name, p[name], low=2)
+    check_integer("n_random_lp", p["n_random_lp"], low=0)
+    for name in ("fluid_dts", "limit_n"):
+        if len(p[name]) < 2:
+            raise ParameterError(f"`{name}` must hold at least two values for a slope (got {p[name]!r})")
+    if not p["slta_n"]:
+        raise ParameterError("`slta_n` must hold at least one system size")
+
+
+def _policy_section(p, system, opt) -> tuple[ItemResult, ItemResult]:
+    rho, base_n, seed = p["rho"], p["base_n"], p["seed"]
+    runs = {pol: policy_runs(system, base_n, pol, t_end=p["base_t_end"], warmup=p["base_warmup"],
+                             n_runs=p["base_runs"], seed=child_seed(seed, "base", pol)) for pol in POLICIES}
+    bound = optimal_assignment(system, alpha=system.pool_counts(base_n) / base_n).utility
+    thm1 = [{"policy": pol, "n": base_n, "rho": rho, "upper_bound": bound, **r,
+             "bound_minus_upper_ci": bound - r["utility_high"]} for pol, r in runs.items()]
+    small = small_system()
+    exact_rows = [{"policy": pol, "n": SMALL_N, "rho": small.rho,
+                   "exact_mean_utility": exact_stationary(small, SMALL_N, pol, max_tasks=SMALL_MAX_TASKS).mean_utility,
+                   "upper_bound": upper_bound(small, SMALL_N)} for pol in POLICIES]
+    random_exact = random_assignment_utility(system, rho)
+    rnd = runs["random"]
+    random_t = (rnd["mean_utility"] - random_exact) / rnd["utility_se"]
+    random_t_limit = float(stats.t.ppf(1 - 1e-3 / 2, p["base_runs"] - 1))
+    above = above_bound(thm1, bound)
+    exact_claim = theorem1_claim(exact_rows)
+    displays = (
+        Table(((r"$\sigma_*$", f"({opt.sigma[0] + 1}, {opt.sigma[1]})"), ("$r_*$", f"{opt.rank}"),
+               ("$u(q_*)$", f"{opt.utility:.6f}")), _QUANTITY,
+              caption=rf"Optimal assignment of the Table 1 system at $\rho = {rho:g}$"),
+        Table(tuple(thm1), {"policy": lambda r: r["policy"],
+                            "$E[u(q_n)]$ (95% CI)": lambda r: f"{r['mean_utility']:.5f} [{r['utility_low']:.5f}, "
+                                                              f"{r['utility_high']:.5f}]",
+                            "$u(q_n^*)$": lambda r: f"{bound:.5f}"},
+              caption=rf"Time-averaged utility, $n = {base_n}$, $\rho = {rho:g}$, {p['base_runs']} runs"),
+        Table(tuple(exact_rows), {"policy": lambda r: r["policy"],
+                                  "exact $E[u(q_n)]$": lambda r: f"{r['exact_mean_utility']:.6f}",
+                                  "$u(q_n^*)$": lambda r: f"{r['upper_bound']:.6f}"},
+              caption=r"Small system ($n = 4$ pools, $\rho = 1.5$): the exact stationary law of the Markov chain"),
+        Table((("simulated (SE)", f"{rnd['mean_utility']:.5f} ({rnd['utility_se']:.5f})"),
+               ("closed form", f"{random_exact:.5f}"), ("$t$ (limit)", f"{random_t:+.2f} ({random_t_limit:.2f})"),
+               ("$u(q_n^*)$ minus the closed form", f"{bound - random_exact:.4f}")), _QUANTITY,
+              caption="Random assignment"))
+    below_exact = sum(r["exact_mean_utility"] < r["upper_bound"] for r in exact_rows)
+    text = (f"- **U-V-thm1** (Theorem 1, $E[u(q_n)] \\le u(q_n^*)$): the 95% CI of "
+            f"{'no policy' if not above else ', '.join(above)} lies entirely above $u(q_n^*)$; in the 4-pool system the "
+            f"exact stationary utility of {below_exact} of {len(exact_rows)} policies is below the bound; random "
+            f"assignment's simulated utility is {abs(random_t):.1f} SE from its closed form, which lies "
+            f"{bound - random_exact:.4f} below the bound.")
+    setting = rf"$n = {base_n}$, $\rho = {rho:g}$, {p['base_runs']} runs"
+    thm1_result = ItemResult(
+        "U-V-thm1", p, p["seed"], thm1, claims=(random_check_claim(rnd, random_exact), exact_claim),
+        tables={"exact": exact_rows}, displays=displays, text=text,
+        summary=dict(all_policies_below_bound=all_below_bound(thm1, bound, exact_rows), random_closed_form=random_exact,
+                     random_t=random_t),
+        figure={"bound": bound, "caption": (
+            rf"time-averaged overall utility $u(q_n)$ of each policy (95% CI) against the bound $u(q_n^*)$ of Theorem 1: "
+            rf"Table 1 system, $n = {base_n}$ pools, $\rho = {rho:g}$, {p['base_runs']} runs of length "
+            f"{p['base_t_end']:g} after a warm-up of {p['base_warmup']:g}")})
+    loss = {pol: bound - runs[pol]["mean_utility"] for pol in POLICIES}
+    base_rows = [r for r in thm1 if r["policy"] in BASELINES]
+    base_result = ItemResult(
+        "U-P-base", p, p["seed"], base_rows,
+        text=f"- **U-P-base** (baselines are ours): loss $u(q_n^*) - E[u(q_n)]$ of JLMU {loss['jlmu']:.2g}, random "
+             f"{loss['random']:.2g}, class-blind JSQ {loss['jsq']:.2g}, all tasks to class 2 {loss['conservative']:.2g}.",
+        figure={"bound": bound, "jlmu_loss": loss["jlmu"], "base_n": base_n, "caption": (
+            rf"loss $u(q_n^*) - E[u(q_n)]$ of the three baseline policies (random assignment, class-blind JSQ, all "
+            rf"tasks to class 2), same runs as the figure above ({setting}, 95% CI)")})
+    return thm1_result, base_result
+
+
+_QUANTITY = {"quantity": lambda kv: kv[0], "value": lambda kv: kv[1]}
+
+
+def compute(*, seed: int, rho: float, base_n: int, base_t_end: float, base_warmup: float, base_runs: int,
+            n_random_lp: int, fluid_t_end: float, fluid_dts, limit_n, limit_t_end: float, limit_runs: int, slta_n,
+            slta_t_end: float, slta_t_late: float, slta_runs: int, poisson_n: int, poisson_t_end: float,
+            poisson_runs: int) -> VerificationResults:
+    """The eight U-V results at the notebook's parameters (see the notebook for their meaning)."""
+    p = dict(seed=seed, rho=rho, base_n=base_n, base_t_end=base_t_end, base_warmup=base_warmup, base_runs=base_runs,
+             n_random_lp=n_random_lp, fluid_t_end=fluid_t_end, fluid_dts=fluid_dts, limit_n=limit_n,
+             limit_t_end=limit_t_end, limit_runs=limit_runs, slta_n=slta_n, slta_t_end=slta_t_end,
+             slta_t_late=slta_t_late, slta_runs=slta_runs, poisson_n=poisson_n, poisson_t_end=poisson_t_end,
+             poisson_runs=poisson_runs)
+    _check_parameters(p)
+    system = table1_system(rho)
+    opt = optimal_assignment(system)
+    thm1, base = _policy_section(p, system, opt)
+
+    # U-V-prop1: the greedy assignment solves the linear program (2)
+    lp = lp_rows(lp_cases(seed, n_random_lp))
+    worst = max(abs(r["difference"]) for r in lp)
+    prop1 = ItemResult(
+        "U-V-prop1", p, seed, lp, summary=dict(max_abs_difference=worst, cases=len(lp)),
+        displays=(Table((("cases", f"{len(lp)}"), ("largest $|u(q^*) - \\mathrm{LP}|$", f"{worst:.2e}")), _QUANTITY),),
+        text=f"- **U-V-prop1** ($q_n^*$ optimal for (2)): largest $|$greedy $-$ LP$|$ over {len(lp)} cases: {worst:.1e}.",
+        figure={"caption": f"utility of the greedy assignment (4)-(5) against the optimum of the linear program (2) for "
+                           f"the Table 1 systems ($\\rho = 9.75$ and $10$), the two systems of Fig. 3 and {n_random_lp} "
+                           f"random concave piecewise-linear systems (seed {seed})",
+                "limits": [min(r["lp_value"] for r in lp), max(r["lp_value"] for r in lp)]})
+
+    # U-V-thm3 and U-V-thm4: the fluid model
+    starts = fluid_starts()
+    agree = solver_agreement_rows(system, starts, np.linspace(0, 5, 51), fluid_dts)
+    orders = observed_orders(agree)
+    thm3 = ItemResult(
+        "U-V-thm3", p, None, agree, summary=dict(observed_order=orders),
+        displays=(Table(tuple(orders.items()), {"start": lambda kv: kv[0],
+                                                "observed order in $dt$": lambda kv: f"{kv[1]:.2f}"}),),
+        text="- **U-V-thm3** (unique fluid trajectories): observed orders of the splitting scheme's error in dt: "
+             + ", ".join(f"{v:.2f}" for v in orders.values()) + ".",
+        figure={"starts": list(starts), "slope_one": [5 * dt for dt in fluid_dts], "caption": (
+            rf"largest $\ell_1$ distance on $[0, 5]$ between the fluid trajectory of the exact event-driven solver and "
+            rf"the splitting scheme with step $dt = {', '.join(f'{x:g}' for x in fluid_dts)}$, from three starts; "
+            rf"Table 1 system, $\rho = {rho:g}$")})
+    conv = fluid_convergence_rows(system, starts, np.linspace(0, fluid_t_end, 151))
+    final = {name: [r["l1_to_q_star"] for r in conv if r["start"] == name][-1] for name in starts}
+    mass_err = max(abs(r["total"] - r["total_closed_form"]) for r in conv)
+    thm4 = ItemResult(
+        "U-V-thm4", p, None, conv, summary=dict(final_l1=final, max_mass_error=mass_err),
+        displays=(Table(tuple(final.items()), {"start": lambda kv: kv[0],
+                                               rf"$\|q(T) - q_*\|_1$ at $T = {fluid_t_end:g}$": lambda kv: f"{kv[1]:.2e}"},
+                        caption=f"Largest $|s(t) - \\rho - (s_0 - \\rho)e^{{-t}}|$: {mass_err:.1e}"),),
+        text=f"- **U-V-thm4** ($q(t) \\to q_*$): $\\|q(T) - q_*\\|_1$ at T = {fluid_t_end:g}: largest "
+             f"{max(final.values()):.1e} over the {len(final)} starts; largest $|s(t) -$ closed form$|$ {mass_err:.1e}.",
+        figure={"starts": list(starts), "floor": 1e-16, "caption": (
+            rf"fluid trajectories of the Table 1 system ($\rho = {rho:g}$) from three starts up to $t = {fluid_t_end:g}$. "
+            r"Left: $\ell_1$ distance to $q_*$. Right: total mass $s(t)$ and its closed form")})
+
+    # U-V-thm5: JLMU approaches the fluid trajectory
+    err, paths = fluid_limit_rows(system, starts["class 1: 15 tasks, class 2: 2 tasks"], limit_n,
+                                  np.linspace(0, limit_t_end, 41), n_runs=limit_runs, seed=child_seed(seed, "thm5"),
+                                  track=TRACK)
+    slope = loglog_slope([r["n"] for r in err], [r["sup_l1_error"] for r in err])
+    thm5 = ItemResult(
+        "U-V-thm5", p, seed, err, tables={"paths": paths}, summary=dict(error_slope_in_log_n=slope),
+        displays=(Table(tuple(err), {"$n$": lambda r: r["n"],
+                                     r"$\sup_t \|q_n - q\|_1$ (95% CI)": lambda r: f"{r['sup_l1_error']:.4f} "
+                                                                                  f"[{r['low']:.4f}, {r['high']:.4f}]",
+                                     r"$\sqrt{n}\,\times$ error": lambda r: f"{r['sqrt_n_times_error']:.2f}"}),),
+        text=f"- **U-V-thm5** ($q_n \\to q$): fitted slope of the sup-norm error against $\\log n$: {slope:.2f} "
+             "($-1/2$ expected).",
+        figure={"track": TRACK, "big": max(limit_n), "caption": (
+            rf"JLMU against the fluid model (Table 1 system, $\rho = {rho:g}$, start: class 1 pools with 15 tasks, class 2 "
+            rf"with 2). Left: largest $\ell_1$ distance on $[0, {limit_t_end:g}]$ for "
+            rf"$n = {', '.join(str(n) for n in limit_n)}$ pools, {limit_runs} runs each (95% CI). Right: four occupancy "
+            rf"fractions $q(i, j)$ at $n = {max(limit_n)}$ (dots) and in the fluid model (lines)")})
+
+    # U-V-thm6: SLTA learns r_*
+    spaths, ssum = slta_learning_rows(system, slta_n, np.linspace(0, slta_t_end, 161), n_runs=slta_runs,
+                                      seed=child_seed(seed, "thm6"), t_late=slta_t_late)
+    thm6 = ItemResult(
+        "U-V-thm6", p, seed, ssum, tables={"paths": spaths}, summary=dict(beta="n^(-1/3)", tau_fluid=ssum[0]["tau_fluid"]),
+        displays=(Table(tuple(ssum), {"$n$": lambda r: r["n"],
+                                      rf"share of samples $t \ge {slta_t_late:g}$ with $r_n = r_*$":
+                                          lambda r: f"{r['fraction_at_r_star_late']:.3f}",
+                                      r"mean $\|q_n - q_n^*\|_1$ there": lambda r: f"{r['mean_l1_late']:.4f}"},
+                        caption=f"SLTA, $r_* = {ssum[0]['r_star']}$"),),
+        text="- **U-V-thm6** ($r_n \\to r_*$): fraction of late samples with $r_n = r_*$: "
+             + ", ".join(f"{r['fraction_at_r_star_late']:.3f} ($n = {r['n']}$)" for r in ssum)
+             + "; mean $\\|q_n - q_n^*\\|_1$ there: " + ", ".join(f"{r['mean_l1_late']:.4f}" for r in ssum) + ".",
+        figure={"slta_n": list(slta_n), "r_star": ssum[0]["r_star"], "tau_fluid": ssum[0]["tau_fluid"], "caption": (
+            rf"SLTA with $\beta_n = n^{{-1/3}}$ on the Table 1 system ($\rho = {rho:g}$), "
+            rf"$n = {', '.join(str(n) for n in slta_n)}$ pools, {slta_runs} runs each up to $t = {slta_t_end:g}$ (95% CI). "
+            r"Left: the learned rank $r_n(t)$ (dotted: $r_*$; dashed: the fluid model's time to reach it). Right: "
+            r"$\ell_1$ distance to $q_n^*$")})
+
+    # U-X-poisson: the number of tasks is Poisson(n rho) for every policy
+    pmf, psum = poisson_rows(system, poisson_n, list(POLICIES), t_end=poisson_t_end, warmup=base_warmup,
+                             n_runs=poisson_runs, seed=child_seed(seed, "poisson"))
+    max_z = max(abs(r["z_score"]) for r in psum)
+    max_count_t = max(r["max_count_t"] for r in psum)
+    poisson = ItemResult(
+        "U-X-poisson", p, seed, psum, claims=poisson_claims(psum), tables={"pmf": pmf},
+        summary=dict(max_count_t=max_count_t, count_t_limit=psum[0]["count_t_limit"], max_abs_z=max_z,
+                     max_total_variation=max(r["total_variation"] for r in psum)),
+        displays=(Table(tuple(psum), {"policy": lambda r: r["policy"],
+                                      "mean $n s_n$ (95% CI)": lambda r: f"{r['mean_tasks']:.2f} [{r['low']:.2f}, "
+                                                                         f"{r['high']:.2f}]",
+                                      "$z$": lambda r: f"{r['z_score']:+.2f}",
+                                      "TV distance to Poisson": lambda r: f"{r['total_variation']:.4f}",
+                                      "largest per-count $t$": lambda r: f"{r['max_count_t']:.2f}"},
+                        caption=(rf"Number of tasks against Poisson($n\rho$) = Poisson({poisson_n * rho:g}); Bonferroni "
+                                 f"limit of the per-count $t$: {psum[0]['count_t_limit']:.2f}")),),
+        text=f"- **U-X-poisson** ($n s_n \\sim$ Poisson($n\\rho$), Sec. 2.1): largest $|z|$ of the mean count "
+             f"{max_z:.2f}; largest per-count $t$ statistic {max_count_t:.2f} against the Bonferroni limit "
+             f"{psum[0]['count_t_limit']:.2f}.",
+        figure={"policies": list(POLICIES), "mean": poisson_n * rho, "caption": (
+            rf"stationary distribution of the number of tasks $n s_n$ under each policy (fraction of time), "
+            rf"$n = {poisson_n}$ pools, $\rho = {rho:g}$, {poisson_runs} runs of length {poisson_t_end:g}, beside the "
+            rf"Poisson({poisson_n * rho:g}) probability mass function")})
+    return VerificationResults(thm1, base, prop1, thm3, thm4, thm5, thm6, poisson)
+
+
+# -- figures drawn from the results' rows (the notebook's budget holds two of the eight) -----------------------------
+
+def _figure(ncols: int):
+    from ...plotting import new_figure
+
+    return new_figure(ncols)
+
+
+def draw_theorem1(result: ItemResult):
+    """U-V-thm1: each policy's time-averaged utility (95% CI) against the bound :math:`u(q_n^*)`."""
+    from ...plotting import PALETTE
+
+    rows, bound = result.rows, result.figure["bound"]
+    fig, axes = _figure(1)
+    ax = axes[0][0]
+    x = np.arange(len(rows))
+    mean = np.array([r["mean_utility"] for r in rows])
+    ax.errorbar(x, mean, yerr=[mean - [r["utility_low"] for r in rows], [r["utility_high"] for r in rows] - mean],
+                fmt="o", capsize=4, label="time-averaged $u(q_n)$, 95% CI")
+    ax.axhline(bound, color=PALETTE[3], ls="--", label=r"$u(q_n^*)$ (Theorem 1)")
+    ax.set_xticks(x, [r["policy"] for r in rows]); ax.set_xlabel("policy"); ax.set_ylabel("mean overall utility")
+    ax.set_title(rf"$n = {rows[0]['n']}$, $\rho = {rows[0]['rho']}$"); ax.legend()
+    return fig
+
+
+def draw_baselines(result: ItemResult):
+    """U-P-base: the loss :math:`u(q_n^*) - E[u(q_n)]` of each baseline (log scale, 95% CI)."""
+    from ...plotting import PALETTE
+
+    rows, bound = result.rows, result.figure["bound"]
+    fig, axes = _figure(1)
+    ax = axes[0][0]
+    ax.bar([r["policy"] for r in rows], [bound - r["mean_utility"] for r in rows], color=PALETTE[1],
+           yerr=[r["utility_high"] - r["mean_utility"] for r in rows], capsize=4)
+    ax.set_yscale("log"); ax.set_xlabel("baseline policy"); ax.set_ylabel(r"$u(q_n^*) - E[u(q_n)]$ (log scale, 95% CI)")
+    ax.set_title(f"loss of the baselines, $n = {result.figure['base_n']}$ (JLMU: {result.figure['jlmu_loss']:.4f})")
+    return fig
+
+
+def draw_fluid_convergence(result: ItemResult):
+    """U-V-thm4: the distance to :math:`q_*` and the total mass along each fluid trajectory."""
+    from ...plotting import PALETTE
+
+    fig, axes = _figure(2)
+    floor = result.figure["floor"]
+    for c, name in enumerate(result.figure["starts"]):
+        pts = [r for r in result.rows if r["start"] == name]
+        t = [r["t"] for r in pts]
+        axes[0][0].semilogy(t, [max(r["l1_to_q_star"], floor) for r in pts], color=PALETTE[c], label=name)
+        axes[0][1].plot(t, [r["total"] for r in pts], color=PALETTE[c], label=name)
+        axes[0][1].plot(t, [r["total_closed_form"] for r in pts], color="k", ls=":", lw=1)
+    axes[0][0].set_xlabel("time $t$"); axes[0][0].set_ylabel(r"$\|q(t) - q_*\|_1$"); axes[0][0].legend()
+    axes[0][1].set_xlabel("time $t$"); axes[0][1].set_ylabel("total mass $s(t)$ (dotted: $\\rho + (s_0-\\rho)e^{-t}$)")
+    return fig
+
+
+def draw_fluid_limit(result: ItemResult):
+    """U-V-thm5: the sup-norm error against :math:`n` with an :math:`n^{-1/2}` guide, and four
+    occupancy paths of the largest system beside the fluid model."""
+    from ...plotting import PALETTE, ci_band
+
+    err, paths = result.rows, result.tables["paths"]
+    fig, axes = _figure(2)
+    ax = axes[0][0]
+    ns = np.array([r["n"] for r in err])
+    ci_band(ax, ns, [r["sup_l1_error"] for r in err], [r["low"] for r in err], [r["high"] for r in err], marker="o",
+            label="JLMU")
+    ax.plot(ns, err[0]["sup_l1_error"] * np.sqrt(ns[0] / ns), color="grey", ls=":", label=r"$\propto n^{-1/2}$")
+    ax.set_xscale("log"); ax.set_yscale("log"); ax.set_xlabel("number of pools $n$")
+    ax.set_ylabel(r"$\sup_t \|q_n(t) - q(t)\|_1$"); ax.legend()
+    ax = axes[0][1]
+    big = result.figure["big"]
+    for c, (i, j) in enumerate(result.figure["track"]):
+        pts = [r for r in paths if r["n"] == big and r["cls"] == i + 1 and r["j"] == j]
+        t = [r["t"] for r in pts]
+        ax.plot(t, [r["fluid"] for r in pts], color=PALETTE[c], label=f"$q({i + 1},{j})$ fluid")
+        ax.plot(t, [r["sim_mean"] for r in pts], color=PALETTE[c], ls="none", marker=".", label=f"$n = {big}$")
+    ax.set_xlabel("time $t$"); ax.set_ylabel("fraction of pools"); ax.legend(ncol=2)
+    return fig
+
+
+def draw_learning(result: ItemResult):
+    """U-V-thm6: SLTA's learned rank :math:`r_n(t)` and its distance to :math:`q_n^*` for each :math:`n`."""
+    from ...plotting import PALETTE, ci_band
+
+    fig, axes = _figure(2)
+    for c, n in enumerate(result.figure["slta_n"]):
+        pts = [r for r in result.tables["paths"] if r["n"] == n]
+        t = np.array([r["t"] for r in pts])
+        ci_band(axes[0][0], t, [r["r_mean"] for r in pts], [r["r_low"] for r in pts], [r["r_high"] for r in pts],
+                color=PALETTE[c], label=f"$n = {n}$")
+        ci_band(axes[0][1], t, [r["l1_to_q_star"] for r in pts], [r["l1_low"] for r in pts],
+                [r["l1_high"] for r in pts], color=PALETTE[c], label=f"$n = {n}$")
+    axes[0][0].axhline(result.figure["r_star"], color="k", ls=":", label="$r_*$")
+    axes[0][0].axvline(result.figure["tau_fluid"], color="grey", ls="--", lw=1)
+    axes[0][0].set_xlabel("time $t$"); axes[0][0].set_ylabel("$r_n(t)$ (mean over runs, 95% CI)"); axes[0][0].legend()
+    axes[0][1].set_yscale("log"); axes[0][1].set_xlabel("time $t$"); axes[0][1].set_ylabel(r"$\|q_n(t) - q_n^*\|_1$")
+    axes[0][1].legend()
+    return fig
+
+
+def draw_poisson(result: ItemResult):
+    """U-X-poisson: each policy's time fraction of each task count beside the Poisson pmf."""
+    from ...plotting import PALETTE
+
+    fig, axes = _figure(1)
+    ax = axes[0][0]
+    pmf = result.tables["pmf"]
+    for c, pol in enumerate(result.figure["policies"]):
+        pts = [r for r in pmf if r["policy"] == pol]
+        ax.plot([r["tasks"] for r in pts], [r["time_fraction"] for r in pts], color=PALETTE[c], lw=1, label=pol)
+    pts = [r for r in pmf if r["policy"] == result.figure["policies"][0]]
+    mean = result.figure["mean"]
+    ax.plot([r["tasks"] for r in pts], [r["poisson_pmf"] for r in pts], "k:", lw=2, label=f"Poisson({mean:g})")
+    ax.set_xlabel("number of tasks $n s_n$"); ax.set_ylabel("fraction of time"); ax.legend()
+    ax.set_xlim(mean - 5 * np.sqrt(mean), mean + 5 * np.sqrt(mean))
+    return fig

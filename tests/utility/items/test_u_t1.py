@@ -1,0 +1,126 @@
+"""U-T1's item function (and U-P-jlmu, U-P-slta, U-V-thm2 from the same runs) at a tiny scale, and
+their records on rows that must agree and must differ."""
+
+import math
+
+import pytest
+from scipy import stats
+
+from qtheory.errors import ParameterError
+from qtheory.utility import optimal_assignment, table1_system
+from qtheory.utility.items import u_t1
+
+
+def _rows(gaps_by_key):
+    """Long rows with the control-variate estimate `upper_bound - gap` for each (rho, policy, n)."""
+    return [{"rho": rho, "policy": p, "n": n, "upper_bound": 9.0, "mean_utility_cv": 9.0 - g}
+            for (rho, p, n), g in gaps_by_key.items()]
+
+
+def _gaps(fractional_big=(0.001, 0.001), integral_big=(0.004, 0.004), small=0.02):
+    out = {}
+    for rho, big in ((9.75, fractional_big), (10.0, integral_big)):
+        for p, g in zip(("jlmu", "slta"), big):
+            out[(rho, p, 50)] = small
+            out[(rho, p, 1000)] = g
+    return out
+
+
+ARGS = ([9.75, 10.0], ["jlmu", "slta"], [50, 1000])
+
+
+def test_the_deviation_shrinks_only_if_it_does_for_every_load_and_policy():
+    assert u_t1.shrinks_claim(_rows(_gaps()), *ARGS).judge() == "agrees"
+    assert u_t1.shrinks_claim(_rows(_gaps(integral_big=(0.004, 0.03))), *ARGS).judge() == "differs"
+    assert u_t1.shrinks_claim(_rows(_gaps(fractional_big=(0.02, 0.001))), *ARGS).judge() == "differs"
+
+
+def test_closer_in_the_fractional_case_only_if_both_policies_are():
+    claim = u_t1.closer_claim(_rows(_gaps()), *ARGS)
+    assert claim.judge() == "agrees" and "($\\rho = 9.75$)" in claim.text and "$n = 1000$" in claim.text
+    assert u_t1.closer_claim(_rows(_gaps(fractional_big=(0.001, 0.005))), *ARGS).judge() == "differs"
+    assert u_t1.closer_claim(_rows(_gaps(fractional_big=(0.004, 0.001))), *ARGS).judge() == "differs"
+
+
+@pytest.mark.parametrize("rhos, pair", [([9.75, 10.0], True), ([10.0, 9.75], False), ([9.75], False),
+                                        ([9.5, 9.75], False), ([9.75, 10.0, 11.0], False)])
+def test_closer_is_judged_only_for_a_fractional_then_integral_pair(rhos, pair):
+    assert u_t1.is_fractional_integral_pair(rhos) is pair
+    if not pair:
+        assert u_t1.closer_claim([], rhos, ["jlmu"], [50]) is None
+
+
+def test_the_stated_assignments_agree_at_the_table_1_loads_and_differ_at_others():
+    at_975, at_10 = optimal_assignment(table1_system(9.75)), optimal_assignment(table1_system(10.0))
+    claims = u_t1.assignment_claims(at_975, at_10)
+    assert [c.judge() for c in claims] == ["agrees"] * 4
+    assert u_t1.reading_claim(claims).verdict == "reproduces the assignments stated in Sec. 3.4.1"
+    # at rho = 9.5 class 2 sits at 11 tasks (not half at 12), at rho = 10.5 above 12
+    other = u_t1.assignment_claims(optimal_assignment(table1_system(9.5)), optimal_assignment(table1_system(10.5)))
+    assert [c.judge() for c in other][1:3] == ["differs", "differs"]
+    assert u_t1.reading_claim(other).verdict.startswith("does not reproduce")
+
+
+def _policy_row(mean_cv, half, runs=4, at_r=float("nan")):
+    return {"mean_utility_cv": mean_cv, "utility_cv_low": mean_cv - half, "utility_cv_high": mean_cv + half,
+            "runs": runs, "time_at_r_star": at_r}
+
+
+def test_slta_reading_holds_when_slta_learns_r_star_and_matches_jlmu():
+    t3 = stats.t.ppf(0.975, 3)
+    # both standard errors 1e-5: combined sqrt(2) 1e-5, the limit 4 sqrt(2) 1e-5 = 5.66e-5
+    jlmu = _policy_row(9.0, 1e-5 * t3)
+    ok = u_t1.slta_reading_claim(_policy_row(9.0 + 5.6e-5, 1e-5 * t3, at_r=0.95), jlmu)
+    assert ok.verdict == "SLTA learns $r_*$ and matches JLMU" and ok.ours == 0.95 and ok.item == "U-P-slta"
+    far = u_t1.slta_reading_claim(_policy_row(9.0 + 5.7e-5, 1e-5 * t3, at_r=0.95), jlmu)
+    assert far.verdict == "SLTA learns $r_*$ but differs from JLMU"
+    slow = u_t1.slta_reading_claim(_policy_row(9.0, 1e-5 * t3, at_r=0.89), jlmu)
+    assert slow.verdict == "SLTA does not learn $r_*$ yet matches JLMU"
+    assert u_t1.slta_reading_claim(_policy_row(9.0, 1e-5 * t3, at_r=0.9), jlmu).verdict.endswith("and matches JLMU")
+
+
+def test_wide_and_limit_rows_keep_the_paper_layout():
+    long = []
+    for rho in (9.75, 10.0):
+        for n in (4, 10):
+            for p in ("jlmu", "slta"):
+                long.append({"rho": rho, "n": n, "policy": p, "upper_bound": 9.1, "limit_utility": 9.2,
+                             **{k: float(len(long)) for k in u_t1.WIDE_COLUMNS}})
+    wide = u_t1.wide_rows(long, [9.75, 10.0], [4, 10])
+    assert [(r["rho"], r["n"]) for r in wide] == [(9.75, 4), (9.75, 10), (10.0, 4), (10.0, 10)]
+    assert wide[1]["jlmu_mean_tasks"] == 2.0 and wide[1]["slta_mean_tasks"] == 3.0
+    with pytest.raises(ParameterError, match="0 rows for rho = 9.5"):
+        u_t1.wide_rows(long, [9.5], [4])
+    lim = u_t1.limit_rows([{**long[0], "mean_utility_cv": 9.0, "utility_cv_low": 8.9, "utility_cv_high": 9.05}])[0]
+    assert lim["gap_to_limit"] == pytest.approx(0.2) and lim["gap_low"] == pytest.approx(0.15)
+    assert lim["gap_high"] == pytest.approx(0.3)
+
+
+def test_compute_at_a_tiny_scale_returns_four_results_with_records_and_figures():
+    res = u_t1.compute(seed=5, rhos=[9.75, 10.0], n_values=[4, 10], policies=["jlmu", "slta"], t_end=20.0,
+                       warmup=5.0, n_runs=2)
+    assert [r.item for r in res] == ["U-T1", "U-P-jlmu", "U-P-slta", "U-V-thm2"]
+    assert len(res.table.rows) == 4 and len(res.table.tables["long"]) == 8
+    assert [c.judge() for c in res.table.claims[:4]] == ["agrees"] * 4 and len(res.table.claims) == 7
+    assert res.table.summary["deviation_shrinks"] is res.table.claim("shrinks").holds
+    assert {r["policy"] for r in res.jlmu.rows} == {"jlmu"} and len(res.slta.rows) == 4
+    assert all(math.isnan(r["beta_n"]) for r in res.jlmu.rows)
+    assert [r["beta_n"] for r in res.slta.rows] == pytest.approx([4 ** (-1 / 3), 10 ** (-1 / 3)] * 2)
+    assert res.jlmu.summary == {"beta": None} and res.slta.summary == {"beta": "n^(-1/3)"}
+    assert len(res.slta.claims) == 1 and res.slta.claims[0].ours == res.slta.rows[1]["time_at_r_star"]
+    assert set(res.thm2.summary["gap_largest_n"]) == {"(9.75, 'jlmu')", "(9.75, 'slta')", "(10.0, 'jlmu')",
+                                                      "(10.0, 'slta')"}
+    assert res.table.figure["titles"] == {9.75: r"$\rho = 9.75$ (fractional)", 10.0: r"$\rho = 10.0$ (integral)"}
+    gap = res.table.figure["gap_rows"][0]
+    assert gap["gap_low"] <= gap["gap"] <= gap["gap_high"]
+    fig = u_t1.draw_policy(res.slta)
+    assert len(fig.axes) == 2
+
+
+@pytest.mark.parametrize("kwargs, name", [(dict(policies=["jlmu"]), "policies"), (dict(n_runs=1), "n_runs"),
+                                          (dict(rhos=[]), "rhos")])
+def test_compute_names_a_wrong_parameter(kwargs, name):
+    args = dict(seed=5, rhos=[9.75, 10.0], n_values=[4, 10], policies=["jlmu", "slta"], t_end=20.0, warmup=5.0,
+                n_runs=2) | kwargs
+    with pytest.raises(ParameterError, match=name):
+        u_t1.compute(**args)

@@ -1,0 +1,135 @@
+"""U-V's item function (eight results) at a tiny scale, and its records and statistics on inputs
+that must agree and must differ."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from qtheory.errors import ParameterError
+from qtheory.utility import LinearUtility, PoolSystem, StepUtility, table1_system, total_tasks
+from qtheory.utility.items import u_v
+
+
+def test_random_assignment_utility_is_the_poisson_mean_of_each_class_utility():
+    linear = PoolSystem((LinearUtility(2.0), LinearUtility(0.5)), (0.25, 0.75), 3.0)
+    # E[c X] = c rho for X ~ Poisson(rho): (0.25 * 2 + 0.75 * 0.5) * 3
+    assert u_v.random_assignment_utility(linear, 3.0) == pytest.approx((0.5 + 0.375) * 3.0, rel=1e-12)
+    step = PoolSystem((StepUtility(1.0),), (1.0,), 2.0)
+    assert u_v.random_assignment_utility(step, 2.0) == pytest.approx(1 - math.exp(-2.0), rel=1e-12)
+
+
+def test_the_random_assignment_check_holds_within_four_standard_errors():
+    run = {"mean_utility": 8.47, "utility_se": 0.01}
+    assert u_v.random_check_claim(run, 8.47 + 0.039).judge() == "holds"
+    assert u_v.random_check_claim(run, 8.47 - 0.041).judge() == "fails"
+
+
+def _exact(values, bound=1.0):
+    return [{"policy": f"p{k}", "exact_mean_utility": v, "upper_bound": bound} for k, v in enumerate(values)]
+
+
+def test_theorem_1_holds_on_the_exact_chains_only_if_every_policy_is_strictly_below():
+    assert u_v.theorem1_claim(_exact([0.5, 0.99])).judge() == "agrees"
+    assert u_v.theorem1_claim(_exact([0.5, 1.0])).judge() == "differs"
+    assert u_v.theorem1_claim(_exact([1.2, 0.5])).judge() == "differs"
+
+
+def test_a_policy_is_above_the_bound_only_if_its_whole_interval_is():
+    rows = [{"policy": "a", "utility_low": 0.9}, {"policy": "b", "utility_low": 1.0}, {"policy": "c", "utility_low": 1.1}]
+    assert u_v.above_bound(rows, 1.0) == ["c"]
+    assert u_v.all_below_bound(rows[:2], 1.0, _exact([0.5])) is True
+    assert u_v.all_below_bound(rows, 1.0, _exact([0.5])) is False
+    assert u_v.all_below_bound(rows[:2], 1.0, _exact([1.0])) is False
+
+
+def test_observed_orders_are_log_log_slopes_per_start():
+    rows = [{"start": s, "dt": dt, "sup_l1_difference": c * dt ** k}
+            for s, c, k in (("first", 3.0, 1.0), ("second", 0.5, 2.0)) for dt in (0.004, 0.002, 0.001)]
+    orders = u_v.observed_orders(rows)
+    assert list(orders) == ["first", "second"]
+    assert orders["first"] == pytest.approx(1.0) and orders["second"] == pytest.approx(2.0)
+
+
+def test_the_poisson_mean_agrees_within_four_standard_errors_per_policy():
+    summary = [{"policy": "jlmu", "poisson_mean": 195.0, "mean_tasks": 194.0, "se": 0.3},
+               {"policy": "random", "poisson_mean": 195.0, "mean_tasks": 196.3, "se": 0.3}]
+    claims = u_v.poisson_claims(summary)
+    assert [c.judge() for c in claims] == ["agrees", "differs"]
+    assert claims[1].text == "$E[n s_n] = n\\rho$ under random" and claims[1].source == "Sec. 2.1"
+
+
+def test_the_fluid_starts_are_occupancies_of_two_half_classes():
+    starts = u_v.fluid_starts()
+    assert list(starts) == ["empty", "all pools with 20 tasks", "class 1: 15 tasks, class 2: 2 tasks"]
+    for q in starts.values():
+        assert np.allclose(q[:, 0], 0.5) and np.all(np.diff(q, axis=1) <= 0)
+    assert [total_tasks(q) for q in starts.values()] == pytest.approx([0.0, 20.0, (15 + 2) / 2])
+
+
+def test_lp_cases_add_reproducible_random_systems_to_the_fixed_four():
+    cases = u_v.lp_cases(5150, 3)
+    assert list(cases)[:4] == ["Table 1, rho = 9.75", "Table 1, rho = 10", "Fig. 3 left, rho = 5", "Fig. 3 right, rho = 7"]
+    assert len(cases) == 7 and list(u_v.lp_cases(5150, 0)) == list(cases)[:4]
+    again = u_v.lp_cases(5150, 3)
+    assert [rho for _, rho in cases.values()] == [rho for _, rho in again.values()]
+    assert [rho for _, rho in u_v.lp_cases(1, 3).values()][4:] != [rho for _, rho in cases.values()][4:]
+    # the random systems have one to three classes, of two to four linear pieces each
+    random = [system for name, (system, _) in u_v.lp_cases(5150, 12).items() if name.startswith("random")]
+    assert {system.m for system in random} == {1, 2, 3}
+    assert {len(u.slopes) for system in random for u in system.utilities} == {2, 3, 4}
+
+
+TINY = dict(seed=7, rho=9.75, base_n=4, base_t_end=15.0, base_warmup=5.0, base_runs=2, n_random_lp=1, fluid_t_end=2.0,
+            fluid_dts=[0.01, 0.005], limit_n=[10, 20], limit_t_end=0.5, limit_runs=2, slta_n=[10], slta_t_end=2.0,
+            slta_t_late=1.0, slta_runs=2, poisson_n=4, poisson_t_end=15.0, poisson_runs=2)
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return u_v.compute(**TINY)
+
+
+def test_compute_at_a_tiny_scale_returns_the_eight_results(tiny):
+    assert [r.item for r in tiny] == ["U-V-thm1", "U-P-base", "U-V-prop1", "U-V-thm3", "U-V-thm4", "U-V-thm5",
+                                      "U-V-thm6", "U-X-poisson"]
+    assert [r.seed for r in tiny] == [7, 7, 7, None, None, 7, 7, 7]
+    assert all(r.parameters == TINY for r in tiny)
+    assert [r["policy"] for r in tiny.base.rows] == list(u_v.BASELINES)
+    assert {r["policy"] for r in tiny.thm1.rows} == {r["policy"] for r in tiny.thm1.tables["exact"]}
+
+
+def test_compute_at_a_tiny_scale_records_the_checks(tiny):
+    thm1 = tiny.thm1
+    assert thm1.claim("Theorem 1").judge() == "agrees"
+    assert thm1.summary["random_closed_form"] == pytest.approx(u_v.random_assignment_utility(table1_system(9.75), 9.75))
+    rnd = [r for r in thm1.rows if r["policy"] == "random"][0]
+    assert thm1.summary["random_t"] == pytest.approx((rnd["mean_utility"] - thm1.summary["random_closed_form"])
+                                                     / rnd["utility_se"])
+    assert tiny.prop1.summary["cases"] == 5 and tiny.prop1.summary["max_abs_difference"] < 1e-8
+    orders = tiny.thm3.summary["observed_order"]
+    assert set(orders) == set(u_v.fluid_starts()) and all(0.5 < v < 1.5 for v in orders.values())
+    assert tiny.thm4.summary["max_mass_error"] < 1e-6
+    assert tiny.thm5.summary["error_slope_in_log_n"] == pytest.approx(
+        np.polyfit(np.log([10, 20]), np.log([r["sup_l1_error"] for r in tiny.thm5.rows]), 1)[0])
+    assert tiny.thm6.summary["beta"] == "n^(-1/3)"
+    assert len(tiny.poisson.claims) == len(tiny.poisson.rows) and tiny.poisson.claims[0].paper == 4 * 9.75
+    limit = tiny.poisson.summary["count_t_limit"]
+    assert limit == tiny.poisson.rows[0]["count_t_limit"] and limit > stats.t.ppf(0.975, 1)
+
+
+def test_the_figures_are_drawn_from_the_results(tiny):
+    for draw, result, n_axes in ((u_v.draw_theorem1, tiny.thm1, 1), (u_v.draw_baselines, tiny.base, 1),
+                                 (u_v.draw_fluid_convergence, tiny.thm4, 2), (u_v.draw_fluid_limit, tiny.thm5, 2),
+                                 (u_v.draw_learning, tiny.thm6, 2), (u_v.draw_poisson, tiny.poisson, 1)):
+        assert len(draw(result).axes) == n_axes
+
+
+@pytest.mark.parametrize("kwargs, name", [(dict(rho=0.0), "rho"), (dict(base_runs=1), "base_runs"),
+                                          (dict(fluid_dts=[0.01]), "fluid_dts"), (dict(limit_n=[10]), "limit_n"),
+                                          (dict(slta_n=[]), "slta_n"), (dict(n_random_lp=-1), "n_random_lp"),
+                                          (dict(poisson_t_end=-1.0), "poisson_t_end")])
+def test_compute_names_a_wrong_parameter(kwargs, name):
+    with pytest.raises(ParameterError, match=name):
+        u_v.compute(**(TINY | kwargs))

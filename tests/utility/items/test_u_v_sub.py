@@ -1,0 +1,93 @@
+"""U-V-sub's item function at a tiny scale, and its records on inputs that must agree and must differ."""
+
+import math
+
+import pytest
+from scipy import stats
+
+from qtheory.errors import ParameterError
+from qtheory.utility import critical_eps
+from qtheory.utility.items import u_v_sub
+
+
+def test_advantage_rows_say_jlmu_loses_exactly_below_the_critical_eps():
+    rows = u_v_sub.advantage_rows([0.05, 0.2, 0.45], [0.5, 2.0, 8.0], 1.0)
+    assert len(rows) == 9
+    for r in rows:
+        assert r["jlmu_loses"] == (r["eps"] < critical_eps(r["rho"], 1.0))
+        assert r["advantage_conservative"] == pytest.approx(r["conservative"] - r["jlmu"])
+    assert any(r["jlmu_loses"] for r in rows) and not all(r["jlmu_loses"] for r in rows)
+
+
+def test_a_tie_is_not_a_loss(monkeypatch):
+    monkeypatch.setattr(u_v_sub, "jlmu_mean_utility", lambda eps, rho, a: 0.25)
+    monkeypatch.setattr(u_v_sub, "conservative_mean_utility", lambda eps, rho, a: 0.25)
+    assert u_v_sub.advantage_rows([0.1], [1.0], 1.0)[0]["jlmu_loses"] is False
+
+
+def _checks(ctmc_offset=0.0, sim_t=(1.0, -2.0)):
+    rows = []
+    for policy, t in zip(("jlmu", "conservative"), sim_t):
+        rows += [{"eps": 0.1, "rho": 1.0, "policy": policy, "method": "closed form", "mean_utility": 0.5,
+                  "t_vs_closed_form": math.nan},
+                 {"eps": 0.1, "rho": 1.0, "policy": policy, "method": "truncated CTMC", "mean_utility": 0.5 + ctmc_offset,
+                  "t_vs_closed_form": math.nan},
+                 {"eps": 0.1, "rho": 1.0, "policy": policy, "method": "simulation", "mean_utility": 0.5,
+                  "t_vs_closed_form": t}]
+    return rows
+
+
+def test_ctmc_error_is_the_largest_distance_to_the_closed_form_of_the_same_point_and_policy():
+    assert u_v_sub.ctmc_error(_checks()) == 0.0
+    assert u_v_sub.ctmc_error(_checks(ctmc_offset=-1e-3)) == pytest.approx(1e-3)
+
+
+def test_simulation_agreement_uses_the_largest_absolute_t_and_a_bonferroni_limit():
+    max_t, limit, inside = u_v_sub.simulation_agreement(_checks(sim_t=(1.0, -2.0)), 6)
+    # two simulated points, 5 degrees of freedom: t_{5}(1 - 1e-3 / 4) = 7.976
+    assert max_t == 2.0 and limit == pytest.approx(7.9757, abs=1e-4) and inside is True
+    assert u_v_sub.simulation_agreement(_checks(sim_t=(1.0, -8.0)), 6)[2] is False
+    assert u_v_sub.simulation_agreement(_checks(sim_t=(1.0, 7.97)), 6)[2] is True
+    assert u_v_sub.simulation_agreement(_checks(sim_t=(1.0, limit)), 6)[2] is False
+
+
+def test_the_reading_is_consistent_only_when_chain_and_simulations_agree_with_the_closed_forms():
+    ok = u_v_sub.reading_claim(1e-15, 3.0, 12.0)
+    assert ok.category == "reconstruction" and ok.verdict == "consistent with the text" and ok.ours == 1e-15
+    assert "within 3.00 SE of them (limit 12.00)" in ok.evidence
+    assert u_v_sub.reading_claim(1e-15, 12.0, 12.0).verdict.startswith("not confirmed")
+    assert u_v_sub.reading_claim(2e-9, 3.0, 12.0).verdict.startswith("not confirmed")
+    assert u_v_sub.reading_claim(1e-9, 3.0, 12.0).verdict == "consistent with the text"
+
+
+def test_suboptimality_is_confirmed_when_jlmu_loses_somewhere_and_refuted_otherwise():
+    some = u_v_sub.suboptimality_claim([{"jlmu_loses": True}, {"jlmu_loses": False}, {"jlmu_loses": False},
+                                        {"jlmu_loses": False}])
+    assert some.verdict == "confirmed" and some.ours == 0.25
+    none = u_v_sub.suboptimality_claim([{"jlmu_loses": False}] * 3)
+    assert none.verdict == "refuted" and none.ours == 0.0
+
+
+def test_compute_at_a_tiny_scale_returns_rows_checks_records_and_figure():
+    res = u_v_sub.compute(seed=1, a=1.0, n_eps=3, rho_max=4.0, n_rho=5, check_points=[[0.1, 1.0]], sim_t_end=300.0,
+                          sim_runs=3)
+    assert len(res.rows) == 15 and len(res.tables["checks"]) == 2 * 3
+    assert res.summary["max_ctmc_error"] < 1e-9 and res.summary["sim_agrees"] is True
+    assert res.summary["eps_c_limit_rho_to_0"] == pytest.approx(0.5, abs=1e-3)
+    assert [c.verdict for c in res.claims] == ["consistent with the text", "confirmed"]
+    assert res.figure["advantage"].shape == (3, 5) and res.figure["eps0"] == 0.1
+    # the simulation's t statistic is its distance to the closed form in standard errors of the mean
+    rows = {r["method"]: r for r in res.tables["checks"] if r["policy"] == "jlmu"}
+    se = (rows["simulation"]["high"] - rows["simulation"]["low"]) / 2 / stats.t.ppf(0.975, 3 - 1)
+    assert rows["simulation"]["t_vs_closed_form"] == pytest.approx(
+        (rows["simulation"]["mean_utility"] - rows["closed form"]["mean_utility"]) / se)
+    assert math.isnan(rows["truncated CTMC"]["t_vs_closed_form"])
+
+
+@pytest.mark.parametrize("kwargs, name", [(dict(a=0.0), "`a`"), (dict(n_eps=0), "n_eps"), (dict(rho_max=-1.0), "rho_max"),
+                                          (dict(sim_runs=1), "sim_runs"), (dict(check_points=[]), "check_points")])
+def test_compute_names_a_wrong_parameter(kwargs, name):
+    args = dict(seed=1, a=1.0, n_eps=3, rho_max=4.0, n_rho=5, check_points=[[0.1, 1.0]], sim_t_end=300.0,
+                sim_runs=3) | kwargs
+    with pytest.raises(ParameterError, match=name):
+        u_v_sub.compute(**args)

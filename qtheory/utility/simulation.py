@@ -27,7 +27,7 @@ from numba import njit
 
 from ..errors import ParameterError
 from .._rng import exponential, randint, uniform
-from ..runtime import kernel_state
+from ..runtime import RunRecord, kernel_state
 from ..validation import check_array, check_integer, check_positive, check_real
 from .model import TIE_DECIMALS, PoolSystem, tabulate
 from .. import _splice
@@ -183,7 +183,7 @@ def _kernel(policy):
 
 
 @dataclass(frozen=True)
-class SimulationResult:
+class SimulationResult(RunRecord):
     """Output of :func:`simulate`.
 
     Attributes
@@ -232,9 +232,6 @@ class SimulationResult:
     wall_time: float
     alpha: np.ndarray
 
-    @property
-    def events_per_second(self) -> float:
-        return self.events / self.wall_time if self.wall_time > 0 else float("inf")
 
 
 def default_beta(n: int) -> float:

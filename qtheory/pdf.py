@@ -49,6 +49,9 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 #: where `python -m qtheory pdf` writes by default (under the project folder)
 DEFAULT_OUTPUT = Path("_build") / "pdf" / "qtheory-companion.pdf"
 
+#: the address under which the title and contents pages are served to Chromium
+FRONT_PAGE = "_qtheory_pdf_front_matter.html"
+
 #: the print stylesheet added to every page before it is printed
 PRINT_CSS = """\
 @page { size: A4; margin: 16mm 14mm 16mm 14mm; }
@@ -321,8 +324,10 @@ def build_pdf(html_dir: str | os.PathLike | None = None, output: str | os.PathLi
             front, offset = None, 0
             for _ in range(3):
                 page = context.new_page()
-                page.goto(origin + "index.html")  # the front matter's MathJax comes from the book
-                page.set_content(_front_matter(chapters, titles, starts, offset), wait_until="load")
+                # served beside the book's pages (never written into it): its MathJax is the book's
+                front_html = _front_matter(chapters, titles, starts, offset)
+                page.route(origin + FRONT_PAGE, functools.partial(_fulfill, front_html))
+                page.goto(origin + FRONT_PAGE, wait_until="load")
                 page.evaluate(_READY_JS)
                 front = pypdf.PdfReader(_bytes_io(page.pdf(prefer_css_page_size=True)))
                 page.close()
@@ -360,6 +365,10 @@ def build_pdf(html_dir: str | os.PathLike | None = None, output: str | os.PathLi
     os.replace(partial, output)
     echo(f"{output}: {offset + page_count} pages ({len(docs)} book pages) in {time.time() - started:.0f} s")
     return BookPdf(output, offset + page_count, chapters, {d: s + offset for d, s in starts.items()}, problems)
+
+
+def _fulfill(body: str, route) -> None:
+    route.fulfill(status=200, content_type="text/html; charset=utf-8", body=body)
 
 
 def _bytes_io(data: bytes):

@@ -6,6 +6,8 @@ prints it with headless Chromium, which takes a few minutes.
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 import yaml
 
@@ -48,7 +50,7 @@ def test_figures_and_mathematics_render_on_every_printed_page(printed):
 
 
 def test_the_pdf_holds_each_part_title_and_a_bookmark_per_part_and_page(reader):
-    text = " ".join(" ".join((page.extract_text() or "").split()) for page in reader.pages[:6])
+    text = unicodedata.normalize("NFKC", " ".join(" ".join((p.extract_text() or "").split()) for p in reader.pages[:6]))
     for title in part_titles():
         assert title in text, f"the PDF's contents lack the part {title!r}"
     outline = reader.outline

@@ -84,7 +84,8 @@ _READY_JS = """async () => {
     new Promise(r => { i.addEventListener('load', r); i.addEventListener('error', r); }))));
   await document.fonts.ready;
   return {images: Array.from(document.images).filter(i => i.naturalWidth === 0).map(i => i.src),
-          raw_math: Array.from(document.querySelectorAll('.math')).filter(e => !e.querySelector('mjx-container')).length,
+          raw_math: Array.from(document.querySelectorAll('.math'))
+            .filter(e => !e.querySelector('mjx-container')).length,
           mathjax_errors: document.querySelectorAll('mjx-merror').length};
 }"""
 
@@ -204,6 +205,12 @@ def plain_title(title: str) -> str:
     return re.sub(r"\\\((.*?)\\\)|\$([^$]+)\$", text, title).strip()
 
 
+def _authors(cff: dict) -> str:
+    """The authors of CITATION.cff in one line (an entity by its name, a person as given and family name)."""
+    return ", ".join(a.get("name") or " ".join(filter(None, (a.get("given-names"), a.get("family-names"))))
+                     for a in cff.get("authors", []))
+
+
 def _front_matter(chapters: Sequence[Chapter], titles: dict[str, str], starts: dict[str, int],
                   offset: int) -> str:
     """HTML of the title page and the contents (page numbers shifted by `offset` front pages)."""
@@ -211,8 +218,7 @@ def _front_matter(chapters: Sequence[Chapter], titles: dict[str, str], starts: d
 
     cff = citation_record()
     esc = html_lib.escape
-    authors = ", ".join(a.get("name") or " ".join(filter(None, (a.get("given-names"), a.get("family-names"))))
-                        for a in cff.get("authors", []))
+    authors = _authors(cff)
     rows = []
     for chapter in chapters:
         if chapter.title:
@@ -337,7 +343,6 @@ def build_pdf(html_dir: str | os.PathLike | None = None, output: str | os.PathLi
         finally:
             browser.close()
     writer.append(front)
-    parents = {}
     for doc, reader in bodies:
         writer.append(reader, import_outline=False)
     for chapter in chapters:
@@ -346,16 +351,14 @@ def build_pdf(html_dir: str | os.PathLike | None = None, output: str | os.PathLi
             continue
         parent = None
         if chapter.title:
-            parent = writer.add_outline_item(chapter.title, starts[present[0]] - 1 + offset)
-            parents[chapter.title] = parent
+            parent = writer.add_outline_item(title=chapter.title, page_number=starts[present[0]] - 1 + offset)
         for doc in present:
-            writer.add_outline_item(plain_title(titles[doc]), starts[doc] - 1 + offset, parent=parent)
+            writer.add_outline_item(title=plain_title(titles[doc]), page_number=starts[doc] - 1 + offset,
+                                    parent=parent)
     from .citation import citation_record
 
     cff = citation_record()
-    writer.add_metadata({"/Title": str(cff.get("title", "qtheory")),
-                         "/Author": ", ".join(a.get("name") or f"{a.get('given-names', '')} {a.get('family-names', '')}".strip()
-                                              for a in cff.get("authors", [])),
+    writer.add_metadata({"/Title": str(cff.get("title", "qtheory")), "/Author": _authors(cff),
                          "/Subject": f"version {cff.get('version', '')}", "/Creator": "python -m qtheory pdf"})
     writer.page_mode = "/UseOutlines"
     output.parent.mkdir(parents=True, exist_ok=True)

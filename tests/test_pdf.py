@@ -57,7 +57,8 @@ def test_without_a_built_book_it_says_to_build_it(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("title, plain", [
-    (r"R-F3ab: joint pmf of \((Q_{\{1,2\}}, Q_{\{2,3\}})\) in the M-model", "R-F3ab: joint pmf of (Q_{1,2}, Q_{2,3}) in the M-model"),
+    (r"R-F3ab: joint pmf of \((Q_{\{1,2\}}, Q_{\{2,3\}})\) in the M-model",
+     "R-F3ab: joint pmf of (Q_{1,2}, Q_{2,3}) in the M-model"),
     (r"U-T1: \(E[u(q_n)]\) as \(\rho \to \infty\)", "U-T1: E[u(q_n)] as ρ → ∞"),
     (r"L-F2: $q_{m,1}^N$ against the ODE", "L-F2: q_m,1^N against the ODE"),
     ("plain text stays", "plain text stays"),

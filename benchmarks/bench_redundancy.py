@@ -14,8 +14,8 @@ from qtheory.redundancy import simulation as SIM
 
 def main() -> None:
     system = M.circular_d(20, 2)
-    SIM.simulate(system, 0.9, 1000, mechanism="cos")  # compile
-    SIM.simulate(system, 0.9, 1000, mechanism="coc")
+    SIM.simulate(system, 0.9, 1000, mechanism="cos", seed=0)  # compile
+    SIM.simulate(system, 0.9, 1000, mechanism="coc", seed=0)
     for mech in ("cos", "coc"):
         n = 5_000_000
         best = 0.0

@@ -57,6 +57,11 @@ table.qtheory-table tbody tr:nth-child(odd) { background: var(--pst-color-surfac
 .bd-article .cell_output pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 .bd-article table:has(th:nth-child(6)) { font-size: 0.8em; }
 .bd-article table:has(th:nth-child(6)) th, .bd-article table:has(th:nth-child(6)) td { padding-left: 0.3em; padding-right: 0.3em; }
+.bd-article a code.xref, .bd-article a code.xref span.pre { white-space: normal; overflow-wrap: anywhere; }
+.bd-article dt.sig, .bd-article dt.sig span.pre { overflow-wrap: anywhere; white-space: normal; }
+.bd-article h1, .bd-article h2, .bd-article h3 { overflow-wrap: anywhere; }
+.bd-article div.highlight pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+.bd-article mjx-container[display="true"] { overflow-x: auto; overflow-y: hidden; max-width: 100%; }
 html[data-theme="dark"] .bd-content div.cell_output .text_html, html[data-theme="dark"] .bd-content div.cell_output .text_markdown { background: transparent !important; color: var(--pst-color-text-base) !important; padding: 0; }
 .admonition.qtheory-verdict { margin-top: 0.6em; }
 .admonition.qtheory-verdict ul { margin-bottom: 0.2em; padding-left: 1.1em; }

@@ -327,15 +327,22 @@ def __dir__():
 
 
 def _compact(value: Any) -> str:
+    """A recorded value as prose: numbers through :func:`qtheory.display.number`, a mapping as
+    ``key: value; ...``, a sequence as ``a, b, c`` (no Python reprs on the page)."""
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, (int, float)):
         return _num(float(value))
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {_compact(v)}" for k, v in value.items()) + "}"
+        return "; ".join(f"{_words(str(k))}: {_compact(v)}" for k, v in value.items())
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_compact(v) for v in value) + "]"
+        return ", ".join(_compact(v) for v in value)
     return str(value)
+
+
+def _words(key: str) -> str:
+    """A result key as words: ``at_largest_N`` -> ``at largest N``."""
+    return key.replace("_", " ")
 
 
 def noted_evidence(root: str | os.PathLike, noted: Noted) -> list[str]:
@@ -352,18 +359,16 @@ def noted_evidence(root: str | os.PathLike, noted: Noted) -> list[str]:
             found = [Claim(**r) for r in meta.get("claims", []) if words in r.get("text", "")]
             out += [f"{describe(c)} {c.judge()}" for c in found] or [f"{item_id}: no claim about {words!r}"]
         elif key in meta:
-            out.append(f"{item_id} {key} = {_compact(meta[key])}")
+            out.append(f"{item_id}, {_words(key)}: {_compact(meta[key])}")
         else:
             out.append(f"{item_id}: {key} not recorded")
     return out
 
 
 def _num(x: float | None) -> str:
-    if x is None:
-        return "—"
-    if x == 0 or 1e-3 <= abs(x) < 1e5:
-        return f"{x:.4g}"
-    return f"{x:.3e}"
+    from .display import number
+
+    return number(x)
 
 
 def _size(c: Claim) -> str:
@@ -377,7 +382,9 @@ def _size(c: Claim) -> str:
 
 
 def _value(x: float | None, se: float | None) -> str:
-    return _num(x) + (f" ± {_num(se)}" if se is not None else "")
+    from .display import number
+
+    return number(x, se)
 
 
 def describe(c: Claim) -> str:

@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from .errors import ParameterError
 
-__all__ = ["Table", "html_table", "show_table", "show_values", "html_math", "plain_math"]
+__all__ = ["Table", "number", "listing", "html_table", "show_table", "show_values", "html_math", "plain_math"]
 
 _MATH = re.compile(r"\$([^$]+)\$")
 #: TeX commands of the titles and captions, and how alt text (plain text) writes them
@@ -120,3 +120,72 @@ class Table:
         from IPython.display import HTML, display
 
         display(HTML(self.html()))
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+
+
+def _power(k: int) -> str:
+    return "10" + str(k).translate(_SUPERSCRIPT)
+
+
+def number(x: float | None, se: float | None = None, *, digits: int = 3) -> str:
+    """A number as the book writes it: one helper for prose, tables, captions and records.
+
+    Without `se`: `digits` significant digits. With a standard error `se`: the error to two
+    significant digits and the value to the same decimal place (``0.16490 ± 0.00039``), so
+    the digits shown are the ones the data support (trailing zeros dropped without an error:
+    ``0.75``; integers as integers). Values below 10⁻³ or from 10⁵ in size are
+    written with a power of ten (``6.58 × 10⁻⁴``, ``(6.58 ± 0.12) × 10⁻⁴``), never as ``6.58e-04``;
+    a value that rounds to zero is ``0``, never ``-0.00``; None and NaN are ``—``.
+    """
+    import math
+
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "\u2014"
+    x = float(x)
+    if math.isinf(x):
+        return "\u221e" if x > 0 else "\u2212\u221e"
+    if se is not None and not math.isnan(float(se)) and float(se) > 0:
+        se = float(se)
+        scale = max(abs(x), se)
+        k = math.floor(math.log10(scale)) if scale > 0 else 0
+        power = k if (scale < 1e-3 or scale >= 1e5) else 0
+        xs, ss = x / 10 ** power, se / 10 ** power
+        place = 1 - math.floor(math.log10(ss))          # decimals that keep two digits of the error
+        place = max(place, 0)
+        body = f"{_clean(round(xs, place), place)} \u00b1 {_clean(round(ss, place), place)}"
+        return f"({body}) \u00d7 {_power(power)}" if power else body
+    if x == 0:
+        return "0"
+    if x.is_integer() and abs(x) < 1e5:
+        return _clean(x, 0)
+    k = math.floor(math.log10(abs(x)))
+    if abs(x) < 1e-3 or abs(x) >= 1e5:
+        mant = round(x / 10 ** k, digits - 1)
+        if abs(mant) >= 10:                               # 9.999 rounded up to 10.0
+            mant, k = mant / 10, k + 1
+        return f"{_trim(_clean(mant, digits - 1))} \u00d7 {_power(k)}"
+    place = max(digits - 1 - k, 0)
+    return _trim(_clean(round(x, place), place))
+
+
+def _trim(text: str) -> str:
+    """Trailing zeros of a decimal fraction dropped (``0.750`` -> ``0.75``, ``2.00`` -> ``2``)."""
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _clean(value: float, places: int) -> str:
+    text = f"{value:.{places}f}"
+    if float(text) == 0:
+        text = text.lstrip("-")
+    return text.replace("-", "\u2212")
+
+
+def listing(values, *, digits: int = 3, conjunction: str = "") -> str:
+    """Values as prose: ``0.5, 0.65 and 0.75`` (numbers through :func:`number`), not a Python list."""
+    parts = [number(v, digits=digits) if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v)
+             for v in values]
+    if conjunction and len(parts) > 1:
+        return ", ".join(parts[:-1]) + f" {conjunction} " + parts[-1]
+    return ", ".join(parts)

@@ -65,13 +65,13 @@ def test_noted_errata_take_their_values_from_the_recorded_results(results_dir):
                          (("L-V-thm4", "root_residual"), ("L-V-thm4", "claim:every start"),
                           ("L-V-thm4", "not_there"), ("L-F1", "anything")), "consistent")
     lines = claims.noted_evidence(results_dir, noted)
-    assert lines[0] == "L-V-thm4 root_residual = 1.500e-15"
-    assert "companion 2.000e-11" in lines[1] and lines[1].endswith("agrees")
+    assert lines[0] == "L-V-thm4, root residual: 1.5 × 10⁻¹⁵"
+    assert "companion 2 × 10⁻¹¹" in lines[1] and lines[1].endswith("agrees")
     assert lines[2] == "L-V-thm4: not_there not recorded"
     assert lines[3] == "L-F1: not recorded in this build"
     page = claims.render_reconstructions(claims.collect(results_dir) + [claims.Claim(
         "R-X-tail", "a recorded erratum", category="erratum", verdict="likely")], noted=[(noted, lines)])
-    assert "(5.1) is (3.7) set to zero" in page and "L-V-thm4 root\\_residual = 1.500e-15<br>" in page  # _ escaped for Markdown
+    assert "(5.1) is (3.7) set to zero" in page and "L-V-thm4, root residual: 1.5 × 10⁻¹⁵<br>" in page
     assert "a recorded erratum" not in page
 
 

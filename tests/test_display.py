@@ -45,3 +45,17 @@ def test_named_values_show_as_a_two_column_table(monkeypatch):
     assert re.findall(r"<th>(.*?)</th>", shown[0]) == ["quantity", "value"]
     with pytest.raises(ParameterError, match="`header`"):
         D.show_values({"a": "1"}, header=("one",))
+
+
+def test_number_shows_the_digits_the_standard_error_supports_and_no_raw_floats():
+    from qtheory.display import listing, number
+
+    assert number(0.1649, 3.903e-4) == "0.16490 ± 0.00039"
+    assert number(12.945, 0.314) == "12.95 ± 0.31"
+    assert number(6.577e-4, 1.2e-5) == "(6.58 ± 0.12) × 10⁻⁴"
+    assert number(6.577e-4) == "6.58 × 10⁻⁴" and number(123456.0) == "1.23 × 10⁵"
+    assert number(-0.0004) == "−4 × 10⁻⁴" and number(-0.001 / 3, digits=2) == "−3.3 × 10⁻⁴"
+    assert number(-1e-9, digits=2) != "-0.00" and number(-0.0001, 0.01) == "−0.000 ± 0.010".replace("−", "")
+    assert number(0.75) == "0.75" and number(3) == "3" and number(None) == "—" and number(float("nan")) == "—"
+    assert number(9.9996e-4) == "1 × 10⁻³"
+    assert listing([0.5, 0.65, 0.75]) == "0.5, 0.65, 0.75" and listing([1, 2, 3], conjunction="and") == "1, 2 and 3"

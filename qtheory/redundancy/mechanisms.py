@@ -46,7 +46,8 @@ class Mechanism:
         raise NotImplementedError
 
     def simulate(self, system, lam: float, n_events: int, **options):
-        """:func:`qtheory.redundancy.simulation.simulate` under this mechanism."""
+        """:func:`qtheory.redundancy.simulation.simulate` under this mechanism (`options` must
+        include its required ``seed``)."""
         from .simulation import simulate
         return simulate(system, lam, n_events, mechanism=self, **options)
 

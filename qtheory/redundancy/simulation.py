@@ -473,7 +473,7 @@ class SimulationResult:
 
 
 def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: str = "cos",
-             seed: int | np.random.SeedSequence = 0, warmup: int = 0, initial_scale: float = 0.0,
+             seed: int | np.random.SeedSequence, warmup: int = 0, initial_scale: float = 0.0,
              tracked=(0, -1), hist_max: int = 400, n_batches: int | None = None) -> SimulationResult:
     """Simulate `n_events` events (arrivals + completions) of c.o.c. or c.o.s.-ALIS.
 
@@ -484,7 +484,9 @@ def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: 
     mechanism : {"coc", "cos"} or Mechanism
         c.o.c. or c.o.s.-ALIS, by name or as an object of :mod:`qtheory.redundancy.mechanisms`.
     seed : int or SeedSequence
-        Seed of the kernel's generator (through :func:`qtheory.runtime.kernel_state`).
+        Required. Seed of the kernel's generator (through :func:`qtheory.runtime.kernel_state`)
+        and of the initial condition (:func:`_initial_stream`); a SeedSequence is read, never
+        spawned from, so the same one gives the same run every time.
     warmup : int
         Events simulated before recording starts.
     initial_scale : float
@@ -517,7 +519,7 @@ def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: 
     else:
         ss = np.random.SeedSequence(check_integer("seed", seed, low=0))
     kstate = kernel_state(ss)
-    init_rng = np.random.default_rng(ss.spawn(1)[0])
+    init_rng = np.random.default_rng(_initial_stream(ss))
     init_jobs = int(np.floor(initial_scale * init_rng.exponential())) if initial_scale > 0 else 0
     start = time.perf_counter()
     sums, hist_t, hist_e, acc_t, acc_e, batches, code = _kernel_simulate(
@@ -531,6 +533,14 @@ def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: 
         raise ParameterError(f"a job was still queued when {_JOB_CAP} later jobs had joined the queue (the "
                              "size of the job table): the system is too congested to simulate; lower `lam`")
     return _result(sums, hist_t, hist_e, acc_t, acc_e, batches, wall)
+
+
+def _initial_stream(seed_sequence: np.random.SeedSequence) -> np.random.SeedSequence:
+    """The seed of the initial condition: the first child of `seed_sequence`, built from its entropy
+    and spawn key without calling its ``spawn``, which would change the caller's object (its
+    ``n_children_spawned``) and give a different child on the next call."""
+    return np.random.SeedSequence(seed_sequence.entropy, spawn_key=(*seed_sequence.spawn_key, 0),
+                                  pool_size=seed_sequence.pool_size)
 
 
 def _kernel_inputs(system: RedundancySystem):

@@ -61,11 +61,11 @@ def test_single_server_is_an_mm1_queue():
 
 def test_simulator_validates_its_input():
     with pytest.raises(InstabilityError):
-        SIM.simulate(M.m_model(0.25), 0.95, 10)
+        SIM.simulate(M.m_model(0.25), 0.95, 10, seed=0)
     with pytest.raises(ParameterError, match="mechanism"):
-        SIM.simulate(SYSTEM, 0.5, 10, mechanism="fifo")
+        SIM.simulate(SYSTEM, 0.5, 10, mechanism="fifo", seed=0)
     with pytest.raises(ParameterError, match="n_events"):
-        SIM.simulate(SYSTEM, 0.5, 0)
+        SIM.simulate(SYSTEM, 0.5, 0, seed=0)
 
 
 def test_a_run_without_recorded_arrivals_has_undefined_arrival_averages_and_no_warning():
@@ -95,3 +95,28 @@ def test_the_initial_jobs_are_placed_by_arrivals_only(mechanism):
     assert np.all(np.abs(q0 - np.round(q0)) < 1e-9)    # a count, read before the first event
     expected = 1.0 / np.expm1(1.0 / s)
     assert abs(q0.mean() - expected) < 4.5 * q0.std(ddof=1) / np.sqrt(runs), (q0.mean(), expected)
+
+
+def test_simulate_requires_a_seed():
+    with pytest.raises(TypeError, match="seed"):
+        SIM.simulate(SYSTEM, 0.5, 10)
+    with pytest.raises(ParameterError, match="seed"):
+        SIM.simulate(SYSTEM, 0.5, 10, seed=None)
+
+
+@pytest.mark.parametrize("mechanism", ["coc", "cos"])
+def test_a_seed_sequence_is_read_not_spawned_from(mechanism):
+    """The caller's SeedSequence is left as it was (no child spawned from it), and the same one gives
+    the same run every time: the run of its integer seed, the initial condition included (with one
+    recorded event, Q's time average is the initial count floor(30 Exp(1)))."""
+    def initial_count(seed):
+        return SIM.simulate(SYSTEM, 0.5, 1, mechanism=mechanism, seed=seed, initial_scale=30.0).mean_q
+
+    fresh, used = np.random.SeedSequence(11), np.random.SeedSequence(11)
+    used.spawn(2)
+    counts = [initial_count(fresh) for _ in range(5)] + [initial_count(used)]
+    counts.append(SIM.simulate_replication(fresh, SYSTEM, 0.5, 1, mechanism, initial_scale=30.0).mean_q)
+    assert fresh.n_children_spawned == 0 and used.n_children_spawned == 2
+    assert counts == [initial_count(11)] * 7
+    # the initial count does depend on the seed
+    assert len({initial_count(s) for s in range(12, 20)}) > 1

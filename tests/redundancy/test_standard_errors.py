@@ -94,6 +94,6 @@ def test_batch_integrals_are_the_run_integrals_at_each_batch_end(mechanism):
 def test_n_batches_is_checked():
     from qtheory.errors import ParameterError
     with pytest.raises(ParameterError, match="n_batches"):
-        simulate(SYSTEM, LAM, 100, n_batches=1)
+        simulate(SYSTEM, LAM, 100, seed=0, n_batches=1)
     with pytest.raises(ParameterError, match="n_batches"):
-        simulate(SYSTEM, LAM, 100, n_batches=101)
+        simulate(SYSTEM, LAM, 100, seed=0, n_batches=101)

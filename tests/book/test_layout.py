@@ -1,0 +1,97 @@
+"""Readable on every screen (issue 29): at 390 px no page scrolls sideways (only an explicitly
+scrollable table, code or equation container may) and no cell or caption is clipped; at 1280 px
+no display equation, code block or table is wider than its box (cut off or hidden behind a
+scroll bar)."""
+
+from __future__ import annotations
+
+import pytest
+
+from .test_browser import _open, browser, server, toc_documents  # noqa: F401 (fixtures)
+
+#: at a phone's width: the page's own horizontal scrolling; text boxes that hide what does not
+#: fit; anything past the right edge that is not inside a scroll container (overflow auto/scroll)
+_PHONE = r"""() => {
+  const out = [];
+  const vw = window.innerWidth;
+  if (document.documentElement.scrollWidth > vw + 1) { out.push(`the page scrolls sideways (${document.documentElement.scrollWidth} px)`); }
+  const article = document.querySelector('.bd-article'); if (!article) { return out; }
+  function inScroller(el) {
+    for (let e = el.parentElement; e && e !== document.body; e = e.parentElement) {
+      const o = getComputedStyle(e).overflowX; if (o === 'auto' || o === 'scroll') { return true; }
+    }
+    return false;
+  }
+  for (const el of article.querySelectorAll('td, th, caption, figcaption, p, li, dt, dd, h1, h2, h3, a, code')) {
+    const s = getComputedStyle(el);
+    if ((s.overflowX === 'hidden' || s.overflowX === 'clip') && el.scrollWidth > el.clientWidth + 1) {
+      out.push(`${el.tagName.toLowerCase()} clipped (${el.scrollWidth}/${el.clientWidth} px): ${(el.innerText || '').slice(0, 50)}`);
+      continue;
+    }
+    const r = el.getBoundingClientRect();
+    if (r.width > 0 && r.right > vw + 1 && !inScroller(el)) {
+      out.push(`${el.tagName.toLowerCase()} past the screen's edge (right ${Math.round(r.right)} px): ${(el.innerText || '').slice(0, 50)}`);
+    }
+  }
+  return out;
+}"""
+
+#: at the desktop width: display equations, code blocks and tables that do not fit their box
+_DESKTOP = r"""() => {
+  const out = [];
+  const article = document.querySelector('.bd-article'); if (!article) { return out; }
+  const right = article.getBoundingClientRect().right;
+  // how far the visible content of `el` reaches past its box (MathJax's hidden assistive MathML
+  // has a layout box of its own and is left out)
+  function excess(el) {
+    const box = el.getBoundingClientRect();
+    let reach = box.right;
+    for (const d of el.querySelectorAll('*')) {
+      if (d.closest('mjx-assistive-mml')) { continue; }
+      const r = d.getBoundingClientRect();
+      if (r.width > 0) { reach = Math.max(reach, r.right); }
+    }
+    return reach - box.right;
+  }
+  for (const el of article.querySelectorAll('mjx-container[display="true"], div.highlight pre, table')) {
+    if (el.closest('details:not([open])')) { continue; }
+    const r = el.getBoundingClientRect();
+    if (r.width === 0) { continue; }  // hidden (a collapsed cell)
+    const hidden = el.tagName === 'PRE' ? el.scrollWidth - el.clientWidth : excess(el);
+    if (hidden > 1 || r.right > right + 1) {
+      out.push(`${el.tagName.toLowerCase()} reaches ${Math.round(hidden)} px past its ${Math.round(r.width)} px box: `
+               + `${(el.innerText || '').replace(/\s+/g, ' ').slice(0, 50)}`);
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.fixture(scope="module")
+def phone(browser):  # noqa: F811
+    ctx = browser.new_context(viewport={"width": 390, "height": 844})
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture(scope="module")
+def desktop(browser):  # noqa: F811
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    yield ctx
+    ctx.close()
+
+
+@pytest.mark.parametrize("doc", toc_documents())
+def test_at_390_px_nothing_scrolls_sideways_or_is_clipped(doc, server, phone):  # noqa: F811
+    page = _open(phone, server, doc)
+    bad = page.evaluate(_PHONE)
+    page.close()
+    assert not bad, f"{doc} at 390 px:\n" + "\n".join(bad[:12])
+
+
+@pytest.mark.parametrize("doc", toc_documents())
+def test_at_1280_px_equations_code_and_tables_fit_their_box(doc, server, desktop):  # noqa: F811
+    page = _open(desktop, server, doc)
+    bad = page.evaluate(_DESKTOP)
+    page.close()
+    assert not bad, f"{doc} at 1280 px:\n" + "\n".join(bad[:12])

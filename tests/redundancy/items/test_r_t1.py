@@ -1,0 +1,202 @@
+"""R-T1's item function at a tiny scale, and its judgements on rows that must agree and rows that
+must differ: the one finding on Table 1's E[Q] (which averaging convention the paper's values fit),
+the claims it folds, the erratum it words."""
+
+import math
+
+import matplotlib
+import numpy as np
+import pytest
+
+from qtheory.claims import Claim
+from qtheory.errors import ParameterError
+from qtheory.redundancy.experiments import table1_comparison
+from qtheory.redundancy.items import r_t1
+
+matplotlib.use("Agg")
+
+N_RUNS = 10
+
+
+def _mean_rows(paper_shift, *, arrival_shift=1.0, wiggle=0.05, scatter=0.0):
+    """Synthetic E[Q] rows of R-T1 in 12 settings: exact = 10 + k, the paper at exact + `paper_shift`
+    (+- `wiggle`, alternating, + `scatter` times a fixed pattern), our time averages at exact, our
+    event averages half a job above, our after-arrival averages at exact + `arrival_shift`."""
+    rows = []
+    for k in range(1, 13):
+        exact = 10.0 + k
+        sign = 1 if k % 2 else -1
+        rows.append(dict(setting=k, name=f"s{k}", quantity="mean", exact=exact, paper_sd=0.3,
+                         paper_mean=exact + paper_shift + sign * wiggle + scatter * sign * (k % 3 + 1),
+                         time_mean=exact - sign * 0.02, time_sd=0.3, event_mean=exact + 0.5, event_sd=0.3,
+                         arrival_mean=exact + arrival_shift - sign * 0.02, arrival_sd=0.3))
+    return rows
+
+
+def _finding(rows, **kw):
+    return r_t1.mean_offset_finding(table1_comparison(rows, N_RUNS), **kw)
+
+
+def test_a_paper_at_the_time_averages_gives_no_offset_finding():
+    f = _finding(_mean_rows(0.0))
+    assert f.label == "agrees" and f.id == r_t1.MEAN_OFFSET
+    assert f.title == "Table 1's $E[Q]$ are time-stationary means"
+    assert "in 6 of 12 settings" in f.text and "arrival" not in f.title
+
+
+def test_a_paper_one_job_above_fits_arrival_epochs_and_differs():
+    f = _finding(_mean_rows(1.0))
+    assert f.label == "differs"
+    assert f.title == "Table 1's $E[Q]$ are averages over arrival epochs, not time-stationary means"
+    assert "in 12 of 12 settings" in f.text and "Not kept" not in f.text  # both arrival readings fit
+
+
+def test_a_paper_between_the_stationary_mean_and_exact_plus_one_fits_our_after_arrival_runs_only():
+    # the case of the paper's Table 1: 0.9 above the stationary mean, our after-arrival runs 0.88 above
+    f = _finding(_mean_rows(0.9, arrival_shift=0.88))
+    assert f.label == "differs" and "arrival epochs" in f.title
+    fits, rest = f.text.split("Not kept")
+    assert "our simulated after-arrival averages" in fits and "exact stationary mean + 1" in rest
+    assert "0 of 12 settings" in rest  # the paper is below exact + 1 everywhere
+
+
+@pytest.mark.parametrize("shift", [3.0, -1.0])
+def test_a_paper_far_above_or_below_fits_no_convention(shift):
+    f = _finding(_mean_rows(shift))
+    assert f.label == "differs" and "no averaging convention tried fits" in f.title
+
+
+def test_a_scatter_without_common_sign_is_rejected_by_the_joint_test():
+    # half above, half below (sign test p = 1), but far beyond the paper's standard errors
+    f = _finding(_mean_rows(0.0, wiggle=0.0, scatter=1.0))
+    assert f.label == "differs" and "no averaging convention" in f.title
+
+
+def test_the_level_decides_a_borderline_fit():
+    rows = _mean_rows(0.0, wiggle=0.15)  # z = +-1.6 each: joint chi-square p = 0.003, sign test p = 1
+    assert _finding(rows).label == "differs"
+    assert _finding(rows, alpha=1e-3).label == "agrees"
+
+
+def test_the_finding_names_a_wrong_level_and_missing_exact_rows():
+    comparison = table1_comparison(_mean_rows(0.0), N_RUNS)
+    with pytest.raises(ParameterError, match="alpha"):
+        r_t1.mean_offset_finding(comparison, alpha=1.5)
+    with pytest.raises(ParameterError, match="exact"):
+        r_t1.mean_offset_finding([c for c in comparison if c["estimator"] != "exact"])
+
+
+def _table_rows():
+    rows = []
+    for k in (1, 2):
+        for q, paper, exact in (("mean", 13.0, 12.0), ("var", 100.0, 95.0), ("share_first", 0.25, 0.25),
+                                ("share_last", 0.25, 0.25)):
+            rows.append(dict(setting=k, quantity=q, paper_mean=paper, paper_sd=0.3 if q != "var" else 12.0,
+                             exact=exact if k == 1 else math.nan, time_mean=exact + 0.001, time_sd=0.01))
+    return rows
+
+
+def test_the_e_q_claims_carry_the_finding_and_the_others_are_judged_alone():
+    claims = r_t1.table1_claims(_table_rows(), n_runs=4, finding="R-T1-mean-offset")
+    mean = [c for c in claims if "E[Q]" in c.text]
+    var = [c for c in claims if "Var(Q)" in c.text]
+    shares = [c for c in claims if "share" in c.text]
+    assert len(mean) == 1 and len(var) == 1 and len(shares) == 4  # setting 2 has no exact E[Q], Var(Q)
+    assert mean[0].finding == "R-T1-mean-offset" and mean[0].judge() == "differs"
+    assert mean[0].paper_se == pytest.approx(0.3 / math.sqrt(10))
+    assert var[0].finding == "" and var[0].judge() == "agrees"  # 5 / (12 / sqrt(10)) = 1.3 SE
+    assert all(c.finding == "" and c.judge() == "agrees" for c in shares)
+    assert shares[0].ours_se == pytest.approx(0.01 / 2)
+
+
+def test_the_erratum_is_worded_by_the_finding():
+    rows = _mean_rows(1.0)
+    f = _finding(rows)
+    e = r_t1.mean_offset_erratum(rows, f)
+    assert e.category == "erratum" and e.finding == f.id and e.verdict == f.title
+    assert e.paper == pytest.approx(np.mean([r["paper_mean"] for r in rows]))
+    assert e.ours == pytest.approx(16.5) and "paper 17.500, exact 16.500" in e.evidence
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return r_t1.compute(seed=1, lam=0.9, n_runs=2, n_events=2000, hist_max=199, check_runs=2, check_events=2000)
+
+
+def test_compute_at_a_tiny_scale_returns_the_four_items(tiny):
+    assert tuple(tiny) == r_t1.ITEMS
+    table = tiny["R-T1"]
+    assert len(table.rows) == 12 * 4 and len(table.findings) == 1
+    # 12 E[Q] and 12 Var(Q) against the exact values, 24 shares, the erratum
+    assert len(table.claims) == 49 and sum(c.finding == r_t1.MEAN_OFFSET for c in table.claims) == 13
+    assert set(table.summary["paper_minus_ours_mean_q"]) == {"time", "event", "arrival", "exact"}
+    assert {c["estimator"] for c in table.tables["estimators"]} >= {"exact", "exact + 1", "after arrivals"}
+    for r in table.rows:  # the DP gives E[Q] and Var(Q) of all twelve settings
+        assert r["time_mean"] >= 0 and (r["quantity"].startswith("share") or not math.isnan(r["exact"]))
+    cdf = tiny["R-F4"]
+    sims = [r for r in cdf.rows if r["method"] == "simulation"]
+    assert len(sims) == 12 * 2 * r_t1.CDF_POINTS and all(0.0 <= r["cdf"] <= 1.0 + 1e-12 for r in sims)
+    assert set(cdf.summary["max_cdf_gap_to_heavy_traffic"]) == set(range(1, 13))
+    for item in ("R-P-coc", "R-P-cos"):
+        chk = tiny[item]
+        assert chk.summary["n_quantities"] == len(chk.rows)
+        assert all(r["ci_low"] <= r["simulation"] <= r["ci_high"] for r in chk.rows)
+    assert len(tiny["R-P-coc"].rows) > len(tiny["R-P-cos"].rows)  # c.o.c. also checks E[Q_S]
+
+
+def test_the_figures_draw_from_the_returned_rows(tiny):
+    import matplotlib.pyplot as plt
+
+    for draw in (r_t1.draw_cdfs, r_t1.draw_tails):
+        fig = draw(tiny["R-F4"])
+        assert len(fig.axes) == 12
+        plt.close(fig)
+    assert "2 simulation runs" in tiny["R-F4"].figure["caption"]
+
+
+@pytest.mark.parametrize("name, value", [("lam", 1.0), ("lam", 0.0), ("n_runs", 1), ("hist_max", 100),
+                                         ("check_runs", 1), ("n_events", 0)])
+def test_compute_names_a_wrong_parameter(name, value):
+    params = dict(seed=1, lam=0.9, n_runs=2, n_events=10, hist_max=199, check_runs=2, check_events=10)
+    params[name] = value
+    with pytest.raises(ParameterError, match=name):
+        r_t1.compute(**params)
+
+
+def test_panel_titles_set_symbols_as_math():
+    assert r_t1.panel_title(3, "N=4, circular d=2, p=(.4,.1,.4,.1)") == "3: $N=4$, circular $d=2$,\n$p=(.4,.1,.4,.1)$"
+
+
+def test_claim_objects_are_claims():
+    assert all(isinstance(c, Claim) for c in r_t1.table1_claims(_table_rows(), 4))
+
+
+def _full_rows(share_off_setting=None):
+    """Synthetic R-T1 rows of all four quantities: the paper's Var(Q) above the exact one in
+    settings 1-10 and below in 11, 12; shares at the exact value, except setting
+    `share_off_setting`'s first share four per-run sds above."""
+    rows = []
+    for k in range(1, 13):
+        for q in r_t1.QUANTITIES:
+            exact = {"mean": 10.0 + k, "var": 100.0, "share_first": 0.25, "share_last": 0.25}[q]
+            sd = {"mean": 0.3, "var": 12.0, "share_first": 0.001, "share_last": 0.001}[q]
+            paper = exact + {"mean": 1.0, "var": 5.0 if k <= 10 else -5.0}.get(q, 0.0)
+            if q == "share_first" and k == share_off_setting:
+                paper += 4 * sd
+            rows.append(dict(setting=k, name=f"s{k}", quantity=q, paper_mean=paper, paper_sd=sd, exact=exact,
+                             time_mean=exact, time_sd=sd, event_mean=exact, event_sd=sd, arrival_mean=exact,
+                             arrival_sd=sd))
+    return rows
+
+
+@pytest.mark.parametrize("off", [None, 6])
+def test_the_remarks_list_the_variances_above_and_the_shares_off_by_three_sds(off):
+    rows = _full_rows(off)
+    comparison = table1_comparison(rows, N_RUNS)
+    text = r_t1.table1_remarks(rows, comparison, r_t1.table1_verdicts(comparison), N_RUNS, 1000)
+    assert "above it in settings [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]" in text
+    assert "by 1.3-1.3 of its standard errors each (jointly 3.7 sigma)" in text  # 5 / (12 / sqrt(10)), x sqrt(8)
+    if off is None:
+        assert "all within three per-run sds" in text
+    else:
+        assert "setting 6 share_first: paper 0.25400 vs exact 0.25000 lie more than three" in text

@@ -71,7 +71,10 @@ html, body { background: #fff !important; }
 body { font-size: 10.5pt; }
 a { color: inherit; text-decoration: none; }
 h1, h2, h3 { break-after: avoid; }
-figure, img, table, .admonition, .math, mjx-container { break-inside: avoid; }
+figure, img, table, .math, mjx-container, .admonition-title { break-inside: avoid; }
+.admonition-title { break-after: avoid; }
+.qtheory-rerun td:first-child code, .qtheory-rerun td:first-child code span.pre {
+  white-space: nowrap !important; overflow-wrap: normal !important; }
 img { max-width: 100% !important; height: auto !important; }
 .cell_output { margin-top: 0.4em; }
 """

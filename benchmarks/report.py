@@ -20,14 +20,19 @@ IMPL_LABEL = {"numba": "qtheory (numba)", "c": "C, gcc -O2", "c_mt": "C, gcc -O2
 
 INTRO = """# Performance
 
-How fast the companion's computations are, measured side by side by
-`python benchmarks/run.py` and `python benchmarks/instructions.py` (see
-`benchmarks/README.md`). Every number and plot on this page is read from
-`benchmarks/latest/*.json`; each file keeps the run before the last under `"previous"`.
-The machine is shared with other work (the load average at the start of each section is
-recorded), so throughputs are the best of several interleaved runs and ratios are taken
-within one run; instruction counts (callgrind) do not depend on the load.
+What was measured, against what, and the ratios: the summary below; each measurement's
+tables and plots are folded under it. Rerun them with `python benchmarks/run.py` (all
+sections, or `--only c|scaling|book|...`; see `benchmarks/README.md`), which rewrites this
+page from `benchmarks/latest/*.json`. The machine is shared, so ratios are taken within one
+run, between interleaved runs. How the numbers got here (the development diary) is in
+`CHANGELOG.md`.
 """
+
+
+def folded(section: str) -> str:
+    """A section (``## Title`` and its body) as a collapsed dropdown titled like the section."""
+    title, _, body = section.strip().partition("\n")
+    return f"````{{admonition}} {title.lstrip('# ').strip()}\n:class: dropdown\n\n{body.strip()}\n````\n"
 
 #: issue 18's goals
 C_GOAL = 1.25
@@ -451,16 +456,18 @@ def notes_section(peers, limit, book) -> str:
 def write_page(extra_notes: str = "") -> str:
     peers, limit, scaling, book, dask, c, instr = (_load(n) for n in ("peers", "limit", "scaling", "book", "dask",
                                                                        "c", "instructions"))
-    parts = [INTRO, summary_section(c, scaling, book), c_section(c, instr), notes_section(peers, limit, book)]
+    details = [c_section(c, instr), notes_section(peers, limit, book)]
     if peers:
-        parts.append(peers_section(peers))
+        details.append(peers_section(peers))
     if limit:
-        parts.append(limit_section(limit))
+        details.append(limit_section(limit))
     if scaling:
-        parts.append(scaling_section(scaling))
-    parts.append(book_section(book))
+        details.append(scaling_section(scaling))
+    details.append(book_section(book))
     if dask:
-        parts.append(dask_section(dask))
+        details.append(dask_section(dask))
+    # one screen for the reader: the summary open, every measurement folded under it
+    parts = [INTRO, summary_section(c, scaling, book), "## Details\n"] + [folded(d) for d in details]
     text = "\n".join(parts).rstrip() + "\n"
     PAGE.write_text(text)
     return text

@@ -631,11 +631,11 @@ def bench_dask(preset: str) -> dict:
         remote = replicate(simulate_replication, n_rep, 2026, args=args, executor=client.get_executor(),
                            progress=False)
         t_dask = time.perf_counter() - t0
-    same = all(a.mean_q == b.mean_q and a.var_q == b.var_q and np.array_equal(a.hist, b.hist)
+    same = all(a.mean_jobs == b.mean_jobs and a.var_jobs == b.var_jobs and np.array_equal(a.count_distribution, b.count_distribution)
                for a, b in zip(local, remote))
     out = {"replications": n_rep, "events_per_replication": n_events + n_events // 10, "identical": bool(same),
            "local_one_process_seconds": t_local, "dask_two_workers_seconds": t_dask,
-           "mean_q_local": [a.mean_q for a in local], "mean_q_dask": [b.mean_q for b in remote]}
+           "mean_jobs_local": [a.mean_jobs for a in local], "mean_jobs_dask": [b.mean_jobs for b in remote]}
     print(f"dask: {n_rep} replications of c.o.s. setting 10, identical to the local run: {same}; "
           f"local (1 process) {t_local:.1f} s, LocalCluster (2 workers) {t_dask:.1f} s")
     _save("dask", out)

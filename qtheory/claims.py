@@ -461,21 +461,22 @@ def finding_anchor(finding_id: str) -> str:
 
 
 def _record_table(group: list[Claim], target: str, anchors: dict[int, str] | None = None) -> list[str]:
+    """Records as a three-column table (what, values, verdict) that fits the text column."""
     head = "paper" if target == "paper" else "reference"
-    lines = [f"| item | statement | source | {head} | companion | difference | verdict |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [f"| statement | {head} and companion | verdict |", "|---|---|---|"]
     for c in group:
         if c.holds is not None:
-            # a statement, not a number: no paper value, the verdict is the notebook's test;
+            # a statement, not a number: no paper value, the verdict is the item's test;
             # the companion's measured value (if any) and how it was tested are shown
             measured = _value(c.ours, c.ours_se) if c.ours is not None else ""
-            compared = "qualitative"
-            ours = "; ".join(x for x in (measured, _cell(c.evidence)) if x) or "—"
+            values = "; ".join(x for x in (f"qualitative{': ' + measured if measured else ''}",
+                                           _cell(c.evidence)) if x)
         else:
-            compared, ours = _value(c.target, c.target_se), _value(c.ours, c.ours_se)
+            values = (f"{head} {_value(c.target, c.target_se)}<br>companion {_value(c.ours, c.ours_se)}"
+                      f"<br>difference {_size(c)}")
         anchor = f'<span id="{anchors[id(c)]}"></span>' if anchors and id(c) in anchors else ""
-        lines.append(f"| {anchor}{_link(c.item)} | {_cell(c.text)} | {_cell(c.source) or '—'} | {compared} | {ours} | "
-                     f"{_size(c)} | {_verdict_cell(c)} |")
+        where = f" ({_cell(c.source)})" if c.source else ""
+        lines.append(f"| {anchor}{_link(c.item)}: {_cell(c.text)}{where} | {values} | {_verdict_cell(c)} |")
     return lines + [""]
 
 

@@ -113,6 +113,14 @@ class Table:
         if not self.columns:
             raise ParameterError("`columns` must name at least one column")
 
+    @classmethod
+    def from_values(cls, values: Mapping[str, Any], caption: str | None = None,
+                    header: tuple[str, str] = ("quantity", "value")) -> "Table":
+        """Named results as a two-column table (the item-side :func:`show_values`)."""
+        if len(header) != 2:
+            raise ParameterError(f"`header` must name two columns (got {header!r})")
+        return cls(tuple(values.items()), {header[0]: lambda kv: kv[0], header[1]: lambda kv: kv[1]}, caption)
+
     def html(self) -> str:
         return html_table(list(self.rows), self.columns, self.caption)
 

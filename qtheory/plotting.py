@@ -12,8 +12,9 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
-__all__ = ["PALETTE", "COLUMN_WIDTH", "DISPLAY_DPI", "MIN_FONT_PX", "use_style", "ci_band", "new_figure",
-           "figure_legend", "smallest_font", "rendered_font_px", "declutter_log_ticks"]
+__all__ = ["PALETTE", "COLUMN_WIDTH", "DISPLAY_DPI", "MIN_FONT_PX", "MIN_TICK_PX", "INTERVALS", "use_style",
+           "ci_band", "new_figure", "figure_legend", "smallest_font", "rendered_font_px", "declutter_log_ticks",
+           "interval_words", "mark_interval", "figure_problems"]
 
 #: the book's text column is 688 CSS px wide; figures are drawn at this width (inches) ...
 COLUMN_WIDTH = 6.9
@@ -106,8 +107,37 @@ def rendered_font_px(font_pt: float, width_in: float, column_px: float = 688.0) 
     return font_pt / 72.0 * DISPLAY_DPI * shown / (width_in * DISPLAY_DPI)
 
 
-def ci_band(ax, x, mean, low, high, *, label=None, color=None, marker=None, **kwargs):
-    """Plot a mean curve with a shaded confidence band; returns the line."""
+#: smallest rendered height (CSS px) of a tick label at the book's column width (issue 29)
+MIN_TICK_PX = 10.0
+
+#: the intervals a figure may draw, and the one wording of each in captions
+INTERVALS = {"ci95": "95% CI", "se1": "±1 SE"}
+
+
+def interval_words(kind: str) -> str:
+    """How a caption names an interval the figure draws: ``"95% CI"`` or ``"±1 SE"`` (:data:`INTERVALS`)."""
+    try:
+        return INTERVALS[kind]
+    except KeyError:
+        raise ValueError(f"`kind` must be one of {', '.join(INTERVALS)} (got {kind!r})") from None
+
+
+def mark_interval(fig, kind: str) -> None:
+    """Record that `fig` draws intervals of `kind`; its caption must then name them with
+    :func:`interval_words` (and no other kind): :func:`figure_problems` checks it."""
+    interval_words(kind)
+    kinds = set(getattr(fig, "_qtheory_intervals", set()))
+    kinds.add(kind)
+    fig._qtheory_intervals = kinds
+
+
+def ci_band(ax, x, mean, low, high, *, label=None, color=None, marker=None, kind: str = "ci95", **kwargs):
+    """Plot a mean curve with a shaded band from `low` to `high`; returns the line.
+
+    `kind` says what the band is (:data:`INTERVALS`: a 95% confidence interval by default),
+    recorded on the figure for the caption check.
+    """
+    mark_interval(ax.figure, kind)
     x = np.asarray(x)
     (line,) = ax.plot(x, mean, label=label, color=color, marker=marker, **kwargs)
     ax.fill_between(x, low, high, color=line.get_color(), alpha=0.2, linewidth=0)
@@ -133,9 +163,137 @@ def declutter_log_ticks(fig) -> None:
     decade, and labels such as ``3x10^-3`` and ``4x10^-3`` then overlap.
     :meth:`qtheory.results.ResultWriter.save_figure` applies this to every figure.
     """
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.ticker import FuncFormatter, NullFormatter
 
     for ax in fig.get_axes():
-        for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
+        for axis, scale, limits in ((ax.xaxis, ax.get_xscale(), ax.get_xlim()),
+                                    (ax.yaxis, ax.get_yscale(), ax.get_ylim())):
             if scale == "log":
-                axis.set_minor_formatter(FuncFormatter(_sparse_minor_label))
+                low, high = sorted(limits)
+                # across more than about a decade the major labels (powers of ten) say enough,
+                # and minor labels at 2 and 5 would crowd them
+                few = low > 0 and np.log10(high / low) <= 1.2
+                axis.set_minor_formatter(FuncFormatter(_sparse_minor_label) if few else NullFormatter())
+
+
+def _undrawn_tick_labels(fig) -> set:
+    """Tick labels matplotlib keeps but does not draw: those of ticks outside the view interval."""
+    out = set()
+    for ax in fig.get_axes():
+        for axis in (ax.xaxis, ax.yaxis):
+            low, high = sorted(axis.get_view_interval())
+            span = high - low
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                loc = tick.get_loc()
+                if loc is None or not (low - 1e-9 * abs(span) <= loc <= high + 1e-9 * abs(span)):
+                    out.update({tick.label1, tick.label2})
+    return out
+
+
+def _texts(fig, renderer):
+    """Visible, non-empty text artists of `fig` that are drawn, with their window extents."""
+    from matplotlib.text import Text
+
+    undrawn = _undrawn_tick_labels(fig)
+    out = []
+    for t in fig.findobj(Text):
+        if t in undrawn or not t.get_visible() or not t.get_text().strip():
+            continue
+        try:
+            box = t.get_window_extent(renderer)
+        except (RuntimeError, ValueError):
+            continue
+        if box.width > 0 and box.height > 0:
+            out.append((t, box))
+    return out
+
+
+def _overlap(a, b) -> float:
+    w = min(a.x1, b.x1) - max(a.x0, b.x0)
+    h = min(a.y1, b.y1) - max(a.y0, b.y0)
+    return max(w, 0.0) * max(h, 0.0)
+
+
+def _flatten(items) -> list:
+    """Artists of containers (errorbar and bar containers are tuples of artists and tuples)."""
+    out = []
+    for a in items:
+        if isinstance(a, (tuple, list)):
+            out += _flatten(a)
+        elif a is not None:
+            out.append(a)
+    return out
+
+
+def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0) -> list[str]:
+    """What would make `fig` hard to read in the book (issue 29), one sentence each:
+
+    - a tick label rendered below :data:`MIN_TICK_PX` at the column width;
+    - two text artists (tick labels, axis labels, titles, legend entries) that overlap, or a
+      legend box over an axis label or tick label;
+    - a labelled series that does not show (hiding it leaves every pixel unchanged: another
+      artist covers it);
+    - a caption whose interval wording differs from what the figure draws
+      (:func:`mark_interval`, :func:`interval_words`).
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.legend import Legend
+
+    problems = []
+    original = fig.canvas
+    canvas = FigureCanvasAgg(fig)
+    try:
+        canvas.draw()
+        renderer = canvas.get_renderer()
+        width_in = fig.get_size_inches()[0]
+        for ax in fig.get_axes():
+            undrawn = _undrawn_tick_labels(fig)
+            for t in ax.get_xticklabels() + ax.get_yticklabels():
+                if t not in undrawn and t.get_visible() and t.get_text().strip():
+                    px = rendered_font_px(t.get_fontsize(), width_in, column_px)
+                    if px < MIN_TICK_PX - 1e-9:
+                        problems.append(f"tick label '{t.get_text()}' renders at {px:.1f} px (< {MIN_TICK_PX:g} px)")
+                        break
+        texts = _texts(fig, renderer)
+        for k, (t1, b1) in enumerate(texts):
+            for t2, b2 in texts[k + 1:]:
+                area = _overlap(b1, b2)
+                if area > 0.1 * min(b1.width * b1.height, b2.width * b2.height):
+                    problems.append(f"texts overlap: '{t1.get_text()[:30]}' and '{t2.get_text()[:30]}'")
+        legends = [a for a in fig.findobj(Legend) if a.get_visible()]
+        for leg in legends:
+            box = leg.get_window_extent(renderer)
+            own = set(leg.get_texts()) | {leg.get_title()}
+            for t, b in texts:
+                if t in own:
+                    continue
+                if _overlap(box, b) > 0.1 * b.width * b.height:
+                    problems.append(f"the legend covers '{t.get_text()[:30]}'")
+        before = np.asarray(canvas.buffer_rgba()).copy()
+        groups: dict[str, list] = {}
+        for ax in fig.get_axes():
+            for artist in list(ax.lines) + list(ax.collections) + list(ax.patches) + list(ax.containers):
+                label = artist.get_label() if hasattr(artist, "get_label") else ""
+                if label and not label.startswith("_") and getattr(artist, "get_visible", lambda: True)():
+                    groups.setdefault(label, []).append(artist)
+        for label, artists in groups.items():
+            parts = [p for p in _flatten(artists) if hasattr(p, "set_visible") and p.get_visible()]
+            for p in parts:
+                p.set_visible(False)
+            canvas.draw()
+            after = np.asarray(canvas.buffer_rgba())
+            if np.array_equal(before, after):
+                problems.append(f"the series '{label}' does not show (covered by other artists)")
+            for p in parts:
+                p.set_visible(True)
+        canvas.draw()
+        if caption is not None:
+            drawn = set(getattr(fig, "_qtheory_intervals", set()))
+            for kind, words in INTERVALS.items():
+                if kind in drawn and words not in caption:
+                    problems.append(f"the figure draws {words} intervals; its caption does not say '{words}'")
+                if kind not in drawn and words in caption:
+                    problems.append(f"the caption says '{words}', which the figure does not draw")
+    finally:
+        fig.set_canvas(original)
+    return problems

@@ -27,7 +27,21 @@ import numpy as np
 from .errors import ParameterError
 from .validation import check_integer, check_seed
 
-__all__ = ["spawn", "children", "child_seed", "generator", "kernel_state", "kernel_seed", "default_workers", "replicate", "progress_enabled"]
+__all__ = ["RunRecord", "spawn", "children", "child_seed", "generator", "kernel_state", "kernel_seed", "default_workers", "replicate", "progress_enabled"]
+
+
+class RunRecord:
+    """What every simulator's result has, by one name in the three papers: ``events`` (events
+    simulated) and ``wall_time`` (seconds in the kernel), and from them
+    :attr:`events_per_second`. A mixin of the papers' ``SimulationResult`` dataclasses."""
+
+    events: int
+    wall_time: float
+
+    @property
+    def events_per_second(self) -> float:
+        """Events per second of kernel time (infinite for a run too short to time)."""
+        return self.events / self.wall_time if self.wall_time > 0 else float("inf")
 
 
 def spawn(seed: int, n: int) -> list[np.random.SeedSequence]:

@@ -118,10 +118,10 @@ def test_redundancy_simulation_is_consistent_and_repeats(system_seed, seed):
     lam = 0.6 * critical_load(system)
     for mechanism in ("coc", "cos"):
         a = r_simulate(system, lam, 3000, mechanism=mechanism, seed=seed)
-        assert abs(a.hist.sum() - 1.0) < 1e-12 and abs(a.event_hist.sum() - 1.0) < 1e-12
+        assert abs(a.count_distribution.sum() - 1.0) < 1e-12 and abs(a.event_count_distribution.sum() - 1.0) < 1e-12
         # Q is the sum of the per-type counts, in time and in event averages
-        assert abs(a.type_means.sum() - a.mean_q) < 1e-9 * max(1.0, a.mean_q)
-        assert abs(a.event_type_means.sum() - a.event_mean_q) < 1e-9 * max(1.0, a.event_mean_q)
+        assert abs(a.type_means.sum() - a.mean_jobs) < 1e-9 * max(1.0, a.mean_jobs)
+        assert abs(a.event_type_means.sum() - a.event_mean_jobs) < 1e-9 * max(1.0, a.event_mean_jobs)
         b = r_simulate(system, lam, 3000, mechanism=mechanism, seed=seed)
         for name, value in vars(a).items():
             if name != "wall_time":  # the kernel's clock time, the one field that may differ

@@ -3,6 +3,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 from qtheory import plotting  # noqa: E402
+from qtheory.plotting import figure_problems  # noqa: E402
 
 
 def _minor_labels(ax):
@@ -73,3 +74,51 @@ def test_figure_legend_collects_each_label_once_below_the_panels():
         ax.plot([0, 1], [1, 0], label="_hidden")
     leg = plotting.figure_legend(fig, axes)
     assert [t.get_text() for t in leg.get_texts()] == ["same"]
+
+
+def _clean_figure():
+    from qtheory.plotting import ci_band, figure_legend, new_figure
+
+    fig, axes = new_figure(2, sharey=True)
+    for ax in axes[0]:
+        ci_band(ax, [0, 1, 2], [1, 2, 3], [0.5, 1.5, 2.5], [1.5, 2.5, 3.5], label="simulation")
+        ax.plot([0, 1, 2], [3, 2, 1], "k--", label="limit")
+        ax.set_xlabel("time $t$")
+    axes[0][0].set_ylabel("mean")
+    figure_legend(fig, axes)
+    return fig, axes
+
+
+def test_a_clean_figure_has_no_problems():
+    fig, _ = _clean_figure()
+    assert figure_problems(fig, "mean with 95% CI") == []
+
+
+def test_figure_problems_finds_small_ticks_overlapping_text_hidden_series_and_wrong_interval_words():
+    import matplotlib.pyplot as plt
+
+    fig, axes = _clean_figure()
+    assert any("tick label" in p for p in figure_problems(fig, "95% CI", column_px=200.0))
+    axes[0][0].set_title("a title long enough to run into the next panel's title " * 2)
+    axes[0][1].set_title("second title")
+    assert any("overlap" in p for p in figure_problems(fig, "95% CI"))
+    fig, axes = _clean_figure()
+    # a series drawn under an opaque patch that covers the whole axes
+    axes[0][0].plot([0, 1, 2], [2, 2, 2], color="red", label="hidden", zorder=0)
+    axes[0][0].add_patch(plt.Rectangle((-1, -1), 10, 10, color="white", zorder=0.5))
+    found = figure_problems(fig, "95% CI")
+    assert any("'hidden' does not show" in p for p in found) and not any("'limit'" in p for p in found)
+    fig, _ = _clean_figure()
+    assert any("does not say '95% CI'" in p for p in figure_problems(fig, "mean ± 1 SE"))
+    assert any("says '±1 SE'" in p for p in figure_problems(fig, "95% CI and ±1 SE"))
+
+
+def test_a_legend_over_an_axis_label_is_a_problem():
+    from qtheory.plotting import new_figure
+
+    fig, axes = new_figure(1)
+    ax = axes[0][0]
+    ax.plot([0, 1], [0, 1], label="a long legend entry that sits on the label")
+    ax.set_ylabel("a y label")
+    ax.legend(loc="center left", bbox_to_anchor=(-0.2, 0.5))
+    assert any("legend covers 'a y label'" in p for p in figure_problems(fig))

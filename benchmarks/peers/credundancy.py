@@ -35,8 +35,8 @@ class CRedundancyRun:
     hist_e: np.ndarray
 
     @property
-    def mean_q(self) -> float:
-        """Time-averaged number of jobs (as ``SimulationResult.mean_q``)."""
+    def mean_jobs(self) -> float:
+        """Time-averaged number of jobs (as ``SimulationResult.mean_jobs``)."""
         return float(self.stats[1] / self.stats[0])
 
 
@@ -60,4 +60,4 @@ def run(mechanism: str, n: int, d: int, lam: float, n_events: int, warmup: int, 
     out = run_full(mechanism, n, d, lam, n_events, warmup, seed)
     if out.code != 0:
         raise RuntimeError(f"redundancy.c stopped with code {out.code} (overflow)")
-    return PeerRun(out.steps, out.seconds, out.mean_q, out.cpu_seconds)
+    return PeerRun(out.steps, out.seconds, out.mean_jobs, out.cpu_seconds)

@@ -122,7 +122,7 @@ def _redundancy(key, impl, seed, scale):
     if impl == "numba":
         t0, c0 = time.perf_counter(), time.thread_time()
         res = simulate(system, lam, n_events, mechanism=mech, seed=seed, warmup=warmup)
-        return PeerRun(n_events + warmup, time.perf_counter() - t0, res.mean_q, time.thread_time() - c0)
+        return PeerRun(n_events + warmup, time.perf_counter() - t0, res.mean_jobs, time.thread_time() - c0)
     if impl == "c":
         return credundancy.run(mech, 20, 2, lam, n_events, warmup, seed)
     types = [list(t) for t in system.types]

@@ -476,6 +476,46 @@ def lemma10_rows(seed: int, n_list, n_runs: int, horizon: float, *, n_times: int
     return rows
 
 
+
+# -- judging simulated values against predictions (L-V-stability, L-V-limits) -------------------------------
+
+__all__ += ["bonferroni_t_bound", "t_statistic", "bootstrap_l1_interval"]
+
+
+def bonferroni_t_bound(n_runs: int, comparisons: int, level: float = 0.999) -> float:
+    """Two-sided Student-t quantile with a Bonferroni correction: the bound that the largest of
+    `comparisons` statistics |mean - reference| / se, each from `n_runs` replications
+    (``n_runs - 1`` degrees of freedom), exceeds with familywise probability ``1 - level``."""
+    from scipy import stats
+
+    n_runs = check_integer("n_runs", n_runs, low=2)
+    comparisons = check_integer("comparisons", comparisons, low=1)
+    if not 0.0 < level < 1.0:
+        raise ParameterError(f"`level` must lie strictly between 0 and 1 (got {level!r})")
+    return float(stats.t.ppf(1 - (1 - level) / (2 * comparisons), n_runs - 1))
+
+
+def t_statistic(value: float, reference: float, se: float) -> float:
+    """``|value - reference| / se``; a zero spread counts as 0 when the values agree exactly, else
+    as infinite (a deterministic mismatch)."""
+    if se > 0:
+        return abs(value - reference) / se
+    return 0.0 if value == reference else float("inf")
+
+
+def bootstrap_l1_interval(samples, target, rng: np.random.Generator, n_boot: int = 1000) -> tuple[float, float]:
+    """95% bootstrap interval of the :math:`\\ell_1` distance between the mean of `samples`
+    (replications along axis 0) and `target`: `n_boot` resamples of the replications drawn from
+    `rng` (which advances), percentiles 2.5 and 97.5 (Theorem 6 on L-V-limits)."""
+    samples = np.asarray(samples, dtype=float)
+    if samples.ndim < 1 or samples.shape[0] < 2:
+        raise ParameterError(f"`samples` needs at least 2 replications along axis 0 (got shape {samples.shape})")
+    n_boot = check_integer("n_boot", n_boot, low=1)
+    n = len(samples)
+    boots = [np.abs(samples[rng.integers(0, n, n)].mean(axis=0) - target).sum() for _ in range(n_boot)]
+    return float(np.percentile(boots, 2.5)), float(np.percentile(boots, 97.5))
+
+
 # -- Algorithm 1 (GWSQ(d)) as printed ----------------------------------------------------------------------
 
 def gwsq_printed_weights(system: LocalitySystem, q) -> np.ndarray:

@@ -42,7 +42,7 @@ from numba import njit
 
 from ..errors import ParameterError
 from .._rng import exponential, randint, spawn, uniform
-from ..runtime import kernel_state
+from ..runtime import RunRecord, kernel_state
 from ..validation import check_array, check_integer, check_seed
 from .. import _memory, _splice
 from .._prefetch import prefetch
@@ -238,7 +238,7 @@ def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cl
 
 
 @dataclass(frozen=True)
-class SimulationResult:
+class SimulationResult(RunRecord):
     """Output of :func:`simulate` (and :func:`simulate_jsqd` / :func:`simulate_gwsq`).
 
     The run record has the names the U simulator's result uses (``times``, ``events``,
@@ -278,9 +278,6 @@ class SimulationResult:
         """Older name of :attr:`wall_time`."""
         return self.wall_time
 
-    @property
-    def events_per_second(self) -> float:
-        return self.events / self.wall_time if self.wall_time > 0 else float("inf")
 
 
 #: queue lengths and server numbers are int32 in the kernel; the margin leaves room for arrivals

@@ -101,7 +101,7 @@ def summarise_runs(runs: list[SimulationResult], average: str = "time") -> dict[
     """
     pre = {"time": "", "event": "event_", "arrival": "arrival_"}[average]
     out = {}
-    keys = (("mean", "mean_q"), ("var", "var_q"), ("share_first", "ratio_first"), ("share_last", "ratio_last"))
+    keys = (("mean", "mean_jobs"), ("var", "var_jobs"), ("share_first", "ratio_first"), ("share_last", "ratio_last"))
     for key, attr in keys:
         x = np.array([getattr(r, pre + attr) for r in runs])
         out[key] = (float(x.mean()), float(x.std(ddof=1)) if x.size > 1 else float("nan"))
@@ -324,9 +324,9 @@ def product_form_rows(cases, n_runs: int, n_events: int, seed: int, *, warmup: i
                                   desc=f"{name} {mech}")
             exact = total_jobs_moments(sy, lam, mech)
             pmf = total_jobs_pmf(sy, lam, max_q, mech)
-            quantities = [("E[Q]", [r.mean_q for r in rr], exact.mean),
-                          ("Var(Q)", [r.var_q for r in rr], exact.variance)]
-            quantities += [(f"P(Q={q})", [r.hist[q] for r in rr], pmf[q]) for q in range(max_q + 1)]
+            quantities = [("E[Q]", [r.mean_jobs for r in rr], exact.mean),
+                          ("Var(Q)", [r.var_jobs for r in rr], exact.variance)]
+            quantities += [(f"P(Q={q})", [r.count_distribution[q] for r in rr], pmf[q]) for q in range(max_q + 1)]
             if mech == "coc":
                 quantities += [(f"E[Q_{sy.labels[k]}]", [r.type_means[k] for r in rr], m.mean)
                                for k, m in enumerate(type_moments(sy, lam))]

@@ -45,7 +45,7 @@ from numba import njit
 
 from ..errors import ParameterError
 from .._rng import uniform
-from ..runtime import kernel_state
+from ..runtime import RunRecord, kernel_state
 from ..stats import batch_means
 from ..validation import check_integer, check_real
 from .mechanisms import MECHANISMS as _MECHANISMS, as_mechanism
@@ -403,15 +403,15 @@ def _kernel_simulate(mechanism, type_servers, type_deg, prob, alias, speeds, lam
 
 
 @dataclass(frozen=True)
-class SimulationResult:
+class SimulationResult(RunRecord):
     """Averages of one simulation run.
 
     Attributes
     ----------
-    mean_q, var_q : float
+    mean_jobs, var_jobs : float
         Time-averaged mean and variance of the total number of jobs Q.
-    mean_q_se : float
-        Batch-means standard error of `mean_q` (:func:`qtheory.stats.batch_means` over
+    mean_jobs_se : float
+        Batch-means standard error of `mean_jobs` (:func:`qtheory.stats.batch_means` over
         `n_batches` equal blocks of recorded events).
     empty_probability, empty_probability_se : float
         Fraction of time with Q = 0 and its batch-means standard error.
@@ -421,55 +421,45 @@ class SimulationResult:
     type_means, type_means_se : ndarray
         Time-averaged number of jobs of each type (waiting + in service), and their
         batch-means standard errors.
-    hist : ndarray
+    count_distribution : ndarray
         Time-weighted distribution of Q on 0..hist_max (last bin: >= hist_max).
-    event_mean_q, event_var_q, event_ratio_first, event_ratio_last, event_type_means, event_hist
+    event_mean_jobs, event_var_jobs, event_ratio_first, event_ratio_last, event_type_means, event_count_distribution
         The same averaged over events instead of time.
-    arrival_mean_q, arrival_var_q, arrival_ratio_first, arrival_ratio_last : float
+    arrival_mean_jobs, arrival_var_jobs, arrival_ratio_first, arrival_ratio_last : float
         Mean and variance of Q and the two shares just after each arrival, the arriving
         job included (by PASTA, Q is then the time-stationary count plus one).
     events : int
-        Recorded events (arrivals + service completions, Appendix E); ``n_events`` is the
-        older name.
+        Recorded events (arrivals + service completions, Appendix E).
     wall_time : float
         Seconds spent in the kernel (the whole run: initial jobs and warm-up included).
     n_batches : int
         Number of batches behind the standard errors.
     """
 
-    mean_q: float
-    var_q: float
+    mean_jobs: float
+    var_jobs: float
     ratio_first: float
     ratio_last: float
     type_means: np.ndarray
-    hist: np.ndarray
-    event_mean_q: float
-    event_var_q: float
+    count_distribution: np.ndarray
+    event_mean_jobs: float
+    event_var_jobs: float
     event_ratio_first: float
     event_ratio_last: float
     event_type_means: np.ndarray
-    event_hist: np.ndarray
-    arrival_mean_q: float
-    arrival_var_q: float
+    event_count_distribution: np.ndarray
+    arrival_mean_jobs: float
+    arrival_var_jobs: float
     arrival_ratio_first: float
     arrival_ratio_last: float
     events: int
-    mean_q_se: float = math.nan
+    mean_jobs_se: float = math.nan
     type_means_se: np.ndarray | None = None
     empty_probability: float = math.nan
     empty_probability_se: float = math.nan
     wall_time: float = math.nan
     n_batches: int = 0
 
-    @property
-    def n_events(self) -> int:
-        """The recorded events (older name of `events`)."""
-        return self.events
-
-    @property
-    def events_per_second(self) -> float:
-        """Recorded events per second of kernel time."""
-        return self.events / self.wall_time
 
 
 def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: str = "cos",
@@ -575,15 +565,15 @@ def _result(sums: RunSums, hist_t, hist_e, acc_t, acc_e, batches: BatchSums, wal
         mean_se = empty_se = math.nan
         types_se = np.full(acc_t.size, math.nan)
     return SimulationResult(
-        mean_q=float(mean_t), var_q=float(sums.time_q2 / wt - mean_t ** 2),
+        mean_jobs=float(mean_t), var_jobs=float(sums.time_q2 / wt - mean_t ** 2),
         ratio_first=float(sums.time_ratio_a / wt), ratio_last=float(sums.time_ratio_b / wt),
-        type_means=acc_t / wt, hist=hist_t / wt,
-        event_mean_q=float(mean_e), event_var_q=float(sums.event_q2 / ne - mean_e ** 2),
+        type_means=acc_t / wt, count_distribution=hist_t / wt,
+        event_mean_jobs=float(mean_e), event_var_jobs=float(sums.event_q2 / ne - mean_e ** 2),
         event_ratio_first=float(sums.event_ratio_a / ne), event_ratio_last=float(sums.event_ratio_b / ne),
-        event_type_means=acc_e / ne, event_hist=hist_e / ne,
-        arrival_mean_q=float(arrival[0]), arrival_var_q=float(arrival[1] - arrival[0] ** 2),
+        event_type_means=acc_e / ne, event_count_distribution=hist_e / ne,
+        arrival_mean_jobs=float(arrival[0]), arrival_var_jobs=float(arrival[1] - arrival[0] ** 2),
         arrival_ratio_first=float(arrival[2]), arrival_ratio_last=float(arrival[3]),
-        events=int(ne), mean_q_se=float(mean_se), type_means_se=types_se,
+        events=int(ne), mean_jobs_se=float(mean_se), type_means_se=types_se,
         empty_probability=float(empty), empty_probability_se=float(empty_se), wall_time=wall,
         n_batches=int(batches.time.size))
 

@@ -64,7 +64,7 @@ def test_appendix_e1_runs_start_from_floor_of_10_exp1_jobs_at_load_09():
     # with one recorded event and no warm-up, a run's time average is its initial count
     # floor(10 X), X ~ Exp(1): mean sum_k exp(-k/10) = 1/(e^0.1 - 1), sd about 10
     runs = E.simulate_setting(M.power_of_d(4, 2), 0.9, 400, 1, 7, mechanism="cos")
-    x = np.array([r.mean_q for r in runs])
+    x = np.array([r.mean_jobs for r in runs])
     assert np.all(x == np.floor(x))
     expected = 1 / math.expm1(0.1)
     assert abs(x.mean() - expected) < 5 * x.std(ddof=1) / math.sqrt(x.size)

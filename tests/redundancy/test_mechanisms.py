@@ -18,7 +18,7 @@ def test_an_object_and_its_name_give_the_same_numbers(obj, name):
     system = circular_d(5, 2)
     a = simulate(system, 0.6, 5000, mechanism=obj, seed=4)
     b = simulate(system, 0.6, 5000, mechanism=name, seed=4)
-    assert a.mean_q == b.mean_q and np.array_equal(a.hist, b.hist)
+    assert a.mean_jobs == b.mean_jobs and np.array_equal(a.count_distribution, b.count_distribution)
     assert PF.total_jobs_moments(system, 0.6, obj).mean == PF.total_jobs_moments(system, 0.6, name).mean
     assert as_mechanism(name) is MECHANISMS[name] and as_mechanism(obj) is obj
 
@@ -28,7 +28,7 @@ def test_the_two_mechanisms_differ():
     system = circular_d(5, 2)
     coc, cos = CancelOnCompletion(), CancelOnStart()
     assert coc.stationary_law(system, 0.6).mean != pytest.approx(cos.stationary_law(system, 0.6).mean, rel=1e-3)
-    assert coc.simulate(system, 0.6, 5000, seed=1).mean_q != cos.simulate(system, 0.6, 5000, seed=1).mean_q
+    assert coc.simulate(system, 0.6, 5000, seed=1).mean_jobs != cos.simulate(system, 0.6, 5000, seed=1).mean_jobs
 
 
 @pytest.mark.parametrize("mechanism", [CancelOnCompletion(), CancelOnStart()])

@@ -146,10 +146,10 @@ def test_type_counts_add_up_to_the_total(mechanism, system):
     Q_2/Q add up to P(Q > 0) (time), to the events' fraction with Q > 0, and to 1 just after
     an arrival (the arriving job is counted)."""
     r = SIM.simulate(system, 0.6, 50_000, mechanism=mechanism, seed=3, warmup=1_000, tracked=(0, 1))
-    assert r.type_means.sum() == pytest.approx(r.mean_q, rel=1e-12)
-    assert r.event_type_means.sum() == pytest.approx(r.event_mean_q, rel=1e-12)
+    assert r.type_means.sum() == pytest.approx(r.mean_jobs, rel=1e-12)
+    assert r.event_type_means.sum() == pytest.approx(r.event_mean_jobs, rel=1e-12)
     assert r.ratio_first + r.ratio_last == pytest.approx(1.0 - r.empty_probability, rel=1e-12)
-    assert r.event_ratio_first + r.event_ratio_last == pytest.approx(1.0 - r.event_hist[0], rel=1e-12)
+    assert r.event_ratio_first + r.event_ratio_last == pytest.approx(1.0 - r.event_count_distribution[0], rel=1e-12)
     assert r.arrival_ratio_first + r.arrival_ratio_last == pytest.approx(1.0, rel=1e-12)
     assert 0.0 < r.arrival_ratio_first < 1.0 and 0.0 < r.ratio_first < 1.0
 
@@ -193,7 +193,7 @@ def test_equal_speeds_other_than_one_give_the_product_form(mechanism):
     lam, n_runs = 1.2, 12
     runs = [SIM.simulate(EQUAL_SPEEDS, lam, 150_000, mechanism=mechanism, seed=s, warmup=5_000)
             for s in range(n_runs)]
-    x = np.array([[r.mean_q, *r.hist[:4]] for r in runs])
+    x = np.array([[r.mean_jobs, *r.count_distribution[:4]] for r in runs])
     exact = np.array([PF.total_jobs_moments(EQUAL_SPEEDS, lam, mechanism).mean,
                       *PF.total_jobs_pmf(EQUAL_SPEEDS, lam, 3, mechanism)])
     z = np.abs(x.mean(axis=0) - exact) / (x.std(axis=0, ddof=1) / np.sqrt(n_runs))

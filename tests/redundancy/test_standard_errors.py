@@ -37,11 +37,11 @@ def _mean_z2(estimates, ses, exact):
 def test_standard_error_of_the_mean_number_of_jobs(runs):
     mech, rs = runs
     exact = PF.total_jobs_moments(SYSTEM, LAM, mech).mean
-    hi, lo = _mean_z2([r.mean_q for r in rs], [r.mean_q_se for r in rs], exact)
+    hi, lo = _mean_z2([r.mean_jobs for r in rs], [r.mean_jobs_se for r in rs], exact)
     assert LOW < lo and hi < HIGH
     # and the spread of the 400 estimates matches the typical reported standard error: the
     # sample sd of 400 runs has relative standard error 1 / sqrt(2 * 399) = 3.5 %, +-4.5 of them
-    spread = np.std([r.mean_q for r in rs], ddof=1) / np.mean([r.mean_q_se for r in rs])
+    spread = np.std([r.mean_jobs for r in rs], ddof=1) / np.mean([r.mean_jobs_se for r in rs])
     assert 0.84 < spread < 1.16
 
 
@@ -68,7 +68,7 @@ def test_every_batch_is_closed(n_events, n_batches):
     refuse the non-increasing times), down to one event per batch."""
     r = simulate(SYSTEM, LAM, n_events, mechanism="coc", seed=3, n_batches=n_batches, warmup=100)
     assert r.n_batches == n_batches and r.events == n_events
-    assert np.isfinite(r.mean_q_se) and r.mean_q_se > 0
+    assert np.isfinite(r.mean_jobs_se) and r.mean_jobs_se > 0
 
 
 @pytest.mark.parametrize("mechanism", [0, 1])

@@ -67,8 +67,8 @@ def table1_rows(settings, runs: dict, exact: dict) -> list[dict]:
                 m, sd = summ[a].get(q, (float("nan"), float("nan")))
                 row[f"{a}_mean"], row[f"{a}_sd"] = m, sd
             if q == "var":
-                mq = np.array([r.mean_q for r in runs[s.number]])
-                row["pooled_mean"] = float(np.mean([r.var_q for r in runs[s.number]] + mq ** 2) - mq.mean() ** 2)
+                mq = np.array([r.mean_jobs for r in runs[s.number]])
+                row["pooled_mean"] = float(np.mean([r.var_jobs for r in runs[s.number]] + mq ** 2) - mq.mean() ** 2)
             rows.append(row)
     return rows
 
@@ -188,7 +188,7 @@ def cdf_rows(settings, runs: dict, lam: float) -> list[dict]:
     rows = []
     for s in settings:
         for k, r in enumerate(runs[s.number]):
-            cdf = np.cumsum(r.hist)
+            cdf = np.cumsum(r.count_distribution)
             for q in qs:
                 rows.append(dict(setting=s.number, method="simulation", run=k, q=int(q), cdf=float(cdf[q])))
         ex = exact_cdf(s.system, lam, CDF_POINTS - 1)
@@ -221,11 +221,11 @@ def simulator_check_rows(mechanism: str, systems, check_runs: int, check_events:
             m, se = x.mean(), x.std(ddof=1) / np.sqrt(x.size)
             rows.append(dict(system=name, mechanism=mechanism, quantity=q, simulation=m, ci_low=m - tq * se,
                              ci_high=m + tq * se, exact=ex, z=(m - ex) / se))
-        add("E[Q]", [r.mean_q for r in rr], PF.total_jobs_moments(sy, lm, mechanism).mean)
-        add("Var(Q)", [r.var_q for r in rr], PF.total_jobs_moments(sy, lm, mechanism).variance)
+        add("E[Q]", [r.mean_jobs for r in rr], PF.total_jobs_moments(sy, lm, mechanism).mean)
+        add("Var(Q)", [r.var_jobs for r in rr], PF.total_jobs_moments(sy, lm, mechanism).variance)
         pmf = PF.total_jobs_pmf(sy, lm, 8, mechanism)
         for q in range(9):
-            add(f"P(Q={q})", [r.hist[q] for r in rr], pmf[q])
+            add(f"P(Q={q})", [r.count_distribution[q] for r in rr], pmf[q])
         if mechanism == "coc":
             for k, m in enumerate(PF.type_moments(sy, lm)):
                 add(f"E[Q_{sy.labels[k]}]", [r.type_means[k] for r in rr], m.mean)
@@ -401,7 +401,7 @@ def compute(*, seed: int, lam: float, n_runs: int, n_events: int, hist_max: int,
 def _cdf_item(settings, runs, params, seed, lam, n_runs, n_events) -> ItemResult:
     rows = cdf_rows(settings, runs, lam)
     qs = np.arange(CDF_POINTS)
-    ks = {s.number: float(np.max(np.abs(np.mean([np.cumsum(r.hist) for r in runs[s.number]], axis=0)[:CDF_POINTS]
+    ks = {s.number: float(np.max(np.abs(np.mean([np.cumsum(r.count_distribution) for r in runs[s.number]], axis=0)[:CDF_POINTS]
                                         - (1 - np.exp(-(1 - lam) * (qs + 1)))))) for s in settings}
     gap_order = sorted(ks, key=ks.get, reverse=True)
     n_exact = sum(exact_cdf(s.system, lam, CDF_POINTS - 1) is not None for s in settings)

@@ -131,3 +131,18 @@ def test_compute_names_a_wrong_parameter(name, value):
     params[name] = value
     with pytest.raises(ParameterError, match=name):
         r_v.compute(**params)
+
+
+def test_product_form_check_bounds_the_largest_z_by_the_bonferroni_t_quantile():
+    from scipy import stats as st
+
+    from qtheory.redundancy.items.r_v import product_form_check
+
+    rng = np.random.default_rng(1)
+    zs = st.t.rvs(9, size=120, random_state=rng)
+    bound = st.t.ppf(1 - 0.01 / 240, 9)
+    assert product_form_check(zs, 9).holds is True
+    assert product_form_check(np.r_[zs, bound * 1.01], 9).holds is False
+    assert product_form_check(np.r_[zs[:-1], bound * 0.99], 9).holds is True
+    c = product_form_check([2.5, -0.5, 0.1, 1.0], 9)
+    assert c.category == "check" and "25.0 % of |z| exceed 2" in c.evidence and "7.7 %" in c.evidence

@@ -1,0 +1,325 @@
+"""L-V-stability: Lemma 1, Lemma 2, Proposition 1 and Lemma 10 (Secs. 3.1, 5.2 and 6.1).
+
+:func:`compute` runs the four checks of the notebook and returns one
+:class:`~qtheory.results.ItemResult` per manifest item (:class:`Results`): L-V-lemma1 (the exact
+load :math:`\\rho^N` of Lemma 1 against simulated queue growth), L-V-lemma2 (criterion (3.1) as
+the random-routing load, against simulation), L-V-prop1 (the design of Proposition 1 on random
+systems) and L-V-lemma10 (the asymptotic load (5.2) and the unstable complete bipartite system).
+The tables come from :mod:`qtheory.locality.experiments`; each judgement is a small function
+below that takes those rows.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ...claims import Claim
+from ...display import Table
+from ...results import ItemResult
+from ..experiments import (bonferroni_t_bound, lemma1_rows, lemma2_rows, lemma10_rows, proposition1_rows,
+                           proposition1_summary, t_statistic)
+from ..model import paper_system
+from ..stability import asymptotic_load
+
+__all__ = ["Results", "compute", "lemma1", "lemma2", "proposition1", "lemma10", "lemma1_reading_claim",
+           "criterion_31_claim", "busy_fraction_claims", "proposition1_claims", "lemma10_claims",
+           "draw_lemma2", "draw_lemma10"]
+
+P1 = "p1 (Sec. 6.1)"
+
+
+class Results(NamedTuple):
+    """The four items of the page, in page order."""
+
+    lemma1: ItemResult
+    lemma2: ItemResult
+    prop1: ItemResult
+    lemma10: ItemResult
+
+
+# -- L-V-lemma1 --------------------------------------------------------------------------------------------
+
+def lemma1_reading_claim(rows, n_runs: int, horizon: float) -> tuple[Claim, dict]:
+    """Judge the reading of Lemma 1's :math:`\\rho^N` (Foss and Chernova's form, distinct picks).
+
+    `rows` are :func:`~qtheory.locality.experiments.lemma1_rows`. The reading is *consistent*
+    when every simulated growth rate lies within the Bonferroni t bound (familywise 0.001) of
+    its prediction. Returns the reconstruction and the numbers behind it (``max_t_growth``,
+    ``max_t_growth_with_replacement``, ``t_bound``).
+    """
+    bound = bonferroni_t_bound(n_runs, len(rows))
+    z = max(t_statistic(r["growth_sim"], r["growth_predicted"], r["se"]) for r in rows)
+    z_alt = max(t_statistic(r["growth_sim"], r["growth_predicted_with_replacement"], r["se"]) for r in rows)
+    verdict = (f"consistent: the growth rates match $(\\rho^N - 1)$ x (rate of the worst set) within the Bonferroni "
+               f"$t$ bound {bound:.1f} (largest $|t|$ {z:.2f}), also below 1 where the prediction is 0"
+               if z <= bound else f"not supported: largest $|t|$ {z:.2f} exceeds the bound {bound:.1f}")
+    claim = Claim(item="L-V-lemma1",
+                  text=r"Lemma 1: $\rho^N$ = max over server sets $U$ of (rate of tasks whose $d$ distinct picks all "
+                       "fall in $U$) / (service rate of $U$), in the form of Foss and Chernova (1998, Thm 2.5)",
+                  category="reconstruction", source="Lemma 1 (Sec. 3.1)", ours=float(z),
+                  alternatives=r"picks with replacement, $P_i(U) = x^d$ with $x = |N(i) \cap U| / \delta_i$ (largest "
+                               f"$|t|$ of the growth rates against its predictions: {z_alt:.1f})",
+                  verdict=verdict,
+                  evidence=f"4-server complete graph, {n_runs} runs of length {horizon:g} per arrival rate; value = "
+                           "largest $|t|$ of the simulated growth rate against the prediction")
+    return claim, dict(max_t_growth=z, max_t_growth_with_replacement=z_alt, t_bound=bound)
+
+
+def lemma1(*, seed: int, lambdas, n_runs: int, horizon: float, parameters: dict) -> ItemResult:
+    """L-V-lemma1: exact :math:`\\rho^N` of a four-server complete graph against simulated growth."""
+    rows = lemma1_rows(seed, lambdas, n_runs, horizon)
+    reading, numbers = lemma1_reading_claim(rows, n_runs, horizon)
+    closed = max(abs(r["rho_N"] - r["closed_form_rho_N"]) for r in rows)
+    check = Claim(item="L-V-lemma1", text=r"Lemma 1's $\rho^N$: enumeration of the 15 server sets against the "
+                                          "complete-graph closed form", category="check",
+                  ours=float(closed), reference=0.0, tolerance=1e-12,
+                  evidence="largest absolute difference over the arrival rates")
+    table = Table(tuple(rows), {
+        r"$\lambda$": lambda r: f"{r['arrival_rate']:.1f}", r"$\rho^N$": lambda r: f"{r['rho_N']:.3f}",
+        "simulated growth (95% CI)": lambda r: f"{r['growth_sim']:.4f} [{r['ci_low']:.4f}, {r['ci_high']:.4f}]",
+        "predicted": lambda r: f"{r['growth_predicted']:.4f}",
+        "with replacement": lambda r: f"{r['growth_predicted_with_replacement']:.4f}"},
+        caption="Growth rate of the total queue length, simulated and predicted")
+    caption = (
+        r"growth rate of the total queue length against the exact $\rho^N$ of Lemma 1: four servers "
+        r"($u = 0.5, 0.5, 10, 10$), "
+        rf"four dispatchers, complete graph, $d = 2$, arrival rates "
+        rf"$\lambda = {', '.join(f'{x:g}' for x in lambdas)}$; "
+        f"{n_runs} runs of length {horizon:g} each (95% CI), beside the fluid prediction and the "
+        "prediction with picks drawn with replacement")
+    return ItemResult("L-V-lemma1", parameters, seed, rows, claims=(reading, check),
+                      summary={**numbers, "enumeration_vs_closed_form": closed}, displays=(table,),
+                      figure={"caption": caption})
+
+
+# -- L-V-lemma2 --------------------------------------------------------------------------------------------
+
+def criterion_31_claim(rows) -> Claim:
+    """Sec. 6.1's statement that :math:`p^1` satisfies (3.1): every type's random-routing load
+    (``load_31`` of the :math:`p^1` rows of :func:`~qtheory.locality.experiments.lemma2_rows`) is below 1."""
+    p1 = [r["load_31"] for r in rows if r["matrix"] == P1]
+    return Claim(item="L-V-lemma2", text="Sec. 6.1: $p^1$ lies in the feasible region of Lemma 2, i.e. satisfies (3.1)",
+                 holds=bool(np.all(np.array(p1) < 1)), source="Sec. 6.1, eq. (3.1)",
+                 evidence=f"left side of (3.1) for $p^1$: {', '.join(f'{x:.3f}' for x in p1)}")
+
+
+def busy_fraction_claims(simulated, n_runs: int, n_servers: int, horizon: float) -> list[Claim]:
+    """One check per type: the simulated busy fraction (d = 1) against its (3.1) load, judged in
+    standard errors (:class:`~qtheory.claims.Claim`'s default 4)."""
+    return [Claim(item="L-V-lemma2",
+                  text=f"(3.1) as the random-routing load: busy fraction of type-{r['server_type']} servers, $d = 1$ "
+                       "on irg($p^1$)",
+                  category="check", ours=float(r["busy_sim"]), ours_se=float(r["se"]), reference=float(r["load_31"]),
+                  evidence=f"{n_runs} runs with $N = {n_servers}$, time average over [{horizon / 10:g}, {horizon:g}]")
+            for r in simulated]
+
+
+def lemma2(*, seed: int, n_servers: int, n_runs: int, horizon: float, parameters: dict) -> ItemResult:
+    """L-V-lemma2: the left side of (3.1) for :math:`p^0`, :math:`p^1` and the Proposition 1 design,
+    and for :math:`p^1` the busy fractions of a random-routing simulation."""
+    rows = lemma2_rows(seed, n_servers, n_runs, horizon)
+    names = list(dict.fromkeys(r["matrix"] for r in rows))
+    loads = {name: np.array([r["load_31"] for r in rows if r["matrix"] == name]) for name in names}
+    simulated = [r for r in rows if "busy_sim" in r]
+    bound = bonferroni_t_bound(n_runs, len(simulated))
+    z = max(t_statistic(r["busy_sim"], r["load_31"], r["se"]) for r in simulated)
+    claims = (criterion_31_claim(rows), *busy_fraction_claims(simulated, n_runs, n_servers, horizon))
+    tables = (
+        Table(tuple(loads.items()), {
+            "routing matrix": lambda kv: kv[0].replace("p0", "$p^0$").replace("p1", "$p^1$"),
+            **{f"type {m + 1}": (lambda kv, m=m: f"{kv[1][m]:.4f}") for m in range(3)},
+            "(3.1) holds": lambda kv: "yes" if np.all(kv[1] < 1) else "no"},
+            caption="Left side of (3.1), the load of each server type under random routing"),
+        Table(tuple(simulated), {
+            "server type": lambda r: r["server_type"], "load (3.1)": lambda r: f"{r['load_31']:.4f}",
+            "busy fraction, $d = 1$ simulation (95% CI)":
+                lambda r: f"{r['busy_sim']:.4f} ± {r['ci_high'] - r['busy_sim']:.4f}"},
+            caption=f"Busy fractions on irg($p^1$), $N = {n_servers}$ (largest $|t|$ {z:.2f}, Bonferroni bound "
+                    f"{bound:.1f})"))
+    caption = (
+        r"load of each server type under random routing (left side of (3.1)) for $p^0$, $p^1$ and the design of "
+        rf"Proposition 1; stars: time-averaged busy fraction in a $d = 1$ simulation on irg($p^1$) with "
+        rf"$N = {n_servers}$, {n_runs} runs of length {horizon:g} (95% CI)")
+    return ItemResult("L-V-lemma2", parameters, seed, rows, claims=claims,
+                      summary=dict(max_t_busy_vs_load=z, t_bound=bound, loads=loads), displays=tables,
+                      figure={"caption": caption, "matrices": names, "simulated": P1})
+
+
+def draw_lemma2(result: ItemResult):
+    """The L-V-lemma2 figure: bars of the (3.1) loads per matrix, stars of the simulated busy fractions."""
+    from ...plotting import PALETTE, new_figure
+    from ...results import column, select
+
+    fig, axes = new_figure(1, 1)
+    ax = axes[0][0]
+    width = 0.25
+    for c, name in enumerate(result.figure["matrices"]):
+        ax.bar(np.arange(3) + (c - 1) * width, column(select(result.rows, matrix=name), "load_31"), width,
+               label=name, color=PALETTE[c])
+    sel = select(result.rows, matrix=result.figure["simulated"])
+    ax.errorbar(np.arange(3), column(sel, "busy_sim"),
+                yerr=np.array(column(sel, "ci_high")) - np.array(column(sel, "busy_sim")),
+                fmt="k*", label=r"busy fraction, $d = 1$ simulation on irg($p^1$)")
+    ax.axhline(1.0, color="k", lw=0.8)
+    ax.set_yscale("log")
+    ax.set_xticks(np.arange(3), ["type 1", "type 2", "type 3"])
+    ax.set_ylabel("load under random routing, left side of (3.1)")
+    ax.legend()
+    return fig
+
+
+# -- L-V-prop1 ---------------------------------------------------------------------------------------------
+
+def proposition1_claims(summary: dict) -> tuple[Claim, Claim]:
+    """Proposition 1 from :func:`~qtheory.locality.experiments.proposition1_summary`: the design
+    stabilises every random system below capacity (and there is at least one), and every random
+    :math:`p` of a system at or above capacity violates (3.1) (at least one such system)."""
+    s = summary
+    return (
+        Claim(item="L-V-prop1", text="Proposition 1: a $p$ satisfying (3.1) (hence stable for large N) exists whenever "
+                                     "(2.1) holds",
+              source="Proposition 1 (Sec. 3.1)", holds=bool(s["design_stable"] == s["n_below_capacity"] > 0),
+              evidence=f"$p_{{k,m}} = u_m / \\max u$ stabilises {s['design_stable']} of the {s['n_below_capacity']} "
+                       r"random systems below capacity ((3.1) holds and $\rho$ of (5.2) $< 1$)"),
+        Claim(item="L-V-prop1", text=r"without (2.1) no $p$ satisfies (3.1): the $v_m u_m$-weighted mean of the (3.1) "
+                                     r"loads is $\lambda \zeta / \sum_m v_m u_m$",
+              category="check", holds=bool(s["random_p_violating"] == s["n_above_capacity"] > 0),
+              evidence=f"{s['random_p_violating']} of the {s['n_above_capacity']} random systems at or above "
+                       "capacity violate (3.1) with their random p"))
+
+
+def proposition1(*, seed: int, n_designs: int, parameters: dict) -> ItemResult:
+    """L-V-prop1: the design :math:`p_{k,m} = u_m / \\max u` on `n_designs` random systems."""
+    rows = proposition1_rows(seed, n_designs)
+    summary = proposition1_summary(rows)
+    table = Table.from_values({"random systems below capacity": summary["n_below_capacity"],
+                     "... of which the design of Proposition 1 stabilises": summary["design_stable"],
+                     "random systems at or above capacity": summary["n_above_capacity"],
+                     "... of which the random $p$ violates (3.1)": summary["random_p_violating"]},
+                    caption=f"Proposition 1 on {n_designs} random systems")
+    caption = (
+        rf"largest load of (3.1) over the server types against $\lambda\zeta / \sum_m v_m u_m$ for {n_designs} "
+        rf"random systems ($K$, $M \le 4$, drawn with seed {seed}): the design $p_{{k,m}} = u_m / \max u$ of "
+        "Proposition 1 (below capacity) and a random $p$")
+    return ItemResult("L-V-prop1", parameters, seed, rows, claims=proposition1_claims(summary), summary=summary,
+                      displays=(table,), figure={"caption": caption, "designed": "u_m / max u"})
+
+
+# -- L-V-lemma10 -------------------------------------------------------------------------------------------
+
+def lemma10_claims(rows, rho_complete: float, growth_runs: int, u1: float) -> tuple[Claim, ...]:
+    """The four records of L-V-lemma10 from :func:`~qtheory.locality.experiments.lemma10_rows`.
+
+    The supremum of (5.2) for :math:`p^0` (a reconstruction of Sec. 6.1's display), Lemma 1's
+    exact :math:`\\rho^N` tending to it (within :math:`2/N`), the instability claim of Sec. 6.1
+    (:math:`\\rho > 1` and the type-1 growth rate's interval above 0 at the largest N) and the
+    growth rate against the ODE (3.7) (in standard errors).
+    """
+    by_set = [r for r in rows if r["part"] == "rho by set of types" and r["matrix"] == "p0 (complete)"]
+    crit = next(r for r in by_set if r["critical"])
+    whole = next(r for r in by_set if r["types"] == "[1, 2, 3]")
+    exact = [r for r in rows if r["part"] == "rho^N complete graph"]
+    g_big = [r for r in rows if r["part"] == "type-1 growth rate"][-1]
+    return (
+        Claim(item="L-V-lemma10",
+              text=r"Sec. 6.1's display after 'By Lemma 10, for the complete bipartite case': the supremum over "
+                   r"$\alpha$ of the left side of (5.2) at $p^0$",
+              category="reconstruction", source="Sec. 6.1; Lemma 10, eq. (5.2)", ours=float(rho_complete),
+              alternatives=f"(5.2) at $\\alpha = (1, 1, 1)$, the whole system: {whole['value']:.3g}, below 1, so it "
+                           "could not show instability; the limit of Lemma 1's $\\rho^N$ for the complete graph: "
+                           f"{exact[-1]['value']:.6f} at $N = {exact[-1]['N']}$, tending to the same value",
+              verdict=f"{crit['value']:g} at the set {{type {crit['types'].strip('[]')}}} "
+                      r"($3 \times 0.5^2 / 0.5$); greater than 1, as Sec. 6.1's conclusion needs",
+              evidence="(5.2) evaluated at the 7 nonempty sets of types (quasi-convex ratio: the supremum is at one)"),
+        Claim(item="L-V-lemma10",
+              text=r"Lemma 1's $\rho^N$ of the complete graph tends to the supremum of (5.2) "
+                   r"(difference $1.5 / (N - 1)$)",
+              category="check", ours=float(exact[-1]["value"]), reference=float(rho_complete),
+              tolerance=2.0 / exact[-1]["N"],
+              evidence=f"closed form at $N = {exact[-1]['N']}$; tolerance $2 / N$ bounds the exact gap "
+                       "$1.5 / (N - 1)$"),
+        Claim(item="L-V-lemma10",
+              text="Sec. 6.1: for large $N$ the complete bipartite system under JSQ(2) is unstable "
+                   "(type-1 queues grow)",
+              source="Sec. 6.1", holds=bool(rho_complete > 1 and g_big["ci_low"] > 0),
+              evidence=f"$\\rho$ of (5.2) = {rho_complete:g} > 1; mean type-1 queue grows at {g_big['value']:.3f} "
+                       f"[{g_big['ci_low']:.3f}, {g_big['ci_high']:.3f}] per unit time at $N = {g_big['N']}$"),
+        Claim(item="L-V-lemma10",
+              text=f"complete bipartite, $N = {g_big['N']}$: growth rate of the mean type-1 queue over "
+                   f"[{g_big['t_from']:g}, {g_big['t_to']:g}] against the ODE (3.7)", category="check",
+              ours=float(g_big["value"]), ours_se=float(g_big["se"]), reference=float(g_big["ode"]),
+              evidence=f"{growth_runs} runs; the ODE's rate tends to $(\\rho - 1) u_1$ = {(rho_complete - 1) * u1:g} "
+                       f"as the window moves out (at $N = {g_big['N']}$ the long-run rate is $(\\rho^N - 1) u_1$ = "
+                       f"{g_big['long_run']:.4f})"))
+
+
+def lemma10(*, seed: int, n_list, n_runs: int, horizon: float, parameters: dict) -> ItemResult:
+    """L-V-lemma10: the supremum of (5.2) at :math:`p^0` and :math:`p^1`, Lemma 1's exact
+    :math:`\\rho^N` of the complete graph, and the simulated growth of its type-1 queues."""
+    rows = lemma10_rows(seed, n_list, n_runs, horizon)
+    complete = paper_system("complete")
+    rho = asymptotic_load(complete).rho
+    rho_p1 = asymptotic_load(paper_system("design")).rho
+    growth = [r for r in rows if r["part"] == "type-1 growth rate"]
+    tables = (
+        Table.from_values({r"$\rho$ of (5.2), complete bipartite ($p^0$)": f"{rho:g}",
+                 r"$\rho$ of (5.2), design ($p^1$)": f"{rho_p1:g}"}),
+        Table(tuple(growth), {"$N$": lambda r: r["N"], "type-1 growth rate (95% CI)":
+                              lambda r: f"{r['value']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]",
+                              "ODE (3.7), same window": lambda r: f"{r['ode']:.3f}",
+                              "long run": lambda r: f"{r['long_run']:.3f}"},
+              caption="Growth rate of the mean type-1 queue, complete bipartite system"))
+    caption = (
+        r"complete bipartite system of Sec. 6.1 under JSQ(2). Left: exact $\rho^N$ of Lemma 1 against $N$ and the "
+        rf"supremum of (5.2). Right: mean type-1 queue length for $N = {', '.join(str(n) for n in n_list)}$, "
+        f"{n_runs} runs each up to $t = {horizon:g}$ (95% CI), and the ODE (3.7)")
+    return ItemResult("L-V-lemma10", parameters, seed, rows,
+                      claims=lemma10_claims(rows, rho, n_runs, float(complete.u[0])),
+                      summary=dict(rho_complete=rho, rho_design=rho_p1,
+                                   type1_growth={str(r["N"]): r["value"] for r in growth},
+                                   ode_growth=growth[-1]["ode"]),
+                      displays=tables, figure={"caption": caption, "n_list": list(n_list), "rho": rho})
+
+
+def draw_lemma10(result: ItemResult):
+    """The L-V-lemma10 figure: Lemma 1's exact :math:`\\rho^N` against N beside the supremum of
+    (5.2) (left), the mean type-1 queue of the complete graph beside the ODE (right)."""
+    from ...plotting import PALETTE, ci_band, new_figure
+    from ...results import column, select
+
+    fig, axes = new_figure(2, 1)
+    exact = select(result.rows, part="rho^N complete graph")
+    axes[0][0].plot(column(exact, "N"), column(exact, "value"), "o-", label=r"exact $\rho^N$ (Lemma 1)")
+    axes[0][0].axhline(result.figure["rho"], color="k", ls="--", label=f"sup of (5.2) = {result.figure['rho']:g}")
+    axes[0][0].set_xscale("log")
+    axes[0][0].set_xlabel("$N$")
+    axes[0][0].set_ylabel("load of the worst set")
+    axes[0][0].legend()
+    for c, n in enumerate(result.figure["n_list"]):
+        sel = select(result.rows, part="type-1 mean queue", N=n)
+        ci_band(axes[0][1], column(sel, "t"), column(sel, "value"), column(sel, "ci_low"), column(sel, "ci_high"),
+                label=f"$N = {n}$", color=PALETTE[c])
+    axes[0][1].plot(column(sel, "t"), column(sel, "ode"), "k--", label="ODE (3.7)")
+    axes[0][1].set_xlabel("time $t$")
+    axes[0][1].set_ylabel("mean type-1 queue length, complete graph")
+    axes[0][1].legend()
+    return fig
+
+
+def compute(*, seed: int, lambdas, lemma1_runs: int, lemma1_horizon: float, rr_servers: int, rr_runs: int,
+            rr_horizon: float, n_random_designs: int, growth_n_list, growth_runs: int,
+            growth_horizon: float) -> Results:
+    """The four items of L-V-stability at the notebook's parameters (see the notebook for their
+    meaning); every item records all of them."""
+    parameters = dict(seed=seed, lambdas=list(lambdas), lemma1_runs=lemma1_runs, lemma1_horizon=lemma1_horizon,
+                      rr_servers=rr_servers, rr_runs=rr_runs, rr_horizon=rr_horizon,
+                      n_random_designs=n_random_designs, growth_n_list=list(growth_n_list),
+                      growth_runs=growth_runs, growth_horizon=growth_horizon)
+    return Results(
+        lemma1=lemma1(seed=seed, lambdas=lambdas, n_runs=lemma1_runs, horizon=lemma1_horizon, parameters=parameters),
+        lemma2=lemma2(seed=seed, n_servers=rr_servers, n_runs=rr_runs, horizon=rr_horizon, parameters=parameters),
+        prop1=proposition1(seed=seed, n_designs=n_random_designs, parameters=parameters),
+        lemma10=lemma10(seed=seed, n_list=growth_n_list, n_runs=growth_runs, horizon=growth_horizon,
+                        parameters=parameters))

@@ -1,0 +1,165 @@
+"""L-V-stability's item functions at a tiny scale, and each verdict on rows that must agree and must differ."""
+
+import math
+
+import pytest
+
+from qtheory.errors import ParameterError
+from qtheory.locality.experiments import bonferroni_t_bound, t_statistic
+from qtheory.locality.items import l_v_stability as st
+
+
+# -- the shared statistics -----------------------------------------------------------------------------------
+
+def test_bonferroni_bound_grows_with_the_number_of_comparisons_and_shrinks_with_runs():
+    one = bonferroni_t_bound(10, 1)
+    assert one == pytest.approx(4.780912585933, rel=1e-9)      # t_{0.9995}(9)
+    assert bonferroni_t_bound(10, 7) > one > bonferroni_t_bound(100, 1)
+
+
+@pytest.mark.parametrize("args, name", [((1, 3), "n_runs"), ((10, 0), "comparisons"), ((10, 3, 1.0), "level")])
+def test_bonferroni_bound_names_a_wrong_parameter(args, name):
+    with pytest.raises(ParameterError, match=name):
+        bonferroni_t_bound(*args)
+
+
+def test_t_statistic_of_a_zero_spread():
+    assert t_statistic(1.5, 1.0, 0.25) == 2.0
+    assert t_statistic(0.5, 1.0, 0.25) == 2.0
+    assert t_statistic(1.0, 1.0, 0.0) == 0.0
+    assert t_statistic(1.0, 1.1, 0.0) == math.inf
+
+
+# -- L-V-lemma1 ----------------------------------------------------------------------------------------------
+
+def _lemma1_rows(offsets, se=0.01):
+    return [dict(arrival_rate=lam, rho_N=lam / 2, closed_form_rho_N=lam / 2, growth_sim=max(lam / 2 - 1, 0) + d,
+                 se=se, growth_predicted=max(lam / 2 - 1, 0), growth_predicted_with_replacement=lam)
+            for lam, d in zip((1.0, 2.0, 3.0, 4.0), offsets)]
+
+
+def test_lemma1_reading_is_consistent_when_growth_matches_the_prediction():
+    claim, numbers = st.lemma1_reading_claim(_lemma1_rows([0.0, 0.01, -0.02, 0.03]), 6, 600.0)
+    assert claim.category == "reconstruction" and claim.verdict.startswith("consistent")
+    assert numbers["max_t_growth"] == pytest.approx(3.0) and claim.ours == pytest.approx(3.0)
+    assert numbers["t_bound"] == pytest.approx(bonferroni_t_bound(6, 4))
+    assert numbers["max_t_growth_with_replacement"] > 100
+
+
+def test_lemma1_reading_is_not_supported_when_one_rate_is_far_off():
+    bound = bonferroni_t_bound(6, 4)
+    claim, numbers = st.lemma1_reading_claim(_lemma1_rows([0.0, 0.0, 0.01 * (bound + 0.1), 0.0]), 6, 600.0)
+    assert claim.verdict.startswith("not supported") and numbers["max_t_growth"] > bound
+
+
+def test_lemma1_at_a_tiny_scale():
+    res = st.lemma1(seed=5, lambdas=[1.0, 4.0], n_runs=2, horizon=20.0, parameters={"seed": 5})
+    assert [r["arrival_rate"] for r in res.rows] == [1.0, 4.0]
+    assert res.rows[1]["rho_N"] > 1 > res.rows[0]["rho_N"]
+    assert [c.category for c in res.claims] == ["reconstruction", "check"]
+    assert res.claims[1].judge() == "holds" and res.summary["enumeration_vs_closed_form"] < 1e-12
+    assert "$\\lambda = 1, 4$" in res.figure["caption"]
+
+
+def test_lemma1_names_a_wrong_run_count():
+    with pytest.raises(ParameterError, match="n_runs"):
+        st.lemma1(seed=5, lambdas=[1.0], n_runs=1, horizon=20.0, parameters={})
+
+
+# -- L-V-lemma2 ----------------------------------------------------------------------------------------------
+
+def _lemma2_rows(p1_loads, busy=None, se=0.002):
+    rows = [dict(matrix="p0 (complete)", server_type=m + 1, load_31=x) for m, x in enumerate((3.0, 0.6, 0.3))]
+    for m, x in enumerate(p1_loads):
+        row = dict(matrix=st.P1, server_type=m + 1, load_31=x)
+        if busy is not None:
+            row.update(busy_sim=busy[m], se=se, ci_low=busy[m] - 2 * se, ci_high=busy[m] + 2 * se)
+        rows.append(row)
+    return rows
+
+
+def test_p1_satisfies_31_when_every_type_load_is_below_one():
+    claim = st.criterion_31_claim(_lemma2_rows([0.6, 0.91, 0.67]))
+    assert claim.holds is True and claim.judge() == "agrees" and "0.910" in claim.evidence
+
+
+@pytest.mark.parametrize("loads", [[0.6, 1.0, 0.67], [1.2, 0.5, 0.5]])
+def test_p1_violates_31_when_a_type_load_reaches_one(loads):
+    assert st.criterion_31_claim(_lemma2_rows(loads)).judge() == "differs"
+
+
+def test_busy_fractions_hold_within_four_standard_errors_and_fail_beyond():
+    rows = _lemma2_rows([0.6, 0.9, 0.7], busy=[0.6 + 0.007, 0.9 - 0.002, 0.7 + 0.0085])
+    sim = [r for r in rows if "busy_sim" in r]
+    judged = [c.judge() for c in st.busy_fraction_claims(sim, 4, 300, 200.0)]
+    assert judged == ["holds", "holds", "fails"]
+
+
+def test_lemma2_at_a_tiny_scale():
+    res = st.lemma2(seed=5, n_servers=60, n_runs=2, horizon=10.0, parameters={})
+    assert len(res.rows) == 9 and sum("busy_sim" in r for r in res.rows) == 3
+    assert res.claims[0].judge() == "agrees" and len(res.claims) == 4
+    assert set(res.summary["loads"]) == set(res.figure["matrices"]) and res.summary["t_bound"] > 0
+    assert len(res.displays) == 2
+
+
+# -- L-V-prop1 -----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("summary, labels", [
+    (dict(n_below_capacity=10, design_stable=10, n_above_capacity=4, random_p_violating=4), ("agrees", "holds")),
+    (dict(n_below_capacity=10, design_stable=9, n_above_capacity=4, random_p_violating=3), ("differs", "fails")),
+    (dict(n_below_capacity=0, design_stable=0, n_above_capacity=0, random_p_violating=0), ("differs", "fails")),
+])
+def test_proposition1_needs_every_system_and_at_least_one(summary, labels):
+    claims = st.proposition1_claims(summary)
+    assert tuple(c.judge() for c in claims) == labels
+
+
+def test_proposition1_at_a_tiny_scale():
+    res = st.proposition1(seed=5, n_designs=30, parameters={})
+    assert len(res.rows) == 30
+    assert res.summary["n_below_capacity"] + res.summary["n_above_capacity"] == 30
+    assert [c.judge() for c in res.claims] == ["agrees", "holds"]
+
+
+# -- L-V-lemma10 ---------------------------------------------------------------------------------------------
+
+def _lemma10_rows(rho_n_last, growth, ci_low, ode=0.6, se=0.05):
+    rows = [dict(part="rho by set of types", matrix="p0 (complete)", types="[1]", value=1.5, critical=True),
+            dict(part="rho by set of types", matrix="p0 (complete)", types="[1, 2, 3]", value=0.75, critical=False),
+            dict(part="rho by set of types", matrix="p1 (Sec. 6.1)", types="[1, 2, 3]", value=0.75, critical=True),
+            dict(part="rho^N complete graph", matrix="p0 (complete)", N=10, value=1.5 + 1.5 / 9),
+            dict(part="rho^N complete graph", matrix="p0 (complete)", N=1000, value=rho_n_last)]
+    rows.append(dict(part="type-1 growth rate", matrix="p0 (complete)", N=300, value=growth, ci_low=ci_low,
+                     ci_high=growth + 0.1, se=se, ode=ode, long_run=0.25, t_from=10.0, t_to=20.0))
+    return rows
+
+
+def test_lemma10_records_agree_for_the_unstable_complete_graph():
+    recon, limit, unstable, rate = st.lemma10_claims(_lemma10_rows(1.5 + 1.5 / 999, 0.62, 0.5), 1.5, 5, 0.5)
+    assert recon.category == "reconstruction" and recon.verdict.startswith("1.5 at the set {type 1}")
+    assert "0.75" in recon.alternatives
+    assert limit.judge() == "holds" and unstable.judge() == "agrees" and rate.judge() == "holds"
+
+
+def test_lemma10_records_differ_when_the_numbers_say_otherwise():
+    _, limit, unstable, rate = st.lemma10_claims(_lemma10_rows(1.5 + 2.5 / 1000, 0.62, 0.0), 1.5, 5, 0.5)
+    assert limit.judge() == "fails"            # beyond the 2 / N tolerance
+    assert unstable.judge() == "differs"       # the growth rate's interval touches 0
+    assert st.lemma10_claims(_lemma10_rows(1.0, 0.62, 0.5), 1.0, 5, 0.5)[2].judge() == "differs"  # rho = 1
+    assert st.lemma10_claims(_lemma10_rows(1.5, 0.62 + 0.25, 0.5), 1.5, 5, 0.5)[3].judge() == "fails"
+
+
+def test_lemma10_at_a_tiny_scale():
+    res = st.lemma10(seed=5, n_list=[30], n_runs=2, horizon=4.0, parameters={})
+    assert res.summary["rho_complete"] == pytest.approx(1.5) and res.summary["rho_design"] < 1
+    assert set(res.summary["type1_growth"]) == {"30"}
+    assert [c.category for c in res.claims] == ["reconstruction", "check", "claim", "check"]
+    assert res.claims[1].judge() == "holds"
+
+
+def test_compute_records_every_parameter_in_each_item():
+    res = st.compute(seed=5, lambdas=[4.0], lemma1_runs=2, lemma1_horizon=10.0, rr_servers=60, rr_runs=2,
+                     rr_horizon=5.0, n_random_designs=5, growth_n_list=[30], growth_runs=2, growth_horizon=2.0)
+    assert [r.item for r in res] == ["L-V-lemma1", "L-V-lemma2", "L-V-prop1", "L-V-lemma10"]
+    assert all(r.parameters == res.lemma1.parameters for r in res) and len(res.lemma1.parameters) == 11

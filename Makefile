@@ -2,6 +2,8 @@
 #   make book    -- venv from the pinned requirements, every notebook through papermill, HTML
 #   make test    -- the test suite
 #   make stress  -- the test suite N times (default 20) with every core busy (flaky tests)
+#   make pdf     -- the built book (_build/html) as one PDF, _build/pdf/qtheory-companion.pdf
+#                   (printed by Debian's chromium; run `make book` first)
 # Options: PRESET=quick|paper (default paper), JOBS=N notebooks at a time (default 2),
 # SCHEDULER=ADDRESS replications on a Dask cluster, STRICT=1
 # to turn Sphinx warnings into errors (CI does).
@@ -14,7 +16,7 @@ BIN    := $(VENV)/bin
 
 N      ?= 20
 
-.PHONY: book test stress env clean
+.PHONY: book test stress pdf env clean
 env: $(VENV)/.installed
 
 $(VENV)/.installed: requirements.txt constraints.txt pyproject.toml
@@ -30,6 +32,9 @@ book: $(VENV)/.installed
 
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest
+
+pdf: $(VENV)/.installed
+	$(BIN)/python -m qtheory pdf
 
 stress: $(VENV)/.installed
 	bash benchmarks/stress_tests.sh $(N)

@@ -298,6 +298,20 @@ class FindingDirective(Directive):
         return [container]
 
 
+def _cite_this_page(app, docname, source) -> None:
+    """Close every Markdown page with a "Cite this" box: the book, the page, and the paper of
+    its part (:func:`qtheory.pagebox.page_cite_box`). Result pages (executed notebooks) carry
+    their own, written with their run record by ``reproduce``."""
+    from .pagebox import page_cite_box, page_title, paper_of_page
+
+    if Path(app.env.doc2path(docname)).suffix != ".md" or ":class: dropdown cite-this" in source[0]:
+        return
+    base = (getattr(app.config, "html_baseurl", "") or "").rstrip("/")
+    url = f"{base}/{docname}.html" if base else None
+    box = page_cite_box(docname, page_title(source[0]) or app.config.project, paper=paper_of_page(docname), url=url)
+    source[0] = source[0].rstrip("\n") + "\n\n" + box
+
+
 def setup(app):
     app.add_directive("checks", ChecksDirective)
     app.add_directive("finding", FindingDirective)
@@ -311,4 +325,5 @@ def setup(app):
     app.connect("config-inited", _claims_pages)
     app.connect("config-inited", _repository)
     app.connect("html-page-context", _launch_source_notebook, priority=502)
+    app.connect("source-read", _cite_this_page)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

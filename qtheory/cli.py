@@ -1,4 +1,4 @@
-"""Command line: ``python -m qtheory {list,params,reproduce,book}``.
+"""Command line: ``python -m qtheory {list,params,reproduce,book,pdf}``.
 
 Errors in the user's input (an unknown ID, a bad parameter value, a failing notebook)
 end with a one-line message on stderr and exit status 2, not a traceback
@@ -102,6 +102,17 @@ def cmd_book(args) -> int:
     return 0
 
 
+def cmd_pdf(args) -> int:
+    from . import pdf
+
+    result = pdf.build_pdf(args.html, args.output, base_url=args.base_url,
+                           echo=lambda line: print(line, file=sys.stderr, flush=True))
+    for doc, problems in result.problems.items():
+        print(f"qtheory: warning: {doc}: {'; '.join(problems)}", file=sys.stderr, flush=True)
+    print(f"pdf: {result.path} ({result.pages} pages)", file=sys.stderr)
+    return 0
+
+
 def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--preset", choices=reproduce.PRESETS, default="paper",
                    help="parameter preset (default: paper, the papers' own scale, as `make book`; "
@@ -145,6 +156,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-run", action="store_true", help="only build, reuse executed notebooks")
     p.add_argument("--strict", action="store_true", help="turn Sphinx warnings into errors")
     p.set_defaults(func=cmd_book)
+
+    p = sub.add_parser("pdf", help="print the built book (_build/html) into one PDF with Chromium")
+    p.add_argument("--html", default=None, metavar="DIR", help="the built book (default: _build/html)")
+    p.add_argument("--output", "-o", default=None, metavar="FILE",
+                   help="the PDF to write (default: _build/pdf/qtheory-companion.pdf)")
+    p.add_argument("--base-url", default=None, metavar="URL",
+                   help="the online book's address: links between pages point there (default: plain text)")
+    p.set_defaults(func=cmd_pdf)
     return parser
 
 

@@ -76,10 +76,13 @@ def executed_path(name: str, results: Path | None = None) -> Path:
 
 
 def load_presets(directory: Path | None = None) -> dict[str, dict[str, dict[str, Any]]]:
-    """Read ``notebooks/presets/*.toml`` into ``{preset: {notebook: {parameter: value}}}``."""
+    """Read ``notebooks/presets/*.toml`` into ``{preset: {notebook: {parameter: value}}}``
+    (except ``meanings.toml``, the parameters' meanings: :mod:`qtheory.pagebox`)."""
     directory = directory or notebooks_dir() / "presets"
     out: dict[str, dict[str, dict[str, Any]]] = {p: {} for p in PRESETS}
     for path in sorted(directory.glob("*.toml")):
+        if path.name == "meanings.toml":
+            continue
         with path.open("rb") as fh:
             data = tomllib.load(fh)
         for preset, tables in data.items():
@@ -459,15 +462,42 @@ def _append_run_record(output: Path, source: Path, staging: Path, items: Sequenc
             intro["id"] = "qtheory-introduction"
             nb.cells.insert(1, intro)
     nb.cells[at:at] = [box, top]
+    # after the run record: how to compute the page again (commands, every parameter with its
+    # paper and quick values), then how to cite it
+    from .pagebox import page_title
+
+    data = {name: path for item in items for name, path in links.get(item, {}).items()}
+    nb.cells += _closing_cells(source, metas, items, data, page_title(title) if title else None)
     # readers see parameters, text and figures first; the code is one click away
     for code in nb.cells:
         tags = code.get("metadata", {}).get("tags", [])
-        if code.cell_type == "code" and not {"parameters", "injected-parameters", "remove-input"} & set(tags):
+        if code.cell_type == "code" and "injected-parameters" in tags and "remove-cell" not in tags:
+            # the rerun box shows this run's values and overrides: papermill's cell says it twice
+            code.setdefault("metadata", {})["tags"] = [*tags, "remove-cell"]
+        elif code.cell_type == "code" and not {"parameters", "injected-parameters", "remove-input"} & set(tags):
             code.setdefault("metadata", {})["tags"] = [*tags, "hide-input"]
     # the executed copy says which inputs produced it (see up_to_date)
     nb.metadata["qtheory"] = {"items": list(items), "input_hash": metas[0].get("input_hash"),
                               "preset": metas[0].get("preset"), "overrides": metas[0].get("overrides") or {}}
     nbformat.write(nb, output)
+
+
+def _closing_cells(source: Path, metas: list[dict], items: Sequence[str], data_links: dict[str, str],
+                   title: str | None = None) -> list:
+    """The "Rerun this page" and "Cite this" cells that close a result page (:mod:`qtheory.pagebox`)."""
+    import nbformat
+
+    from . import pagebox
+    from .citation import cite_box
+
+    notebook = source.stem
+    rerun = nbformat.v4.new_markdown_cell(pagebox.rerun_box(
+        notebook, metas[0], load_presets(), pagebox.parameter_meanings(notebook, source),
+        defaults=notebook_parameters(source), data_links=data_links))
+    rerun["id"] = "qtheory-rerun"
+    cite = nbformat.v4.new_markdown_cell(cite_box(items, title=title))
+    cite["id"] = "qtheory-cite"
+    return [rerun, cite]
 
 
 def split_title(source: str) -> tuple[str, str | None]:

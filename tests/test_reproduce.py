@@ -1,10 +1,11 @@
 """The papermill pipeline, end to end on a small fixture notebook."""
 
+import re
 from pathlib import Path
 
 import pytest
 
-from qtheory import reproduce, results
+from qtheory import citation, reproduce, results
 from qtheory.errors import NotebookError, ParameterError
 
 FIXTURE = Path(__file__).parent / "fixtures" / "pipeline_demo.ipynb"
@@ -28,10 +29,11 @@ def test_overridden_parameters_reach_the_data_file(tmp_path):
     import nbformat
 
     executed = nbformat.read(report.executed, as_version=4)
-    record = executed.cells[-1].source
+    record = next(c for c in executed.cells if c.get("id") == "qtheory-run-record").source
     assert "Run record" in record and "L-X-homog.csv" in record and "`rate = 4.0`" in record
     tags = [c.metadata.get("tags", []) for c in executed.cells if c.cell_type == "code"]
-    assert tags[0] == ["parameters"] and tags[1] == ["injected-parameters"]
+    # papermill's cell of injected values is left out of the page: the rerun box shows them
+    assert tags[0] == ["parameters"] and tags[1] == ["injected-parameters", "remove-cell"]
     assert all("hide-input" in t for t in tags[2:])
     assert not list((tmp_path / "results").glob(".run-*")), "the work folder was left behind"
 
@@ -115,6 +117,21 @@ def test_every_result_page_opens_with_a_badge_of_its_preset_and_overrides(tmp_pa
     meta = results.load_meta("L-X-homog", root=tmp_path / "results")
     assert meta["preset"] == "quick+overrides" and meta["overrides"] == {"seed": 9, "rate": 4.0}
     assert nbformat.read(report.executed, as_version=4).metadata["qtheory"]["overrides"] == meta["overrides"]
+    # the page closes with its run record, the rerun box, then the cite box
+    ids = [c.get("id") for c in cells]
+    assert ids[-3:] == ["qtheory-run-record", "qtheory-rerun", "qtheory-cite"]
+    assert ids.index("qtheory-preset-badge") < ids.index("qtheory-introduction") < ids.index("qtheory-run-record")
+    rerun, cite = cells[-2].source, cells[-1].source
+    assert rerun.startswith("````{admonition} Rerun this page")
+    assert "python -m qtheory reproduce --preset quick --only pipeline_demo -p seed 9 -p rate 4.0\n" in rerun
+    assert "python -m qtheory reproduce --only pipeline_demo\n" in rerun
+    # every parameter, with its meaning (from the cell's comments here) and its paper value
+    for name, meaning in [("item_id", "the manifest item this fixture writes"), ("seed", "root seed of the replications"),
+                          ("rate", "rate of the exponential distribution"), ("fail", "fail on purpose")]:
+        assert re.search(rf"^\| `{name}` \| {re.escape(meaning)}", rerun, re.M), name
+    assert "| `rate` | rate of the exponential distribution | `2.0` | `2.0` | number |" in rerun
+    assert "{download}`L-X-homog.csv <../results/L-X-homog/L-X-homog.csv>`" in rerun
+    assert cite == citation.cite_box(["L-X-homog"], title="Pipeline demo (test fixture)")
     # no override, no list of them
     assert reproduce.badge("paper", {}) == '<p class="qtheory-badge">Computed with the <strong>paper</strong> preset.</p>'
 

@@ -64,6 +64,7 @@ table.qtheory-table tbody tr:nth-child(odd) { background: var(--pst-color-surfac
 .bd-article mjx-container[display="true"] { overflow-x: auto; overflow-y: hidden; max-width: 100%; }
 html[data-theme="dark"] .bd-content div.cell_output .text_html, html[data-theme="dark"] .bd-content div.cell_output .text_markdown { background: transparent !important; color: var(--pst-color-text-base) !important; padding: 0; }
 .admonition.qtheory-verdict { margin-top: 0.6em; }
+.qtheory-rerun td:first-child code, .qtheory-rerun td:first-child code span.pre { white-space: nowrap; overflow-wrap: normal; }
 .admonition.qtheory-verdict ul { margin-bottom: 0.2em; padding-left: 1.1em; }
 .admonition.qtheory-verdict li { margin-bottom: 0.25em; }
 .qtheory-label { display: inline-block; font-size: 0.8em; font-weight: 600; padding: 0 0.45em; border-radius: 0.25em; border: 1px solid currentColor; white-space: nowrap; }

@@ -241,7 +241,11 @@ def test_every_result_figure_has_a_caption_and_alt_text(doc, book_html, server, 
         # alt text names the item and what is drawn (not a hashed file name), and the
         # caption says where the numbers come from: preset and seed
         assert re.match(r"[LRU]-[A-Za-z0-9-]+", fig["alt"]), f"{doc}: figure without alt text ({fig['alt']!r})"
-        assert re.match(r"Figure \d+\.", fig["caption"]), f"{doc}: figure without a numbered caption"
+        # numbered by item ("Figure L-F2.1"), never a bare "Figure 1" that collides with the
+        # papers' own numbering, and only with an item of this page
+        m = re.match(r"Figure ([LRU]-[A-Za-z0-9-]+)\.(\d+)\.", fig["caption"])
+        assert m, f"{doc}: figure without a caption numbered by item ({fig['caption'][:40]!r})"
+        assert m.group(1) in items, f"{doc}: figure numbered by {m.group(1)}, not an item of this page"
         assert "preset" in fig["caption"] and ("seed" in fig["caption"] or "no random numbers" in fig["caption"])
     assert len(figures) >= len(items)
 

@@ -124,3 +124,18 @@ def test_compute_names_a_wrong_parameter(kwargs, name):
                 exact_horizon=60.0, exact_runs=3) | kwargs
     with pytest.raises(ParameterError, match=name):
         l_f1.compute(**args)
+
+
+def test_the_tiny_graph_averages_leave_out_the_first_5_percent_of_the_horizon(monkeypatch):
+    """A stand-in simulator whose occupancy is 1 before 5% of the horizon and about 0.2 after it."""
+    class Fake:
+        def __init__(self, occupancy):
+            self.occupancy = occupancy
+
+    def fake_simulate(system, graph, x0, grid, ss, levels):
+        level = 0.2 + 0.01 * np.random.default_rng(ss).random()
+        return Fake(np.where((grid < 0.05 * grid[-1])[:, None, None], 1.0, level) * np.ones((len(grid), 2, levels)))
+
+    monkeypatch.setattr(l_f1, "simulate_jsqd", fake_simulate)
+    rows = l_f1.exact_rows(seed=1, horizon=100.0, n_runs=3)
+    assert all(0.2 <= r["sim_mean"] <= 0.21 for r in rows)

@@ -19,13 +19,6 @@ MAX_TOTAL = 1000
 COMPARISONS = {"<", ">", "<=", ">=", "==", "!="}
 VERDICT_NAMES = {"holds", "verdict", "claim", "passes", "judge"}
 
-#: notebooks not yet turned into recipes (their logic still to move into item functions);
-#: each must still break a rule below, so that a ported notebook leaves this set
-NOT_YET_RECIPES: set[str] = {
-    "L-F1", "L-F3", "L-R-finite", "L-R-jiq",
-}
-
-
 def code_lines(path) -> list[str]:
     """The non-blank, non-comment lines of a notebook's code cells."""
     nb = json.loads(path.read_text())
@@ -65,15 +58,12 @@ def problems(path) -> list[str]:
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_is_a_recipe_without_judgements(path):
     found = problems(path)
-    if path.stem in NOT_YET_RECIPES:
-        assert found, f"{path.stem} is a recipe now: remove it from NOT_YET_RECIPES"
-        pytest.skip(f"{path.stem} not yet a recipe: " + "; ".join(found[:3]))
     assert not found, f"{path.stem}: " + "; ".join(found)
 
 
 def test_all_notebooks_together_stay_short():
-    total = sum(len(code_lines(p)) for p in NOTEBOOKS if p.stem not in NOT_YET_RECIPES)
-    assert total < MAX_TOTAL * (1 - len(NOT_YET_RECIPES) / max(len(NOTEBOOKS), 1)) + 1, total
+    total = sum(len(code_lines(p)) for p in NOTEBOOKS)
+    assert total < MAX_TOTAL, f"{total} code lines in the notebooks (fewer than {MAX_TOTAL})"
 
 
 def test_the_judgement_scan_finds_comparisons_and_verdicts_but_not_strings():

@@ -1,0 +1,103 @@
+"""L-F3: the ODE (3.7) from the three initial matrices of Sec. 6 reaches one limit (Sec. 6.3, Fig. 3).
+
+:func:`compute` integrates (3.7) for the Sec. 6 system on irg(:math:`p^1`) from the matrices Q,
+Q1 and Q2 of Sec. 6, each under both readings of the initial condition (lengths 1, 2, 3 as
+written, or 0, 1, 2), and compares every path's end with the fixed point of an independent root
+solve of (5.1). The paper's claim (Fig. 3: one limit from every start) is judged by
+:func:`same_limit_claim`; the reading of the initial matrices is recorded by
+:func:`reading_reconstruction`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...claims import Claim
+from ...display import Table
+from ...errors import ParameterError
+from ...results import ItemResult
+from ..meanfield import fixed_point, solve_meanfield
+from ..model import paper_initial_occupancy, paper_system
+
+__all__ = ["ITEM", "INITIALS", "READINGS", "LIMIT_TOLERANCE", "compute", "final_distance", "same_limit_claim",
+           "reading_reconstruction"]
+
+ITEM = "L-F3"
+#: the initial matrices of Sec. 6 and the two readings of their columns
+INITIALS = ("Q", "Q1", "Q2")
+READINGS = ("lengths-1-3", "lengths-0-2")
+#: "the same limit": every path ends this close (sup norm over the types) to the root-solved q*
+LIMIT_TOLERANCE = 1e-4
+SOURCE = "Sec. 6.3, Fig. 3"
+
+
+def final_distance(rows, t_final: float) -> float:
+    """Largest :math:`|q_{m,1}(t_{final}) - q^*_{m,1}|` over the rows at time `t_final`."""
+    ends = [abs(r["q1"] - r["fixed_point"]) for r in rows if r["t"] == t_final]
+    if not ends:
+        raise ParameterError(f"no row at `t_final` = {t_final!r}")
+    return max(ends)
+
+
+def same_limit_claim(final: float, t_end: float) -> Claim:
+    """Fig. 3's claim: the paths from Q, Q1 and Q2 reach the same limit.
+
+    Holds when every path (both readings) ends within :data:`LIMIT_TOLERANCE` of the root-solved
+    fixed point at `t_end` (`final`, from :func:`final_distance`).
+    """
+    return Claim(item=ITEM, text="Fig. 3: $q_{m,1}(t)$ from Q, Q1, Q2 reach the same limit", source=SOURCE,
+                 holds=bool(final < LIMIT_TOLERANCE),
+                 evidence=f"ODE (3.7) to $t = {t_end:g}$, both readings of the initial matrices: largest distance to "
+                          f"the root-solved $q^*$ at the end {final:.1e} (criterion $10^{{-4}}$)")
+
+
+def reading_reconstruction(final: float) -> Claim:
+    """Our reading of the initial matrices of Sec. 6 (columns = lengths 1, 2, 3), with the outcome
+    of the check that the shifted reading reaches the same fixed point."""
+    return Claim(item=ITEM, category="reconstruction", source="Sec. 6 (initial matrix Q)",
+                 text=r"Sec. 6 initial condition read literally: entry $(m, \ell)$ is the probability that the initial "
+                      r"length is $\ell$, $\ell = 1, 2, 3$ (no server starts empty); the shifted reading "
+                      r"$\ell = 0, 1, 2$ reaches the same fixed point",
+                 alternatives=r"entry $(m, \ell)$ is the probability that the initial length is $\ell - 1$, "
+                              "lengths 0, 1, 2",
+                 ours=float(final),
+                 verdict=("the limit does not depend on the reading" if final < LIMIT_TOLERANCE else
+                          f"the starts end {final:.1e} apart from the fixed point at t_end"),
+                 evidence="six ODE runs (three matrices x two readings) against the root-solved fixed point")
+
+
+def compute(*, seed: int = 0, t_end: float, n_times: int) -> ItemResult:
+    """L-F3 at the notebook's parameters (`seed` is recorded only: nothing random is drawn).
+
+    Rows: ``initial, reading, server_type, t, q1, fixed_point, truncation_error``, one per
+    initial matrix, reading, server type and grid time.
+    """
+    if not n_times >= 2:
+        raise ParameterError(f"`n_times` must be at least 2 (got {n_times!r})")
+    if not t_end > 0:
+        raise ParameterError(f"`t_end` must be positive (got {t_end!r})")
+    params = dict(seed=seed, t_end=t_end, n_times=n_times)
+    system = paper_system("design")
+    t_grid = np.linspace(0.0, t_end, n_times)
+    fp = fixed_point(system)
+    rows = []
+    for name in INITIALS:
+        for reading in READINGS:
+            sol = solve_meanfield(system, paper_initial_occupancy(name, reading), t_grid)
+            for m in range(3):
+                for g, t in enumerate(t_grid):
+                    rows.append(dict(initial=name, reading=reading, server_type=m + 1, t=t, q1=sol.q[g, m, 0],
+                                     fixed_point=fp.q[m, 0], truncation_error=sol.truncation_error))
+    final = final_distance(rows, t_grid[-1])
+    claims = (same_limit_claim(final, t_end), reading_reconstruction(final))
+    shown = [(f"$q^*_{{{m + 1},1}}$", f"{fp.q[m, 0]:.6f}") for m in range(3)] + \
+        [(rf"largest $|q_{{m,1}}({t_end:g}) - q^*_{{m,1}}|$ over the 6 starts", f"{final:.2e}")]
+    table = Table(tuple(shown), {"quantity": lambda r: r[0], "value": lambda r: r[1]})
+    caption = (rf"fraction of busy servers $q_{{m,1}}(t)$ of each type $m$ for the Sec. 6 system on irg($p^1$) (JSQ(2), "
+               rf"$\lambda = 3$), ODE (3.7) up to $t = {t_end:g}$ from the initial matrices Q, Q1, Q2, each in both "
+               "readings (solid: lengths 1-3, dotted: lengths 0-2), and the fixed point from a root solve (dashed)")
+    return ItemResult(ITEM, params, None, rows, claims=claims,
+                      summary=dict(max_final_distance=final, fixed_point_q1=fp.q[:, 0], root_residual=fp.residual),
+                      displays=(table,),
+                      figure={"caption": caption, "fixed_point_q1": [float(x) for x in fp.q[:, 0]],
+                              "initials": INITIALS, "line_styles": {"lengths-1-3": "-", "lengths-0-2": ":"}})

@@ -1,0 +1,141 @@
+"""L-F1's item function (L-F1 and L-P-jsqd) at a tiny scale, and its verdicts on rows that must agree
+and must differ."""
+
+import numpy as np
+import pytest
+
+from qtheory.errors import ParameterError
+from qtheory.locality.items import l_f1
+from qtheory.locality.model import paper_system
+
+RISING = np.linspace(0.5, 1.5, 11)
+
+
+def test_a_path_that_rises_at_every_step_grows_almost_monotonically():
+    claim = l_f1.monotone_growth_claim(RISING)
+    assert claim.holds is True and claim.judge() == "agrees" and claim.source == l_f1.SOURCE
+    assert "rises in 100% of the 10 steps of the grid, from 0.500 to 1.500" in claim.evidence
+
+
+def test_one_dip_in_ten_steps_is_still_almost_monotone_but_two_are_not():
+    one_dip = RISING.copy()
+    one_dip[5] = one_dip[4] - 0.01          # falls at one step of 10: 90% rise
+    assert l_f1.monotone_growth_claim(one_dip).holds is True
+    two_dips = one_dip.copy()
+    two_dips[8] = two_dips[7] - 0.01        # 80%
+    claim = l_f1.monotone_growth_claim(two_dips)
+    assert claim.holds is False and claim.judge() == "differs"
+
+
+@pytest.mark.parametrize("path", [RISING[::-1], np.full(11, 0.7), np.r_[RISING[:-1], 0.5]])
+def test_a_falling_flat_or_net_flat_path_does_not_grow(path):
+    # the last one rises in 9 of 10 steps but ends where it started
+    assert l_f1.monotone_growth_claim(path).holds is False
+
+
+def test_a_flat_step_is_not_a_rise():
+    flat = RISING.copy()
+    flat[3], flat[7] = flat[2], flat[6]     # flat at two steps of 10, rising overall
+    assert l_f1.monotone_growth_claim(flat).holds is False
+    assert "rises in 80% of the 10 steps" in l_f1.monotone_growth_claim(flat).evidence
+
+
+def test_the_path_needs_two_values():
+    with pytest.raises(ParameterError, match="s1_type1"):
+        l_f1.monotone_growth_claim([1.0])
+
+
+def test_the_capacity_of_sec_6_is_four():
+    claim = l_f1.capacity_claim(paper_system())
+    assert claim.ours == pytest.approx(4.0) and claim.judge() == "agrees"
+    import dataclasses
+    other = dataclasses.replace(paper_system(), service_rates=(1.0, 5.0, 10.5))
+    assert l_f1.capacity_claim(other).judge() == "differs"
+
+
+def test_the_interval_claim_is_judged_at_the_paper_scale_only_and_against_the_marker():
+    assert l_f1.narrow_ci_claim(0.01, 99, 1000) is None and l_f1.narrow_ci_claim(0.01, 100, 999) is None
+    assert l_f1.narrow_ci_claim(0.049, 100, 1000).judge() == "agrees"
+    assert l_f1.narrow_ci_claim(l_f1.MARKER_HEIGHT, 100, 1000).judge() == "differs"
+    assert l_f1.narrow_ci_claim(0.2, 200, 5000).holds is False
+
+
+def test_the_bonferroni_bound_grows_with_the_number_of_entries_and_falls_with_runs():
+    assert l_f1.bonferroni_bound(1, 1000, level=0.05) == pytest.approx(1.962, abs=1e-3)
+    # n_runs - 1 degrees of freedom: the 97.5% point of t_1 and of t_7
+    assert l_f1.bonferroni_bound(1, 2, level=0.05) == pytest.approx(12.706, abs=1e-3)
+    assert l_f1.bonferroni_bound(2, 8, level=0.1) == pytest.approx(2.365, abs=1e-3)
+    assert l_f1.bonferroni_bound(18, 8) > l_f1.bonferroni_bound(1, 8) > l_f1.bonferroni_bound(1, 30)
+    with pytest.raises(ParameterError, match="n_runs"):
+        l_f1.bonferroni_bound(3, 1)
+
+
+def _tiny_rows(z, z_alt):
+    """Synthetic L-P-jsqd rows: d = 1, 2 with the given z scores (z_alt for the with-replacement chain)."""
+    return [dict(d=d, server_type=1, level=k + 1, z=z[i], z_with_replacement=z_alt[i], sim_mean=0.3,
+                 exact=0.3, exact_with_replacement=0.2) for i, (d, k) in enumerate([(1, 0), (1, 1), (2, 0), (2, 1)])]
+
+
+def test_the_exact_chain_check_holds_within_the_bound_and_fails_beyond_it():
+    bound = l_f1.bonferroni_bound(4, 8)
+    claim, b = l_f1.exact_chain_check(_tiny_rows([0.5, -1.0, 2.0, -bound], [0, 0, 0, 0]), 8, 100.0)
+    assert b == bound and claim.holds is True and claim.label == "internal check"
+    claim, _ = l_f1.exact_chain_check(_tiny_rows([0.5, -1.0, 2.0, -1.01 * bound], [0, 0, 0, 0]), 8, 100.0)
+    assert claim.holds is False and claim.judge() == "fails"
+
+
+def test_the_with_replacement_chain_is_rejected_only_beyond_the_bound_at_d_2_or_more():
+    claim, worst, sentence = l_f1.distinct_picks_check(_tiny_rows([0, 0, 0, 0], [50.0, 0.0, 1.0, -12.0]), 5.0)
+    assert claim.holds is True and worst["d"] == 2 and worst["level"] == 2
+    assert "is off by 12 standard errors" in sentence and claim.evidence.startswith(sentence)
+    # a large z at d = 1 does not count: the two chains coincide there
+    claim, _, _ = l_f1.distinct_picks_check(_tiny_rows([0, 0, 0, 0], [50.0, 0.0, 1.0, -5.0]), 5.0)
+    assert claim.holds is False and claim.judge() == "fails"
+    with pytest.raises(ParameterError, match="d >= 2"):
+        l_f1.distinct_picks_check(_tiny_rows([0] * 4, [0] * 4)[:2], 5.0)
+
+
+def test_compute_at_a_tiny_scale_returns_both_items():
+    res = l_f1.compute(seed=4, n_servers=40, n_runs=3, t_end=0.5, n_times=4, levels=4, reading="lengths-1-3",
+                       exact_horizon=1500.0, exact_runs=3)
+    f1, jsqd = res
+    assert f1.item == "L-F1" and jsqd.item == "L-P-jsqd"
+    assert len(f1.rows) == 2 * 3 * 4 * 2
+    for r in f1.rows:
+        if r["method"] == "sim":
+            assert r["ci_low"] <= r["mean"] <= r["ci_high"] and r["runs"] == 3
+    # below the paper's scale the interval claim is not judged
+    assert [c.text[:12] for c in f1.claims] == ["Fig. 1: the ", "Sec. 6: capa"]
+    assert set(f1.summary) == {"type1_growth_second_half_S1", "max_ci_half_width"}
+    assert "$N = 40$ servers" in f1.figure["caption"] and "one irg($p^1$) graph" in f1.figure["caption"]
+    assert len(jsqd.rows) == 3 * 2 * 3 and len(jsqd.claims) == 2
+    assert set(jsqd.summary) == {"max_abs_z", "max_abs_z_with_replacement", "alt_sentence"}
+    assert jsqd.summary["max_abs_z"] == max(abs(r["z"]) for r in jsqd.rows)
+    # d = 1: the two chains are the same
+    for r in jsqd.rows:
+        if r["d"] == 1:
+            assert r["exact"] == pytest.approx(r["exact_with_replacement"])
+
+
+@pytest.mark.parametrize("kwargs, name", [(dict(irg_graphs="two"), "irg_graphs"), (dict(irg_graphs="per run"), "irg_graphs"),
+                                          (dict(n_times=1), "n_times")])
+def test_compute_names_a_wrong_parameter(kwargs, name):
+    args = dict(seed=4, n_servers=40, n_runs=2, t_end=0.5, n_times=4, levels=4, reading="lengths-1-3",
+                exact_horizon=60.0, exact_runs=3) | kwargs
+    with pytest.raises(ParameterError, match=name):
+        l_f1.compute(**args)
+
+
+def test_the_tiny_graph_averages_leave_out_the_first_5_percent_of_the_horizon(monkeypatch):
+    """A stand-in simulator whose occupancy is 1 before 5% of the horizon and about 0.2 after it."""
+    class Fake:
+        def __init__(self, occupancy):
+            self.occupancy = occupancy
+
+    def fake_simulate(system, graph, x0, grid, ss, levels):
+        level = 0.2 + 0.01 * np.random.default_rng(ss).random()
+        return Fake(np.where((grid < 0.05 * grid[-1])[:, None, None], 1.0, level) * np.ones((len(grid), 2, levels)))
+
+    monkeypatch.setattr(l_f1, "simulate_jsqd", fake_simulate)
+    rows = l_f1.exact_rows(seed=1, horizon=100.0, n_runs=3)
+    assert all(0.2 <= r["sim_mean"] <= 0.21 for r in rows)

@@ -624,7 +624,7 @@ def _noted_section(records: list[Claim], noted: list[tuple[Noted, list[str]]], w
             verdict = _cell(c.judge())
             if c.finding in findings:  # worded once: the finding's title, linked to its full text
                 f = findings[c.finding]
-                verdict = f"{_cell(f.title)} ([finding](claims.md#{finding_anchor(f.id)}))"
+                verdict = f'{_cell(f.title)} (<a href="claims.html#{finding_anchor(f.id)}">finding</a>)'
             lines.append(f"| {anchor}{_link(c.item)} | {_cell(c.text)} | {_cell(c.source) or '—'} |{alt} "
                          f"{_cell(c.evidence) or '—'} | {value} | {verdict} |")
         lines.append("")

@@ -484,7 +484,7 @@ __all__ += ["bonferroni_t_bound", "t_statistic", "bootstrap_l1_interval"]
 
 def bonferroni_t_bound(n_runs: int, comparisons: int, level: float = 0.999) -> float:
     """Two-sided Student-t quantile with a Bonferroni correction: the bound that the largest of
-    `comparisons` statistics |mean - reference| / se, each from `n_runs` replications
+    `comparisons` statistics :math:`|m - r| / s`, each from `n_runs` replications
     (``n_runs - 1`` degrees of freedom), exceeds with familywise probability ``1 - level``."""
     from scipy import stats
 

@@ -60,7 +60,7 @@ class Results(NamedTuple):
 # -- L-P-gwsq ----------------------------------------------------------------------------------------------
 
 def gwsq_ode_claim(rows, n_runs: int, n_servers: int) -> tuple[Claim, dict]:
-    """GWSQ(2) with independent draws against the ODE (3.7): the largest |t| of the mean path
+    """GWSQ(2) with independent draws against the ODE (3.7): the largest :math:`|t|` of the mean path
     (rows of policy ``"GWSQ(2)"`` with t > 0) against the ODE, within the Bonferroni t bound
     (familywise 0.001). Returns the check and ``max_z_gwsq_vs_ode``, ``t_bound``."""
     gw = [r for r in rows if r["t"] > 0 and r["policy"] == POLICIES["gwsq"]]

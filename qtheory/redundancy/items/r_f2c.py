@@ -82,6 +82,10 @@ def cone_edge_claim(rows: list[dict], n_directions: int) -> Claim:
 def compute(*, seed: int, speeds, n_directions: int, examples) -> ItemResult:
     """R-F2c at the notebook's parameters.
 
+    Rows: ``p12, p23, lambda_star, critical_types, locally_stable, unique, boundary_rate_12,
+    boundary_rate_23, example`` (the grid first, ``example = 0``, then the examples).
+
+
     Parameters
     ----------
     seed : int
@@ -94,8 +98,6 @@ def compute(*, seed: int, speeds, n_directions: int, examples) -> ItemResult:
         The directions of Fig. 2(c)'s rays: one inside the cone, one outside it on the side of
         type :math:`\\{2,3\\}` (the paper gives the first, 7/12; the second is our choice).
 
-    Rows: ``p12, p23, lambda_star, critical_types, locally_stable, unique, boundary_rate_12,
-    boundary_rate_23, example`` (the grid first, ``example = 0``, then the examples).
     """
     n_directions = check_integer("n_directions", n_directions, low=1)
     if len(examples) != 2:

@@ -59,6 +59,11 @@ def scaled_mean_claim(eps: float, n_servers: int, value: float, load: float) -> 
 def compute(*, seed: int, n_servers: int, speeds, eps_values, loads, cdf_load: float, cdf_max_jobs: int) -> ItemResult:
     """R-X-eps at the notebook's parameters.
 
+    Rows: ``kind, eps, load, mechanism, q, value, limit, locally_stable``; ``kind = "scaled mean"``
+    (``value`` = :math:`(1-\\lambda/\\mu)E[Q]`, ``q`` NaN) for each :math:`\\epsilon`, load and mechanism,
+    then ``kind = "cdf"`` (``value`` = :math:`P(Q \\le q)` at `cdf_load`) for each :math:`\\epsilon`.
+
+
     Parameters
     ----------
     seed : int
@@ -76,9 +81,6 @@ def compute(*, seed: int, n_servers: int, speeds, eps_values, loads, cdf_load: f
     cdf_max_jobs : int
         Jobs up to which that CDF is computed: at least :math:`6/(1 - \\lambda/\\mu)`, the figure's range.
 
-    Rows: ``kind, eps, load, mechanism, q, value, limit, locally_stable``; ``kind = "scaled mean"``
-    (``value`` = :math:`(1-\\lambda/\\mu)E[Q]`, ``q`` NaN) for each :math:`\\epsilon`, load and mechanism,
-    then ``kind = "cdf"`` (``value`` = :math:`P(Q \\le q)` at `cdf_load`) for each :math:`\\epsilon`.
     """
     for k, load in enumerate(loads):
         check_real(f"loads[{k}]", load, low=0.0, high=1.0, low_open=True, high_open=True)

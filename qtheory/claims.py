@@ -740,7 +740,7 @@ def _box_record(c: Claim, anchor: str, prefix: str) -> str:
         values.append(f"{'paper' if c.category == 'claim' else 'reference'} {_value(c.target, c.target_se)}, "
                       f"ours {_value(c.ours, c.ours_se)}")
     elif c.holds is not None and c.evidence:
-        values.append("We find: " + first_sentence(c.evidence).rstrip("."))
+        values.append("We find: " + first_sentence(c.evidence).rstrip(".;"))
     elif c.ours is not None and c.category == "claim":
         values.append(f"ours {_value(c.ours, c.ours_se)}")
     if c.category in ("reconstruction", "erratum") and c.verdict:

@@ -225,6 +225,20 @@ def _flatten(items) -> list:
     return out
 
 
+def _draws_intervals(fig) -> bool:
+    """Whether `fig` draws intervals of a kind not marked: error bars or bands (fill_between)."""
+    from matplotlib.collections import PolyCollection
+    from matplotlib.container import ErrorbarContainer
+
+    for ax in fig.get_axes():
+        if any(isinstance(c, ErrorbarContainer) for c in ax.containers):
+            return True
+        if any(type(c).__name__ in ("FillBetweenPolyCollection",) or
+               (isinstance(c, PolyCollection) and type(c) is PolyCollection) for c in ax.collections):
+            return True
+    return False
+
+
 def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0) -> list[str]:
     """What would make `fig` hard to read in the book (issue 29), one sentence each:
 
@@ -233,8 +247,9 @@ def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0
       legend box over an axis label or tick label;
     - a labelled series that does not show (hiding it leaves every pixel unchanged: another
       artist covers it);
-    - a caption whose interval wording differs from what the figure draws
-      (:func:`mark_interval`, :func:`interval_words`).
+    - a caption whose interval wording differs from what the figure draws: the kinds marked
+      (:func:`mark_interval`, :func:`interval_words`) must be named; without a mark, a caption
+      that names an interval needs error bars or a band in the figure, and names one kind.
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.legend import Legend
@@ -289,11 +304,19 @@ def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0
         canvas.draw()
         if caption is not None:
             drawn = set(getattr(fig, "_qtheory_intervals", set()))
-            for kind, words in INTERVALS.items():
-                if kind in drawn and words not in caption:
-                    problems.append(f"the figure draws {words} intervals; its caption does not say '{words}'")
-                if kind not in drawn and words in caption:
-                    problems.append(f"the caption says '{words}', which the figure does not draw")
+            named = {kind for kind, words in INTERVALS.items() if words in caption}
+            for kind in drawn - named:
+                problems.append(f"the figure draws {INTERVALS[kind]} intervals; its caption does not say "
+                                f"'{INTERVALS[kind]}'")
+            if drawn:
+                for kind in named - drawn:
+                    problems.append(f"the caption says '{INTERVALS[kind]}', which the figure does not draw")
+            elif named and not _draws_intervals(fig):
+                problems.append(f"the caption says '{', '.join(INTERVALS[k] for k in named)}', but the figure "
+                                "draws no interval")
+            elif len(named) > 1:
+                problems.append("the caption names two kinds of interval; mark what the figure draws "
+                                "(plotting.mark_interval)")
     finally:
         fig.set_canvas(original)
     return problems

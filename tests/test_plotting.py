@@ -122,3 +122,15 @@ def test_a_legend_over_an_axis_label_is_a_problem():
     ax.set_ylabel("a y label")
     ax.legend(loc="center left", bbox_to_anchor=(-0.2, 0.5))
     assert any("legend covers 'a y label'" in p for p in figure_problems(fig))
+
+
+def test_unmarked_error_bars_count_as_intervals_and_need_one_wording():
+    from qtheory.plotting import new_figure
+
+    fig, axes = new_figure(1)
+    axes[0][0].errorbar([0, 1], [1, 2], yerr=[0.1, 0.2], fmt="o", label="simulation")
+    assert figure_problems(fig, "simulation (95% CI)") == []
+    assert any("two kinds" in p for p in figure_problems(fig, "95% CI and ±1 SE"))
+    fig, axes = new_figure(1)
+    axes[0][0].plot([0, 1], [1, 2], label="curve")
+    assert any("draws no interval" in p for p in figure_problems(fig, "curve (95% CI)"))

@@ -26,7 +26,7 @@ __all__ = ["ITEM", "LIMIT_SLOPE", "CLOSER_LOADS", "compute", "load_rows", "type_
            "slope_claim", "pmf_grid"]
 
 ITEM = "R-F3ab"
-#: the slope of Fig. 3(a), 3(b)'s dashed line: p_{2,3}/p_{1,2} at the paper's p_{1,2} = 7/12
+#: the slope of Fig. 3(a), 3(b)'s dashed line: :math:`p_{\{2,3\}}/p_{\{1,2\}}` at the paper's :math:`p_{\{1,2\}} = 7/12`
 LIMIT_SLOPE = 5 / 7
 #: loads closer to the heavy-traffic limit at which the exact ratio of the means is shown
 CLOSER_LOADS = (0.999, 0.9999)

@@ -2,8 +2,9 @@
 
 Same numbers as a local run (replication k gets child k of the seed wherever it runs);
 a worker killed mid-run costs no replication (Dask reruns its task); a task that kills every
-worker it runs on ends the run with Dask's own KilledWorker once the scheduler gives up
-(``distributed.scheduler.allowed-failures``, 3 by default), never with missing replications;
+worker it runs on ends the run with one qtheory line (WorkerLostError, naming the scheduler and what
+to do) once the scheduler gives up (Dask's KilledWorker after ``distributed.scheduler.allowed-failures``
+deaths, 3 by default), never with missing replications;
 a bad address is a ParameterError naming --scheduler. The kill is deterministic: the task of replication 0
 creates a marker file and exits its worker process on its first attempt only.
 """
@@ -14,7 +15,7 @@ import numpy as np
 import pytest
 
 from qtheory import runtime
-from qtheory.errors import ParameterError
+from qtheory.errors import ParameterError, WorkerLostError
 
 distributed = pytest.importorskip("distributed")
 cloudpickle = pytest.importorskip("cloudpickle")
@@ -63,11 +64,17 @@ def test_bad_address_names_the_option():
         runtime.dask_executor("tcp://127.0.0.1:1")
 
 
-def test_a_task_killing_every_worker_surfaces_dasks_killed_worker(cluster):  # last: leaves fewer workers
-    """After more worker deaths than the scheduler allows, the run fails with Dask's own
-    KilledWorker (naming the task), raised by replicate as it came, not wrapped in a qtheory
-    message and not a shorter list of results."""
+def test_a_task_killing_every_worker_ends_in_one_qtheory_line(cluster):  # last: leaves fewer workers
+    """After more worker deaths than the scheduler allows (Dask's KilledWorker), the run fails
+    with one qtheory line naming the scheduler and what to do, not Dask's raw KilledWorker and
+    not a shorter list of results."""
     ex = runtime.dask_executor(cluster.scheduler_address)
-    with pytest.raises(distributed.KilledWorker) as info:
+    with pytest.raises(WorkerLostError) as info:
         runtime.replicate(die, 2, seed=0, executor=ex, progress=False)
-    assert "_call" in str(info.value)                  # Dask's message names the task (runtime._call)
+    message = str(info.value)
+    assert "\n" not in message
+    assert cluster.scheduler_address in message
+    assert "memory" in message and "--nworkers" in message and "rerun" in message
+    assert "workers died" in message and "nothing of this run is published" in message
+    assert isinstance(info.value.__context__, distributed.KilledWorker)   # Dask's own error, kept for a debugger
+    assert info.value.__suppress_context__                                 # but not printed

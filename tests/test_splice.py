@@ -1,5 +1,7 @@
 """qtheory._splice: a kernel template with one dispatch point, specialised on a rule."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from numba import njit
@@ -124,7 +126,7 @@ cap = 2  # a module-level constant named like the L template's own `cap`
 
 def _line(marker: str) -> int:
     """The line of this file that carries the comment `marker`."""
-    lines = open(__file__, encoding="utf-8").read().splitlines()
+    lines = Path(__file__).read_text(encoding="utf-8").splitlines()
     (number,) = [k + 1 for k, text in enumerate(lines) if "#" in text and text.rstrip().endswith(marker)]
     return number
 

@@ -37,9 +37,16 @@ def die(seed_sequence):
 
 @pytest.fixture(scope="module")
 def cluster():
+    """A local cluster; the client runtime.dask_executor kept for it is closed with it: left
+    open, it tries to reconnect for 10 s from a background thread, whose backoff draws from the
+    global `random` module while the next tests run (a HypothesisDeprecationWarning, "Do not use
+    the `random` module inside strategies", in whichever hypothesis test ran then)."""
     with distributed.LocalCluster(host="127.0.0.1", n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None, silence_logs=40) as c:
         yield c
+        client = runtime._DASK_CLIENTS.pop(c.scheduler_address, None)
+        if client is not None:
+            client.close()
 
 
 def test_dask_matches_local(cluster, monkeypatch):

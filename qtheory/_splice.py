@@ -2,10 +2,19 @@
 
 A simulator's event loop is written once, as a plain Python *template* with one dispatch
 point, the statement ``p = decide(<arguments>)``. A policy brings its decision *rule*, a
-``numba.njit`` function whose parameters are named like the template's arguments and
-whose last statement is its only ``return``. :func:`specialise` writes a module in which
-the rule's body replaces the dispatch statement (the rule's local names prefixed, so they
-cannot clash with the loop's) and compiles it with ``njit(cache=True)``.
+``numba.njit`` function that takes any of the template's arguments there, by name and in any
+order (only those it uses), and whose last statement is its only ``return``.
+:func:`specialise` writes a module in which the rule's body replaces the dispatch statement
+(the rule's local names prefixed, so they cannot clash with the loop's) and compiles it with
+``njit(cache=True)``.
+
+A spliced body must mean in the kernel what it means as a function. Refused, with a
+:class:`~qtheory.errors.SpliceError` naming the rule's file and line, is a rule that assigns
+to one of its parameters (in the kernel, the template's own variable: a loop ``for i in``
+would overwrite the dispatcher index), reads a module-level name that the template binds
+itself (the template's ``cap`` would replace the policy file's), reads a closure variable or a
+name defined nowhere (such as a policy parameter without ``params.``), reads a template
+argument without taking it, or reads a name that the template imports as something else.
 
 Why not a call, or numba's inlining? Both were measured (``benchmarks/compare_revisions.py``,
 issue 15): a call that receives the generator state costs up to 40 % of the events/s of the
@@ -33,22 +42,33 @@ import textwrap
 import types
 from pathlib import Path
 
+from .errors import SpliceError
+
 __all__ = ["specialise"]
 
 _PLACEHOLDER = "decide"
 _LOADED: dict[tuple, object] = {}
 
 
-def _function_def(func) -> ast.FunctionDef:
-    tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+def _source_of(func) -> tuple[ast.FunctionDef, str, int]:
+    """`func`'s definition, its source file and the line its source starts at (the first
+    decorator): a node's line in the file is ``first + node.lineno - 1``."""
+    lines, first = inspect.getsourcelines(func)
+    file = inspect.getsourcefile(func) or func.__code__.co_filename
+    tree = ast.parse(textwrap.dedent("".join(lines)))
     node = tree.body[0]
     if not isinstance(node, ast.FunctionDef):
-        raise ValueError(f"{func.__qualname__} is not a plain function definition")
-    return node
+        raise SpliceError(f"{file}:{first}: {func.__qualname__} is not a plain function definition")
+    return node, file, max(first, 1)
+
+
+def _function_def(func) -> ast.FunctionDef:
+    return _source_of(func)[0]
 
 
 def _import_lines(func, names) -> list[str]:
-    """``import``/``from ... import`` lines binding `names` as `func`'s globals bind them."""
+    """``import``/``from ... import`` lines binding `names` as `func`'s globals bind them
+    (a name that is not one of its globals is a builtin: :func:`_rule_statements` checked)."""
     lines = []
     for name in sorted(names):
         if name not in func.__globals__:
@@ -71,40 +91,128 @@ class _Rename(ast.NodeTransformer):
         return node
 
 
-def _rule_statements(rule, call_args: list[str], target: str, *, placeholder: str = _PLACEHOLDER
-                     ) -> tuple[list[ast.stmt], set[str]]:
+def _bound_names(fdef: ast.FunctionDef) -> set[str]:
+    """The names `fdef` binds itself: its parameters and every name it assigns."""
+    return ({a.arg for a in fdef.args.args}
+            | {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)})
+
+
+def _first_use(body, name):
+    """The first node of `body` (in source order) that reads or writes `name`."""
+    nodes = [n for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.Name) and n.id == name]
+    return min(nodes, key=lambda n: (n.lineno, n.col_offset))
+
+
+def _rule_statements(rule, call_args: list[str], target: str, *, placeholder: str = _PLACEHOLDER,
+                     template=None) -> tuple[list[ast.stmt], set[str]]:
     """The rule's body as statements assigning its result to `target`, and its global names.
 
-    The rule of the dispatch point must name its parameters as the template names its
-    arguments; a function spliced at another placeholder may name them as it likes (they are
-    renamed to the call's arguments)."""
+    The rule of the dispatch point takes any of the names the template passes there, in any
+    order, bound by name; a function spliced at another placeholder takes as many parameters
+    as the call passes and may name them as it likes (they are renamed to the call's
+    arguments, by position). Refused (:class:`~qtheory.errors.SpliceError`, naming the rule's
+    file and line) is a rule that would not mean in the kernel what it means as a function:
+    one that assigns to a parameter (the template's variable), reads a name the template
+    binds itself (which would replace the rule's), a closure variable, or a name that is not
+    defined (e.g. a policy parameter without ``params.``)."""
     py = getattr(rule, "py_func", rule)
-    fdef = _function_def(py)
-    params = [a.arg for a in fdef.args.args]
-    if placeholder == _PLACEHOLDER and params != call_args or len(params) != len(call_args):
-        raise ValueError(f"rule {py.__module__}.{py.__qualname__} must take ({', '.join(call_args)}), "
-                         f"got ({', '.join(params)})")
+    fdef, file, first = _source_of(py)
+    name = f"{py.__module__}.{py.__qualname__}"
+
+    def where(node=None):
+        return f"{file}:{first + (node.lineno - 1 if node is not None else 0)}: {name}"
+
+    args = fdef.args
+    if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
+        raise SpliceError(f"{where(fdef)} may take only plain parameters (no defaults, *args, **kwargs or "
+                          f"keyword-only ones)")
+    params = [a.arg for a in args.args]
+    if placeholder == _PLACEHOLDER:
+        unknown = [p for p in params if p not in call_args]
+        if unknown:
+            raise SpliceError(f"{where(fdef)} takes `{unknown[0]}`, which the kernel template does not pass to "
+                              f"`{placeholder}`: a rule takes any of ({', '.join(call_args)}), by name")
+    elif len(params) != len(call_args):
+        raise SpliceError(f"{where(fdef)} must take {len(call_args)} parameters, as `{placeholder}"
+                          f"({', '.join(call_args)})` passes them (got ({', '.join(params)}))")
     body = list(fdef.body)
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
         body = body[1:]  # docstring
     returns = [n for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.Return)]
     if not body or not isinstance(body[-1], ast.Return) or len(returns) != 1 or body[-1].value is None:
-        raise ValueError(f"rule {py.__module__}.{py.__qualname__} must end with its only `return <value>`")
+        node = returns[0] if len(returns) > 1 else (body[-1] if body else fdef)
+        raise SpliceError(f"{where(node)} must end with its only `return <value>`")
     stored = {n.id for stmt in body for n in ast.walk(stmt)
               if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    if stored & set(params) and params != call_args:
-        raise ValueError(f"{py.__module__}.{py.__qualname__} assigns to a parameter")
+    assigned = [p for p in params if p in stored]
+    if assigned:
+        node = min((n for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.Name)
+                    and isinstance(n.ctx, ast.Store) and n.id in assigned), key=lambda n: (n.lineno, n.col_offset))
+        raise SpliceError(f"{where(node)} assigns to its parameter `{node.id}`, which in the kernel is the "
+                          f"template's own variable: use a new name for the new value")
+    loaded = {n.id for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.Name)}
+    # attribute bases such as `np` in `np.zeros` are Names too
+    free = loaded - stored - set(params)
+    _check_free_names(py, body, free, call_args, placeholder, template, where)
     locals_ = stored - set(params)
     tag = py.__module__.rsplit(".", 1)[-1] + ("" if placeholder == _PLACEHOLDER else f"_{placeholder}")
-    mapping = {name: f"_{tag}_{name}" for name in locals_}
-    mapping.update({p: a for p, a in zip(params, call_args) if p != a})
+    mapping = {local: f"_{tag}_{local}" for local in locals_}
+    mapping.update({p: a for p, a in zip(params, call_args) if p != a and placeholder != _PLACEHOLDER})
+    if template is not None:
+        clash = sorted(set(mapping.values()) & _bound_names(_function_def(template)) - set(call_args))
+        if clash:  # pragma: no cover - a template naming its locals like a rule's renamed ones
+            raise SpliceError(f"{where(fdef)}: its renamed locals {clash} clash with the template's")
     rename = _Rename(mapping)
     stmts = [rename.visit(stmt) for stmt in body[:-1]]
     stmts.append(ast.Assign(targets=[ast.Name(target, ast.Store())], value=rename.visit(body[-1].value),
                             lineno=0))
-    loaded = {n.id for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.Name)}
-    # attribute bases such as `np` in `np.zeros` are Names too
-    return [ast.fix_missing_locations(s) for s in stmts], loaded - stored - set(params)
+    return [ast.fix_missing_locations(s) for s in stmts], free
+
+
+def _check_free_names(py, body, free, call_args, placeholder, template, where) -> None:
+    """Refuse a free name of the rule (one it reads but neither takes nor assigns) that the
+    generated kernel would not resolve as the rule's own module does."""
+    closure = set(py.__code__.co_freevars)
+    tdef = _function_def(template) if template is not None else None
+    template_bound = _bound_names(tdef) if tdef is not None else set(call_args)
+    template_free = ({n.id for n in ast.walk(tdef) if isinstance(n, ast.Name)} - template_bound
+                     if tdef is not None else set())
+    builtins_ = vars(__import__("builtins"))
+    module = sys.modules.get(py.__module__)
+    for free_name in sorted(free, key=lambda n: (_first_use(body, n).lineno, _first_use(body, n).col_offset)):
+        node = _first_use(body, free_name)
+        if free_name in closure:
+            raise SpliceError(
+                f"{where(node)} reads `{free_name}`, a variable of the function that encloses it: the generated "
+                f"kernel cannot see it. Put the value in the policy's `Params` (read as `params.{free_name}`) or "
+                f"at module level")
+        in_globals = free_name in py.__globals__
+        if free_name in template_bound:
+            if in_globals:
+                raise SpliceError(
+                    f"{where(node)} reads the module-level `{free_name}`, but the kernel template has a variable "
+                    f"`{free_name}` of its own, which would replace it in the generated kernel: rename it")
+            if free_name in call_args and placeholder == _PLACEHOLDER:
+                raise SpliceError(f"{where(node)} reads `{free_name}` without taking it: add `{free_name}` to its "
+                                  f"parameters")
+            raise SpliceError(
+                f"{where(node)} reads `{free_name}`, which is not defined where the rule is (in the kernel it would "
+                f"silently be the template's own `{free_name}`); a policy parameter is read as `params.{free_name}`")
+        if in_globals:
+            obj = py.__globals__[free_name]
+            if not isinstance(obj, types.ModuleType) and (module is None or getattr(module, free_name, None) is not obj):
+                raise SpliceError(f"{where(node)} reads `{free_name}`, which the generated kernel cannot import "
+                                  f"from {py.__module__}")
+        elif free_name not in builtins_:
+            raise SpliceError(f"{where(node)} reads `{free_name}`, which is not defined (not a parameter, a local, "
+                              f"a module-level name or a builtin); a policy parameter is read as "
+                              f"`params.{free_name}`")
+        if free_name in template_free:
+            ours = py.__globals__.get(free_name, builtins_.get(free_name))
+            theirs = template.__globals__.get(free_name, builtins_.get(free_name))
+            if ours is not theirs:
+                raise SpliceError(f"{where(node)} reads `{free_name}`, which means something else in the kernel "
+                                  f"template {template.__module__}.{template.__qualname__}: rename it")
 
 
 def _holder(tdef, template, placeholder):
@@ -133,7 +241,8 @@ def _source(template, rule, extra=None) -> str:
     rule_globals = {}       # function -> the global names its body reads
     for placeholder, func in rules.items():
         holder, call_args = _holder(tdef, template, placeholder)
-        stmts, names = _rule_statements(func, call_args, holder.targets[0].id, placeholder=placeholder)
+        stmts, names = _rule_statements(func, call_args, holder.targets[0].id, placeholder=placeholder,
+                                        template=template)
         splices[id(holder)] = stmts
         rule_globals[func] = names
 
@@ -151,13 +260,7 @@ def _source(template, rule, extra=None) -> str:
     template_globals = {n.id for n in ast.walk(_function_def(template)) if isinstance(n, ast.Name)}
     imports = ["from numba import njit"] + _import_lines(template, template_globals - set(rules))
     for func, names in rule_globals.items():
-        py_rule = getattr(func, "py_func", func)
-        clash = {name for name in template_globals & names
-                 if name in template.__globals__ and name in py_rule.__globals__
-                 and template.__globals__[name] is not py_rule.__globals__[name]}
-        if clash:
-            raise ValueError(f"names {sorted(clash)} mean different things in the template and the rule")
-        imports += _import_lines(py_rule, names)
+        imports += _import_lines(getattr(func, "py_func", func), names)
     spliced = ", ".join(f"{getattr(f, 'py_func', f).__module__}.{getattr(f, 'py_func', f).__qualname__} in place "
                         f"of `{p}`" for p, f in rules.items())
     header = (f'"""Generated by qtheory._splice: {template.__module__}.{template.__qualname__} with '

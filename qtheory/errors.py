@@ -24,3 +24,14 @@ class InstabilityError(ParameterError):
 
 class NotebookError(QTheoryError):
     """A notebook run by :mod:`qtheory.reproduce` failed."""
+
+
+class SpliceError(QTheoryError, ValueError):
+    """A function cannot be spliced into a kernel template (:mod:`qtheory._splice`): it would
+    not mean in the generated kernel what it means as a function. The message names the
+    function's file and line."""
+
+
+class WorkerLostError(QTheoryError):
+    """The workers of a Dask scheduler died running replications more often than the
+    scheduler allows (Dask's ``KilledWorker``); the message names the scheduler and what to do."""

@@ -24,7 +24,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .errors import ParameterError
+from .errors import ParameterError, WorkerLostError
 from .validation import check_integer, check_seed
 
 __all__ = ["RunRecord", "spawn", "children", "child_seed", "generator", "kernel_state", "kernel_seed", "default_workers", "replicate", "progress_enabled"]
@@ -233,6 +233,12 @@ def replicate(
     -------
     list
         The results in replication order.
+
+    Raises
+    ------
+    WorkerLostError
+        On Dask, when the workers running one replication died more often than the scheduler
+        allows (``distributed.scheduler.allowed-failures``); no partial list is returned.
     """
     n_replications = check_integer("n_replications", n_replications, low=1)
     seeds = spawn(seed, n_replications)
@@ -308,13 +314,36 @@ def _run_on(executor: Executor, func, seeds, args, kwargs, bar) -> list:
         for fut in futures:
             fut.add_done_callback(lambda _f: bar.update(1))
         out = [fut.result() for fut in futures]
-    except BaseException:
+    except BaseException as exc:
         for fut in futures:
             fut.cancel()
+        lost = _workers_lost(executor, exc)
+        if lost is not None:
+            raise lost from None  # Dask's KilledWorker stays readable as its __context__
         raise
     if len(out) != len(seeds):  # pragma: no cover - a broken executor
         raise RuntimeError(f"executor returned {len(out)} of {len(seeds)} replications")
     return out
+
+
+def _workers_lost(executor: Executor, exc: BaseException) -> WorkerLostError | None:
+    """The qtheory error for Dask's ``KilledWorker`` (a task whose workers all died, more
+    times than ``distributed.scheduler.allowed-failures``), naming the scheduler of
+    `executor`; None for any other exception."""
+    distributed = sys.modules.get("distributed")
+    if distributed is None or not isinstance(exc, getattr(distributed, "KilledWorker", ())):
+        return None
+    client = getattr(executor, "_client", None)
+    address = getattr(getattr(client, "scheduler", None), "address", None) or "(unknown address)"
+    args = exc.args
+    deaths = f"{args[2] + 1} " if len(args) >= 3 and isinstance(args[2], int) else ""
+    last = getattr(args[1], "address", None) if len(args) >= 2 else None
+    return WorkerLostError(
+        f"replications on the Dask scheduler {address} stopped: {deaths}workers died running one task"
+        f"{f' (the last {last})' if last else ''}; check the workers' logs and memory (a worker past its "
+        f"`dask worker --memory-limit` is killed), start fewer per machine (`dask worker --nworkers`) or rerun "
+        f"(without --scheduler: local processes); the replications done are discarded, nothing of this run "
+        f"is published")
 
 
 class _NoBar:

@@ -188,3 +188,74 @@ def test_default_workers_per_notebook_keep_two_per_notebook_on_two_cores():
     assert default_notebook_workers(2, cpus=8) == 4
     assert default_notebook_workers(8, cpus=8) == 2
     assert default_notebook_workers(3, cpus=1) == 1      # never more than the CPUs
+
+
+def _try_lock(folder, wait, report):
+    """In a child process: take the results lock of `folder`, reporting to the queue `report`
+    ("waiting" when told the folder is busy, then "got" and the PID in the lock file, or "busy"
+    and the message)."""
+    try:
+        with reproduce.results_lock(Path(folder), wait=wait, echo=lambda _msg: report.put(("waiting", None))):
+            report.put(("got", Path(folder, reproduce.LOCK_NAME).read_text().strip()))
+    except reproduce.ResultsBusy as exc:
+        report.put(("busy", str(exc)))
+    except BaseException as exc:  # reported, so that the test fails at once rather than at its timeout
+        report.put(("error", repr(exc)))
+
+
+@pytest.fixture
+def lock_child():
+    """Start ``_try_lock`` in a forked child: ``(process, its report queue)``; a child still
+    alive at the end of the test (a lock that never came) is killed."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    started = []
+
+    def start(folder, wait):
+        report = ctx.Queue()
+        proc = ctx.Process(target=_try_lock, args=(str(folder), wait, report))
+        proc.start()
+        started.append(proc)
+        return proc, report
+
+    yield start
+    for proc in started:
+        if proc.is_alive():
+            proc.kill()
+        proc.join(15)
+
+
+def test_a_second_results_lock_in_another_process_is_refused_at_once(tmp_path, lock_child):
+    """The folder lock, directly (not through a second reproduce run that would hang when it fails)."""
+    import os
+    import time
+
+    folder = tmp_path / "results"
+    with reproduce.results_lock(folder):
+        start = time.monotonic()
+        proc, report = lock_child(folder, wait=False)
+        kind, message = report.get(timeout=15)
+        proc.join(15)
+        assert kind == "busy", (kind, message)
+        assert f"PID {os.getpid()}" in message and "--wait" in message
+        assert time.monotonic() - start < 20
+    proc, report = lock_child(folder, wait=False)   # released: the next run takes it
+    assert report.get(timeout=15)[0] == "got"
+    proc.join(15)
+
+
+def test_a_waiting_results_lock_gets_the_folder_when_the_holder_releases_it(tmp_path, lock_child):
+    """With `wait` the second process says it waits, waits while the first holds the folder and
+    takes it once released (also when the holder forked children, which inherit its open lock file)."""
+    import queue
+
+    folder = tmp_path / "results"
+    with reproduce.results_lock(folder):
+        proc, report = lock_child(folder, wait=True)
+        assert report.get(timeout=15) == ("waiting", None)
+        with pytest.raises(queue.Empty):        # it does wait
+            report.get(timeout=0.5)
+    kind, holder = report.get(timeout=15)
+    proc.join(15)
+    assert kind == "got" and holder == str(proc.pid)   # it holds the lock now, under its own PID

@@ -193,6 +193,8 @@ def test_a_second_run_on_the_same_results_folder_stops_or_waits(project, tmp_pat
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+            if proc.stderr is not None:
+                proc.stderr.close()  # else a ResourceWarning (an error under filterwarnings = error)
 
 
 @pytest.mark.parametrize("how, message", [

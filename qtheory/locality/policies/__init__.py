@@ -8,10 +8,14 @@ What a policy file provides:
 
 ``Params``
     a :func:`collections.namedtuple` of the rule's parameters (numbers, arrays).
-``rule(params, rng, i, state, offset, degree, neighbors, ...)``
-    (then ``dispatcher_cluster, server_type, type_members, type_first, type_size``):
+``rule(...)``, taking any of ``params, rng, i, state, offset, degree, neighbors, dispatcher_cluster,
+    server_type, type_members, type_first, type_size`` (only those it uses, by name: JIQ's is
+    ``rule(rng, i, state, offset, degree, neighbors)``):
     a ``numba.njit`` function evaluated for every arrival at dispatcher ``i``; it returns
-    the server that receives the task, and its last statement is its only ``return``.
+    the server that receives the task, and its last statement is its only ``return``. It may
+    not assign to its parameters (``i`` is the kernel's own dispatcher index) nor read a
+    module-level name that the kernel template binds itself (such as ``cap``);
+    :mod:`qtheory._splice` refuses such a rule naming its file and line.
     ``state[j]`` is the queue length of server ``j``; dispatcher ``i``'s compatible servers
     are ``neighbors[offset[i]:offset[i] + degree[i]]``; ``dispatcher_cluster[i]`` is its
     cluster; the servers of type ``m`` are ``type_members[type_first[m]:type_first[m] +

@@ -18,8 +18,7 @@ Params = namedtuple("GWSQParams", ["d", "type_cdf", "sorted_members"], defaults=
 
 
 @njit(cache=True)
-def rule(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, server_type, type_members,
-         type_first, type_size):
+def rule(params, rng, i, state, dispatcher_cluster, type_members, type_first, type_size):
     """d independent candidates: a type with probability ``v_m p_{k,m} / delta_k`` (cluster
     ``k`` of dispatcher ``i``), then a uniform server of that type; the first shortest wins."""
     type_cdf = params.type_cdf

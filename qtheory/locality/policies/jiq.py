@@ -18,12 +18,12 @@ from ..._rng import randint
 from ...errors import ParameterError
 from . import Policy, _ix, register
 
-Params = namedtuple("JIQParams", ["unused"])
+#: JIQ has no parameters (its rule does not take `params`)
+Params = namedtuple("JIQParams", [])
 
 
 @njit(cache=True)
-def rule(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, server_type, type_members,
-         type_first, type_size):
+def rule(rng, i, state, offset, degree, neighbors):
     """A uniform idle neighbour of ``i`` if any, else a uniform neighbour."""
     deg = degree[_ix(i)]
     base = offset[_ix(i)]
@@ -57,4 +57,4 @@ class JIQ(Policy):
         if graph.degree.min() < 1:
             raise ParameterError(f"dispatcher {int(np.argmin(graph.degree))} has no compatible server: "
                                  f"its tasks could not be served")
-        return Params(0)
+        return Params()

@@ -11,10 +11,14 @@ What a policy file provides:
 ``Params``
     a :func:`collections.namedtuple` class of the policy's kernel parameters (numbers and
     arrays).
-``rule(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key)``
+``rule(...)``, taking any of ``params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key``
+    (only those it uses, by name: ``rule(rng, n)`` is random assignment)
     a ``numba.njit`` function evaluated for every arrival, on the state right before the
     task is placed; it returns the pool that receives the task, or a negative error code
-    (see :data:`ERRORS`), and its last statement is its only ``return``. The simulation
+    (see :data:`ERRORS`), and its last statement is its only ``return``. It may not assign
+    to its parameters (it may write into the arrays ``st`` and ``params``' own) nor read a
+    module-level name that the kernel template binds itself; :mod:`qtheory._splice` refuses
+    such a rule naming its file and line. The simulation
     kernel is compiled once per policy with the rule's body in place of its dispatch point
     (:mod:`qtheory._splice`), and cached on disk like any other kernel. The state it may read: ``n`` pools ordered by class
     (``offset[i]:offset[i + 1]`` are class ``i``), ``perm`` the pools sorted by (class,

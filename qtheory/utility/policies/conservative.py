@@ -16,7 +16,7 @@ Params = namedtuple("ConservativeParams", ["target"])
 
 
 @njit(cache=True)
-def rule(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key):
+def rule(params, rng, bound, minocc, perm):
     """A uniformly random least-occupied pool of the target class."""
     target = params.target
     x = minocc[_ix(target)]

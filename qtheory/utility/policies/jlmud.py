@@ -25,7 +25,7 @@ Params = namedtuple("JLMUdParams", ["d"])
 
 
 @njit(cache=True)
-def rule(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key):
+def rule(params, rng, n, pool_class, occ, key):
     """The best-ranked of ``d`` uniformly sampled pools."""
     J = key.shape[1]
     best = -1

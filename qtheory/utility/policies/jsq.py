@@ -14,7 +14,7 @@ Params = namedtuple("JSQParams", ["m"])
 
 
 @njit(cache=True)
-def rule(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key):
+def rule(rng, bound, minocc, perm):
     """A uniformly random pool among the least-occupied pools of all classes."""
     m = minocc.shape[0]
     mo = minocc[0]

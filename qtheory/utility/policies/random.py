@@ -14,7 +14,7 @@ Params = namedtuple("RandomParams", ["m"])
 
 
 @njit(cache=True)
-def rule(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key):
+def rule(rng, n):
     """A uniformly random pool."""
     return randint(rng, n)
 

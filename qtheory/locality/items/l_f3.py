@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...claims import Claim
-from ...display import Table
+from ...display import Table, number
 from ...errors import ParameterError
 from ...results import ItemResult
 from ..meanfield import fixed_point, solve_meanfield
@@ -48,7 +48,7 @@ def same_limit_claim(final: float, t_end: float) -> Claim:
     return Claim(item=ITEM, text="Fig. 3: $q_{m,1}(t)$ from Q, Q1, Q2 reach the same limit", source=SOURCE,
                  holds=bool(final < LIMIT_TOLERANCE),
                  evidence=f"ODE (3.7) to $t = {t_end:g}$, both readings of the initial matrices: largest distance to "
-                          f"the root-solved $q^*$ at the end {final:.1e} (criterion $10^{{-4}}$)")
+                          f"the root-solved $q^*$ at the end {number(final, digits=2)} (criterion $10^{{-4}}$)")
 
 
 def reading_reconstruction(final: float) -> Claim:
@@ -62,7 +62,7 @@ def reading_reconstruction(final: float) -> Claim:
                               "lengths 0, 1, 2",
                  ours=float(final),
                  verdict=("the limit does not depend on the reading" if final < LIMIT_TOLERANCE else
-                          f"the starts end {final:.1e} apart from the fixed point at t_end"),
+                          f"the starts end {number(final, digits=2)} apart from the fixed point at t_end"),
                  evidence="six ODE runs (three matrices x two readings) against the root-solved fixed point")
 
 
@@ -91,7 +91,7 @@ def compute(*, seed: int = 0, t_end: float, n_times: int) -> ItemResult:
     final = final_distance(rows, t_grid[-1])
     claims = (same_limit_claim(final, t_end), reading_reconstruction(final))
     shown = [(f"$q^*_{{{m + 1},1}}$", f"{fp.q[m, 0]:.6f}") for m in range(3)] + \
-        [(rf"largest $|q_{{m,1}}({t_end:g}) - q^*_{{m,1}}|$ over the 6 starts", f"{final:.2e}")]
+        [(rf"largest $|q_{{m,1}}({t_end:g}) - q^*_{{m,1}}|$ over the 6 starts", f"{number(final, digits=3)}")]
     table = Table(tuple(shown), {"quantity": lambda r: r[0], "value": lambda r: r[1]})
     caption = (rf"fraction of busy servers $q_{{m,1}}(t)$ of each type $m$ for the Sec. 6 system on irg($p^1$) (JSQ(2), "
                rf"$\lambda = 3$), ODE (3.7) up to $t = {t_end:g}$ from the initial matrices Q, Q1, Q2, each in both "

@@ -27,7 +27,7 @@ from math import comb
 import numpy as np
 
 from ...claims import Claim
-from ...display import Table
+from ...display import Table, number
 from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed, replicate
@@ -135,7 +135,7 @@ def refined_vs_simulation_check(rows, n_list, *, n_runs: int, events_per_run: in
         raise ParameterError(f"no simulation and refined rows of the Sec. 6 system at N = {n} in `rows`")
     return Claim(item=ITEM, category="check", ours=refined, reference=sim, reference_se=se,
                  text=f"Sec. 6 system, GWSQ(2), $N = {n}$: refined mean queue length against simulation",
-                 evidence=f"{n_runs} independent runs of about {events_per_run:.0e} events after a burn-in; seed {seed}")
+                 evidence=f"{n_runs} independent runs of about {number(events_per_run, digits=1)} events after a burn-in; seed {seed}")
 
 
 def error_points(rows, case: str, policy: str, method: str) -> list[dict]:
@@ -231,7 +231,7 @@ def targets_text(rows, targets, local_share, *, sec6_seconds: float, sec6_levels
     exact = [r for r in rows if r["method"] == "exact" and r["quantity"] == "mean"]
     if exact:
         text.append(f"\n* Exact chains: {len(exact)} cases with N = {sorted({r['N'] for r in exact})}; the largest "
-                    f"boundary mass (share of servers at the buffer) is {max(r['boundary_mass'] for r in exact):.1e}, "
+                    f"boundary mass (share of servers at the buffer) is {number(max(r['boundary_mass'] for r in exact), digits=2)}, "
                     f"the largest chain has {max(r['n_states'] for r in exact)} states.")
     states10 = int(np.prod([comb(int(k) + 8, 8) for k in sec6_sizes10]))
     text.append(f"\n* No exact chain for the Sec. 6 system: its smallest size with integer type fractions is N = 10 "

@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...claims import Claim
-from ...display import Table
+from ...display import Table, number
 from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed
@@ -71,7 +71,7 @@ def convergence_claim(finals, t_end: float) -> Claim:
                                        r"point $q^*$",
                  source="Theorem 4 (Sec. 3.4)", holds=bool(worst < CONVERGED),
                  evidence=f"{len(finals)} starts, ODE to $t = {t_end:g}$: largest $\\ell_1$ distance to the "
-                          f"root-solved $q^*$ {worst:.1e} (criterion $10^{{-6}}$, the ODE's and root solve's accuracy)")
+                          f"root-solved $q^*$ {number(worst, digits=2)} (criterion $10^{{-6}}$, the ODE's and root solve's accuracy)")
 
 
 def flow_balance_erratum(total_arrival_rate: float, unweighted_sum: float, flow_balance: float) -> Claim:
@@ -86,8 +86,8 @@ def flow_balance_erratum(total_arrival_rate: float, unweighted_sum: float, flow_
                  category="erratum", source="proof of Theorem 4, Sec. 5.1 (existence part)",
                  paper=float(total_arrival_rate), ours=float(unweighted_sum),
                  verdict=(f"confirmed: the unweighted sum is {unweighted_sum:.3f}, the weighted one equals "
-                          f"{total_arrival_rate:g} to {abs(flow_balance):.0e}" if confirmed else "not confirmed"),
-                 evidence=f"root-solved fixed point for $p^1$; weighted balance error {flow_balance:.1e}")
+                          f"{total_arrival_rate:g} to {number(abs(flow_balance), digits=1)}" if confirmed else "not confirmed"),
+                 evidence=f"root-solved fixed point for $p^1$; weighted balance error {number(flow_balance, digits=2)}")
 
 
 def theorem4(*, seed: int, n_random_starts: int, max_start_level: int, t_end: float, n_times: int,
@@ -114,8 +114,8 @@ def theorem4(*, seed: int, n_random_starts: int, max_start_level: int, t_end: fl
               flow_balance_erratum(system.total_arrival_rate, unweighted, fp.flow_balance))
     tables = (
         Table.from_values({"starts": f"{len(starts)}",
-                 rf"largest $\ell_1$ distance to $q^*$ at $t = {t_end:g}$": f"{max(finals):.2e}",
-                 r"flow balance $\sum_m v_m u_m q^*_{m,1} - \lambda\zeta$": f"{fp.flow_balance:.1e}",
+                 rf"largest $\ell_1$ distance to $q^*$ at $t = {t_end:g}$": f"{number(max(finals), digits=3)}",
+                 r"flow balance $\sum_m v_m u_m q^*_{m,1} - \lambda\zeta$": f"{number(fp.flow_balance, digits=2)}",
                  r"unweighted $\sum_m q^*_{m,1}$ (against $\lambda\zeta$)":
                      f"{unweighted:.4f} ({system.total_arrival_rate:g})"}),
         Table(tuple(range(3)), {"type $m$": lambda m: m + 1,
@@ -217,7 +217,7 @@ def homogeneous_claim(err: float, loads, ds) -> Claim:
     :data:`SOLVER_ACCURACY` (`err` is the largest error of either)."""
     return Claim(item="L-X-homog", text=r"homogeneous full flexibility: $q^*_\ell = \lambda^{(d^\ell - 1)/(d - 1)}$",
                  source="Sec. 3.4, before Theorem 7", holds=bool(err < SOLVER_ACCURACY),
-                 evidence=f"largest error of the root solve and of the ODE (3.7) against the formula {err:.1e} "
+                 evidence=f"largest error of the root solve and of the ODE (3.7) against the formula {number(err, digits=2)} "
                           f"(criterion $10^{{-9}}$, the solvers' accuracy); loads "
                           f"{', '.join(f'{x:g}' for x in loads)}, "
                           f"$d$ = {', '.join(str(d) for d in ds)}")
@@ -244,7 +244,7 @@ def homogeneous(*, loads, ds, parameters: dict) -> ItemResult:
         r"fixed point $q_\ell$ of the homogeneous fully flexible system ($\mu = 1$) at loads "
         rf"$\lambda = {', '.join(f'{x:g}' for x in loads)}$ for $d = {', '.join(str(d) for d in ds)}$: "
         r"closed form $\lambda^{(d^\ell - 1)/(d - 1)}$ (lines), root solve (o) and long-run ODE (3.7) (x)")
-    table = Table.from_values({"largest absolute error of the root solve and the ODE against the closed form": f"{err:.1e}"})
+    table = Table.from_values({"largest absolute error of the root solve and the ODE against the closed form": f"{number(err, digits=2)}"})
     return ItemResult("L-X-homog", parameters, None, rows, claims=(homogeneous_claim(err, loads, ds),),
                       summary=dict(max_abs_error=err), displays=(table,), figure={"caption": caption})
 

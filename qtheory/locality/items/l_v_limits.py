@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...claims import Claim
-from ...display import Table
+from ...display import Table, number
 from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed, replicate
@@ -105,12 +105,12 @@ def selection_reconstruction(weights, n_servers: int) -> Claim:
                  alternatives=r"the printed law $\prod \binom{X_{k,m,l}}{Y_{k,m,l}} / \binom{N}{d}$ with "
                               r"$X = N x_{k,m,l}$, read with generalized binomial coefficients (the counts are not "
                               "integers)",
-                 verdict=(f"the printed weights sum to one (Chu-Vandermonde; largest deviation {w_total:.0e}) but are "
+                 verdict=(f"the printed weights sum to one (Chu-Vandermonde; largest deviation {number(w_total, digits=1)}) but are "
                           f"not a probability law at non-integer counts: at $q^*$ with $N = {n_servers}$ the smallest "
-                          f"weight is {w_min:.2e} < 0 (counts between 0 and $d - 1$). Independent draws give a law for "
+                          f"weight is {number(w_min, digits=3)} < 0 (counts between 0 and $d - 1$). Independent draws give a law for "
                           f"every $N$, differ from draws of $d$ distinct servers by $O(d^2 / N)$, and make the drift "
                           f"exactly (3.7)"
-                          if w_min < 0 else f"the printed weights are nonnegative here (smallest {w_min:.2e})"),
+                          if w_min < 0 else f"the printed weights are nonnegative here (smallest {number(w_min, digits=3)})"),
                  evidence=f"counts $X = N x$ at $N = {n_servers}$ for the start $Q$ and the fixed point $q^*$, both "
                           "clusters, $d = 2$ (value: the smallest weight)")
 
@@ -138,8 +138,8 @@ def gwsq(*, seed: int, system: LocalitySystem, q0, t_grid, ode, n_servers: int, 
                      "largest |mean - ODE|, both policies": f"{gap:.4f}",
                      "Algorithm 1 as printed: smallest sum of $x_k$": f"{min(r['printed_sum'] for r in weights):g}",
                      "printed selection weights: largest deviation of their sum from 1":
-                         f"{max(abs(r['weight_total'] - 1) for r in weights):.0e}",
-                     "printed selection weights: smallest weight": f"{min(r['weight_min'] for r in weights):.2e}"},
+                         f"{number(max(abs(r['weight_total'] - 1) for r in weights), digits=1)}",
+                     "printed selection weights: smallest weight": f"{number(min(r['weight_min'] for r in weights), digits=3)}"},
                     caption=f"GWSQ(2) and Algorithm 1 at $N = {n_servers}$")
     caption = (rf"mean occupancy $q_{{m,l}}(t)$, $l = 1, 2$, of {n_runs} runs of GWSQ(2) and of local JSQ(2) on "
                rf"$\mathrm{{irg}}(p^1)$ with $N = {n_servers}$ servers from the Sec. 6 start (95% CI bands), against "

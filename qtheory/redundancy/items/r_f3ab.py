@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...claims import Claim
-from ...display import Table
+from ...display import Table, number
 from ...errors import ParameterError
 from ...results import ItemResult, select
 from ...validation import check_integer, check_real
@@ -127,7 +127,7 @@ def compute(*, seed: int, p12: float, loads, max_jobs, closed_form_max: int) -> 
         + (slope_claim(closer[CLOSER_LOADS[-1]]),)
     tables = (
         Table(tuple(loads), {r"load $\lambda/\mu$": lambda lam: f"{lam:g}",
-                             r"largest $|\mathrm{DP} - (13)|$": lambda lam: f"{summary[lam]['max_abs_gap_dp_vs_13']:.2e}",
+                             r"largest $|\mathrm{DP} - (13)|$": lambda lam: f"{number(summary[lam]['max_abs_gap_dp_vs_13'], digits=3)}",
                              "mass shown": lambda lam: f"{summary[lam]['mass_in_table']:.6f}",
                              r"$E[Q_{\{2,3\}}]/E[Q_{\{1,2\}}]$": lambda lam: f"{summary[lam]['slope']:.4f}"},
               caption="Exact joint distribution: dynamic programme against the closed form (13); the limit slope "

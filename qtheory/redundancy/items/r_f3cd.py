@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...claims import Claim
-from ...display import Table
+from ...display import Table, number
 from ...results import ItemResult
 from ...validation import check_integer, check_real
 from ..model import m_model
@@ -121,7 +121,7 @@ def compute(*, seed: int, p12: float, loads, max_jobs: int) -> ItemResult:
         r"load $\lambda$": lambda lam: f"{lam:g}",
         r"largest $|P(Q_\lambda \le q) - (1 - e^{-(1-\lambda)(q+1)})|$": lambda lam: f"{ks[lam]:.4f}",
         r"largest $|P(Q_\lambda \le q) - (1 - e^{-(1-\lambda) q})|$": lambda lam: f"{ks_alt[lam]:.4f}",
-        f"mass beyond $q = {max_jobs}$": lambda lam: f"{tail_mass[lam]:.1e}"},
+        f"mass beyond $q = {max_jobs}$": lambda lam: f"{number(tail_mass[lam], digits=2)}"},
         caption="Largest vertical distance between the exact CDF and the approximation (14), "
                 "for the two discrete readings of (14)")
     caption = (

@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from ...claims import Claim
-from ...display import Table
+from ...display import Table, number
 from ...errors import ParameterError
 from ...results import ItemResult
 from ...validation import check_integer, check_real
@@ -86,8 +86,8 @@ def linear_order_claim(item: str, statement: str, rows: list[dict]) -> Claim:
     top = max(r["load_fraction"] for r in rows)
     worst = max(r["distance"] for r in rows if r["load_fraction"] == top)
     order = convergence_order(rows)
-    return Claim(item=item, text=f"{statement} (observed order between the two highest loads; {worst:.2e} at "
-                                 f"$\\varepsilon$ = {1 - top:.0e})",
+    return Claim(item=item, text=f"{statement} (observed order between the two highest loads; {number(worst, digits=3)} at "
+                                 f"$\\varepsilon$ = {number(1 - top, digits=1)})",
                  category="check", reference=1.0, ours=float(order), tolerance=ORDER_TOLERANCE)
 
 
@@ -143,10 +143,10 @@ def tail_erratum(r15: dict, printed: float = TAIL_PRINTED) -> Claim:
                               r"$P(Q \geq 15)$, not the M-model's",
         category="erratum", source="Sec. 3.3, after eq. (14)", paper=float(printed), ours=mm1,
         verdict=(("likely" if round(mm1, 5) == printed else "not confirmed")
-                 + f": $0.6^{{15}}$ = {mm1:.2e} (printed: 4.7e-4); the M-model gives "
-                 f"{r15['exact_P_Q_greater_q']:.2e} ($P(Q>15)$) or {r15['exact_P_Q_at_least_q']:.2e} ($P(Q \\geq 15)$)"),
-        evidence=(f"exact DP: $P(Q>15)$ = {r15['exact_P_Q_greater_q']:.4e}, $P(Q \\geq 15)$ = "
-                  f"{r15['exact_P_Q_at_least_q']:.4e}; (14) gives {r15['exponential_14']:.3e}"))
+                 + f": $0.6^{{15}}$ = {number(mm1, digits=3)} (printed: 4.7e-4); the M-model gives "
+                 f"{number(r15['exact_P_Q_greater_q'], digits=3)} ($P(Q>15)$) or {number(r15['exact_P_Q_at_least_q'], digits=3)} ($P(Q \\geq 15)$)"),
+        evidence=(f"exact DP: $P(Q>15)$ = {number(r15['exact_P_Q_greater_q'], digits=5)}, $P(Q \\geq 15)$ = "
+                  f"{number(r15['exact_P_Q_at_least_q'], digits=5)}; (14) gives {number(r15['exponential_14'], digits=4)}"))
 
 
 # -- the items -------------------------------------------------------------------------------
@@ -217,7 +217,7 @@ def _stability(systems, params, seed, n_random) -> ItemResult:
     t2 = time.perf_counter()
     shown = _values({
         f"{len(rand)} random systems: the three searches and (1) $\\Leftrightarrow$ (2) agree": "yes" if agree else "no",
-        "(3) against the general search, largest relative gap": f"{pod_gap:.1e}",
+        "(3) against the general search, largest relative gap": f"{number(pod_gap, digits=2)}",
         f"power-of-2, $N = 20$ ($K = {big.n_types}$, $2^{{{big.n_types}}}$ type sets): server-set search":
             f"{t1 - t0:.2f} s, $\\lambda^* = {a.critical_load:.12f}$",
         "the same, min-cut (flow) search": f"{t2 - t1:.2f} s, $\\lambda^* = {b.critical_load:.12f}$"})
@@ -274,7 +274,7 @@ def _pgf(systems, params, seed) -> ItemResult:
     rows = pgf_rows(systems, seed)
     gap = max(r["abs_diff"] for r in rows)
     shown = _values({r"systems, each at $0.95\,\lambda^*$": f"{len(rows)}",
-                     r"largest $|f(z)/f(1) - \mathrm{DP}|$": f"{gap:.1e}"})
+                     r"largest $|f(z)/f(1) - \mathrm{DP}|$": f"{number(gap, digits=2)}"})
     return ItemResult("R-V-prop31", params, seed, rows, summary=dict(max_abs_diff=gap), displays=(shown,), figure=dict(
         caption=f"probability generating function of {len(rows)} random systems at $0.95\\,\\lambda^*$: Proposition 3.1 "
                 "(summed over ordered type vectors) against the dynamic programme (line: equality)"))
@@ -294,7 +294,7 @@ def _limits(params, seed, limit_loads, loads_text) -> list[ItemResult]:
         claim = linear_order_claim(item, f"{item}: distance to the limit shrinks linearly in "
                                          "$\\varepsilon = 1 - \\lambda/\\lambda^*$", rows)
         worst = max(r["distance"] for r in rows if r["load_fraction"] == max(limit_loads))
-        shown = _values({rf"largest distance to the limit at $\lambda = {max(limit_loads)}\,\lambda^*$": f"{worst:.2e}",
+        shown = _values({rf"largest distance to the limit at $\lambda = {max(limit_loads)}\,\lambda^*$": f"{number(worst, digits=3)}",
                          r"observed order of the gap in $\varepsilon = 1 - \lambda/\lambda^*$": f"{claim.ours:.3f}"}, item)
         out.append(ItemResult(item, params, seed, rows, claims=(claim,), summary=dict(max_distance_at_highest_load=worst),
                               displays=(shown,), figure=dict(title=title, caption=(
@@ -312,7 +312,7 @@ def _replicas(params, seed, limit_loads, loads_text) -> ItemResult:
                                             "shrinking linearly in $\\varepsilon = 1 - \\lambda/\\lambda^*$", rows)
     worst = max(r["distance"] for r in rows if r["load_fraction"] == max(limit_loads))
     shown = _values({**{f"$q_{n + 1}$": f"{w:.4f}" for n, w in enumerate(lim.server_weights)},
-                     "largest gap at the highest load": f"{worst:.2e}",
+                     "largest gap at the highest load": f"{number(worst, digits=3)}",
                      r"observed order of the gap in $\varepsilon = 1 - \lambda/\lambda^*$": f"{claim.ours:.3f}"})
     return ItemResult("R-V-cor31", params, seed, rows, claims=(claim,), summary=dict(q_n=lim.server_weights),
                       displays=(shown,), figure=dict(q_n=[float(w) for w in lim.server_weights], caption=(
@@ -390,9 +390,9 @@ def _tail(params, seed) -> ItemResult:
             rows.append(dict(mechanism=mech, q=q, exact_P_Q_greater_q=float(tail[q]), exact_P_Q_at_least_q=float(tail[q - 1]),
                              exponential_14=float(np.exp(-0.4 * q)), mm1_tail_rho_pow_q=0.6 ** q))
     r15 = [r for r in rows if r["mechanism"] == "coc" and r["q"] == TAIL_Q][0]
-    shown = _values({"exact $P(Q > 15)$ (c.o.c.)": f"{r15['exact_P_Q_greater_q']:.3e}",
-                     r"exact $P(Q \geq 15)$ (c.o.c.)": f"{r15['exact_P_Q_at_least_q']:.3e}",
-                     "approximation (14)": f"{r15['exponential_14']:.3e}", "$0.6^{15}$": f"{r15['mm1_tail_rho_pow_q']:.3e}",
+    shown = _values({"exact $P(Q > 15)$ (c.o.c.)": f"{number(r15['exact_P_Q_greater_q'], digits=4)}",
+                     r"exact $P(Q \geq 15)$ (c.o.c.)": f"{number(r15['exact_P_Q_at_least_q'], digits=4)}",
+                     "approximation (14)": f"{number(r15['exponential_14'], digits=4)}", "$0.6^{15}$": f"{number(r15['mm1_tail_rho_pow_q'], digits=4)}",
                      "paper": r"$4.7\times10^{-4}$"}, "Load 0.6, M-model with $p_{12} = 7/12$")
     return ItemResult("R-X-tail", params, seed, rows, claims=(tail_claim(r15["exact_P_Q_greater_q"]), tail_erratum(r15)),
                       displays=(shown,), figure=dict(caption=(

@@ -24,7 +24,7 @@ import numpy as np
 from scipy import stats
 
 from ...claims import Claim
-from ...display import Table
+from ...display import Table, number
 from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed, generator
@@ -249,8 +249,8 @@ def compute(*, seed: int, rho: float, base_n: int, base_t_end: float, base_warmu
     worst = max(abs(r["difference"]) for r in lp)
     prop1 = ItemResult(
         "U-V-prop1", p, seed, lp, summary=dict(max_abs_difference=worst, cases=len(lp)),
-        displays=(Table((("cases", f"{len(lp)}"), ("largest $|u(q^*) - \\mathrm{LP}|$", f"{worst:.2e}")), _QUANTITY),),
-        text=f"- **U-V-prop1** ($q_n^*$ optimal for (2)): largest $|$greedy $-$ LP$|$ over {len(lp)} cases: {worst:.1e}.",
+        displays=(Table((("cases", f"{len(lp)}"), ("largest $|u(q^*) - \\mathrm{LP}|$", f"{number(worst, digits=3)}")), _QUANTITY),),
+        text=f"- **U-V-prop1** ($q_n^*$ optimal for (2)): largest $|$greedy $-$ LP$|$ over {len(lp)} cases: {number(worst, digits=2)}.",
         figure={"caption": f"utility of the greedy assignment (4)-(5) against the optimum of the linear program (2) for "
                            f"the Table 1 systems ($\\rho = 9.75$ and $10$), the two systems of Fig. 3 and {n_random_lp} "
                            f"random concave piecewise-linear systems (seed {seed})",
@@ -276,10 +276,10 @@ def compute(*, seed: int, rho: float, base_n: int, base_t_end: float, base_warmu
     thm4 = ItemResult(
         "U-V-thm4", p, None, conv, summary=dict(final_l1=final, max_mass_error=mass_err),
         displays=(Table(tuple(final.items()), {"start": lambda kv: kv[0],
-                                               rf"$\|q(T) - q_*\|_1$ at $T = {fluid_t_end:g}$": lambda kv: f"{kv[1]:.2e}"},
-                        caption=f"Largest $|s(t) - \\rho - (s_0 - \\rho)e^{{-t}}|$: {mass_err:.1e}"),),
+                                               rf"$\|q(T) - q_*\|_1$ at $T = {fluid_t_end:g}$": lambda kv: f"{number(kv[1], digits=3)}"},
+                        caption=f"Largest $|s(t) - \\rho - (s_0 - \\rho)e^{{-t}}|$: {number(mass_err, digits=2)}"),),
         text=f"- **U-V-thm4** ($q(t) \\to q_*$): $\\|q(T) - q_*\\|_1$ at T = {fluid_t_end:g}: largest "
-             f"{max(final.values()):.1e} over the {len(final)} starts; largest $|s(t) -$ closed form$|$ {mass_err:.1e}.",
+             f"{number(max(final.values()), digits=2)} over the {len(final)} starts; largest $|s(t) -$ closed form$|$ {number(mass_err, digits=2)}.",
         figure={"starts": list(starts), "floor": 1e-16, "caption": (
             rf"fluid trajectories of the Table 1 system ($\rho = {rho:g}$) from three starts up to $t = {fluid_t_end:g}$. "
             r"Left: $\ell_1$ distance to $q_*$. Right: total mass $s(t)$ and its closed form")})

@@ -14,7 +14,7 @@ import numpy as np
 from scipy import stats
 
 from ...claims import Claim
-from ...display import Table
+from ...display import Table, number
 from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed
@@ -136,7 +136,7 @@ def compute(*, seed: int, a: float, n_eps: int, rho_max: float, n_rho: int, chec
     worst = ctmc_error(checks)
     sim_t, t_limit, inside = simulation_agreement(checks, sim_runs)
     share = float(np.mean([r["jlmu_loses"] for r in grid]))
-    shown = Table((("largest $|$truncated CTMC $-$ closed form$|$", f"{worst:.1e}"),
+    shown = Table((("largest $|$truncated CTMC $-$ closed form$|$", f"{number(worst, digits=2)}"),
                    ("largest $|t|$ of simulation against closed form (limit)", f"{sim_t:.2f} ({t_limit:.2f})"),
                    (r"share of the $(\varepsilon, \rho)$ grid where JLMU loses", f"{share:.3f}")),
                   {"quantity": lambda kv: kv[0], "value": lambda kv: kv[1]})
@@ -144,7 +144,7 @@ def compute(*, seed: int, a: float, n_eps: int, rho_max: float, n_rho: int, chec
              f"- $\\varepsilon_c(\\rho)$ at $\\rho = 10^{{-4}}$: {critical_eps(1e-4, a):.4f} ($a/2$ = {a / 2:g}); "
              f"$\\rho^2 \\varepsilon_c(\\rho)$ at $\\rho = {rho_max:g}$: {rho_max ** 2 * critical_eps(rho_max, a):.3f} "
              f"(tends to $a$ = {a:g});",
-             f"- largest |truncated CTMC - closed form|: {worst:.1e}; largest |t| of the simulations against the closed "
+             f"- largest |truncated CTMC - closed form|: {number(worst, digits=2)}; largest |t| of the simulations against the closed "
              f"forms: {sim_t:.2f}, {'below' if inside else 'above'} the Bonferroni limit {t_limit:.2f}."]
     eps0 = check_points[0][0]
     caption = (rf"Sec. 8.3 example with $a = {a:g}$. Left: advantage $E[V] - E[U]$ of sending every task to pool 2 over "

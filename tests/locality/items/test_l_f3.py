@@ -24,7 +24,7 @@ def test_final_distance_is_the_largest_gap_at_the_last_time_only():
 def test_the_same_limit_claim_agrees_when_every_start_ends_at_the_fixed_point():
     claim = l_f3.same_limit_claim(l_f3.final_distance(_rows([0.5, 0.50005, 0.49996]), 30.0), 30.0)
     assert claim.holds is True and claim.judge() == "agrees" and claim.category == "claim"
-    assert "largest distance to the root-solved $q^*$ at the end 5.0e-05" in claim.evidence
+    assert "largest distance to the root-solved $q^*$ at the end 5 × 10⁻⁵" in claim.evidence
 
 
 @pytest.mark.parametrize("ends", [[0.5, 0.5002, 0.5], [0.5, 0.5, 0.4998], [0.5, 0.5, 0.5 + 1.0001e-4]])
@@ -41,7 +41,7 @@ def test_the_criterion_is_strict_at_the_tolerance():
 def test_the_reading_reconstruction_says_whether_the_limit_depends_on_the_reading():
     assert l_f3.reading_reconstruction(2e-6).judge() == "the limit does not depend on the reading"
     far = l_f3.reading_reconstruction(3e-4)
-    assert far.judge().startswith("the starts end 3.0e-04 apart") and far.category == "reconstruction"
+    assert far.judge().startswith("the starts end 3 × 10⁻⁴ apart") and far.category == "reconstruction"
 
 
 def test_compute_at_a_tiny_scale_returns_rows_claims_and_figure():

@@ -51,7 +51,7 @@ def test_printed_sign_erratum_is_not_confirmed_otherwise(kwargs):
 def test_selection_reading_is_supported_by_a_negative_printed_weight():
     r = lv.selection_reconstruction(_weights(weight_total=1.0 + 2e-15, weight_min=-0.0123), 300)
     assert r.category == "reconstruction" and r.verdict.startswith("the printed weights sum to one")
-    assert "-1.23e-02" in r.verdict and "2e-15" in r.verdict and r.ours == -0.0123
+    assert "−0.0123" in r.verdict and "2 × 10⁻¹⁵" in r.verdict and r.ours == -0.0123
     assert lv.selection_reconstruction(_weights(weight_min=0.0), 300).verdict.startswith(
         "the printed weights are nonnegative")
 

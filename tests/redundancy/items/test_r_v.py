@@ -41,8 +41,8 @@ def _limit_rows(order, loads=(0.9, 0.99, 0.999)):
 def test_a_gap_linear_in_epsilon_passes_the_order_check():
     claim = r_v.linear_order_claim("R-V-thm31", "R-V-thm31: distance shrinks", _limit_rows(1.0))
     assert claim.category == "check" and claim.ours == pytest.approx(1.0) and claim.passes
-    assert claim.text == "R-V-thm31: distance shrinks (observed order between the two highest loads; 2.00e-03 at " \
-                         "$\\varepsilon$ = 1e-03)"
+    assert claim.text == "R-V-thm31: distance shrinks (observed order between the two highest loads; 0.002 at " \
+                         "$\\varepsilon$ = 0.001)"
 
 
 @pytest.mark.parametrize("order", [0.0, 0.5, 0.85, 1.15, 2.0])

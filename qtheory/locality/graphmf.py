@@ -418,8 +418,9 @@ def fixed_point(system: LocalitySystem, graph: CompatibilityGraph, *, policy="js
     ------
     InstabilityError
         If some server's tail still holds more than `tol` at `max_levels` (its arrival
-        intensity does not fall below its service rate: e.g. random routing, d = 1, on a
-        graph that overloads a server).
+        intensity does not fall below its service rate soon enough), or, for random routing
+        (d = 1, M/M/1 queues of loads :math:`\rho_j = \alpha_j / u_j`, L chosen from the
+        largest), if some :math:`\rho_j \ge 1`.
     """
     start = time.perf_counter()
     graph = _check_graph(system, graph)
@@ -431,6 +432,19 @@ def fixed_point(system: LocalitySystem, graph: CompatibilityGraph, *, policy="js
     max_iterations = check_integer("max_iterations", max_iterations, low=1)
     memory = check_integer("memory", memory, low=0)
     rates = system.u[graph.server_type].astype(float)
+    if d == 1:
+        # random routing: the intensity does not depend on x, each server is an M/M/1 queue
+        # of load rho_j = alpha_j / u_j with tails rho_j^l; L from the largest load
+        load = _intensity(system, graph, np.zeros((graph.n_servers, 1)), 1)[:, 0] / rates
+        j = int(np.argmax(load))
+        if load[j] >= 1.0:
+            raise InstabilityError(f"server {j} has load {load[j]:.4g} >= 1 under random routing (d = 1): "
+                                   f"the graph mean field has no stationary point")
+        if load[j] > 0.0:
+            L = max(L, int(np.ceil(np.log(tol) / np.log(load[j]))) + 1)
+        if L > max_levels:
+            raise ParameterError(f"`max_levels` = {max_levels} is too small: server {j} has load {load[j]:.4g}, "
+                                 f"whose tail needs {L} levels to fall below tol = {tol:g}")
     x = np.zeros((graph.n_servers, L))
     iterations = 0
     while True:
@@ -443,7 +457,8 @@ def fixed_point(system: LocalitySystem, graph: CompatibilityGraph, *, policy="js
             j = int(np.argmax(x[:, -1]))
             raise InstabilityError(f"server {j} still holds {top:.3g} > tol = {tol:g} at level L = {L} "
                                    f"(max_levels = {max_levels}): its arrival intensity does not fall below its "
-                                   f"service rate {rates[j]:g}, so the graph mean field has no stationary point")
+                                   f"service rate {rates[j]:g} soon enough (an overloaded server, or one too "
+                                   f"close to its capacity for `max_levels`)")
         L += 2
         x = _extend(x, L)
     residual = float(np.abs(_drift(system, graph, x, d, rates)).max()) if x.size else 0.0

@@ -15,7 +15,7 @@ from qtheory.errors import InstabilityError, ParameterError
 from qtheory.locality import graphmf, meanfield
 from qtheory.locality.experiments import stationary_statistics
 from qtheory.locality.graphs import complete_bipartite, from_adjacency, irg
-from qtheory.locality.model import LocalitySystem, paper_system
+from qtheory.locality.model import LocalitySystem, paper_initial_occupancy, paper_system
 from qtheory.locality.policies import GWSQ, LocalJSQ
 from qtheory.runtime import child_seed
 
@@ -211,7 +211,55 @@ def test_inputs_are_checked_and_named():
         graphmf.fixed_point(system, graph, tol=0.0)
 
 
-def test_an_overloaded_server_has_no_fixed_point():
-    """Random routing (d = 1) sends lambda / 1 = 1.3 > u = 1 to server 0 from dispatcher 0 alone."""
+@pytest.mark.parametrize("d", [1, 2])
+def test_an_overloaded_server_has_no_fixed_point(d):
+    """Dispatcher 0 of the tiny graph sees server 0 alone and sends it lambda = 1.3 > u = 1
+    whatever d (a list shorter than d is a uniform choice); d = 1 is caught from the loads, d = 2
+    from the tail that does not fall below tol by max_levels."""
     with pytest.raises(InstabilityError, match="server 0"):
-        graphmf.fixed_point(tiny_system(1), tiny_graph(), max_levels=30)
+        graphmf.fixed_point(tiny_system(d), tiny_graph(), max_levels=30)
+
+
+def test_random_routing_fixed_point_is_mm1_per_server():
+    """d = 1: server j is an M/M/1 queue of load ``rho_j = sum_{i: j in N(i)} (lambda / n_i) / u_j``,
+    tails ``rho_j^l`` (truncated at L)."""
+    system = LocalitySystem(0.35, 1.0, (0.5, 0.5), (0.5, 0.5), (1.0, 2.0), ((1.0, 1.0), (1.0, 1.0)), 1)
+    graph = tiny_graph()
+    load = np.zeros(graph.n_servers)
+    for i in range(graph.n_dispatchers):
+        nbrs = graph.neighbourhood(i)
+        load[nbrs] += system.arrival_rate / nbrs.size
+    load /= system.u[graph.server_type]
+    assert 0.7 < load.max() < 1.0
+    fp = graphmf.fixed_point(system, graph)
+    levels = np.arange(1, fp.levels + 1)
+    # the chain truncated at L: tails (rho^l - rho^(L+1)) / (1 - rho^(L+1)), within tol of rho^l
+    top = load[:, None] ** (fp.levels + 1)
+    np.testing.assert_allclose(fp.x, (load[:, None] ** levels[None, :] - top) / (1.0 - top), rtol=1e-12,
+                               atol=1e-15)
+    assert fp.x[:, -1].max() <= 1e-10
+
+
+# -- transient ---------------------------------------------------------------------------
+def test_transient_tends_to_the_fixed_point_and_on_the_complete_graph_to_ode_37():
+    """From Sec. 6's initial matrix Q (i.i.d. start) the graph mean-field ODE on an irg(p^1)
+    graph of 30 servers ends at its fixed point; on the complete graph of N = 200 servers its
+    type averages follow (3.7)'s solution within C / N along the way (C = 3, about the
+    stationary N x error of the complete-graph test, which is 2.9)."""
+    system = paper_system("design")
+    q0 = paper_initial_occupancy("Q")
+    graph = irg(system, 30, child_seed(SEED, "transient"))
+    sol = graphmf.solve(system, graph, graphmf.per_server_tails(graph, q0), [0.0, 1.0, 60.0])
+    fp = graphmf.fixed_point(system, graph)
+    L = min(sol.levels, fp.levels)
+    np.testing.assert_allclose(sol.x[-1][:, :L], fp.x[:, :L], atol=1e-6)
+    assert np.abs(sol.x[1][:, :L] - fp.x[:, :L]).max() > 0.1            # not there at t = 1
+    complete = stable_complete_system()
+    n = 200
+    graph = complete_bipartite(complete, n)
+    times = np.linspace(0.0, 8.0, 9)
+    ours = graphmf.solve(complete, graph, graphmf.per_server_tails(graph, q0), times)
+    ode = meanfield.solve_meanfield(complete, q0, times)
+    err = np.abs(ours.type_mean_queue_length - ode.mean_queue_length).max()
+    assert err < 3.0 / n, err
+    assert np.abs(ode.mean_queue_length[-1] - ode.mean_queue_length[0]).max() > 0.5   # it moves

@@ -69,10 +69,23 @@ carries the correlations between servers that independence drops. On a sparse gr
 (irg(p)) the graph mean field keeps what (3.7) averages away: which servers share
 dispatchers, and how many.
 
+**JIQ** (:class:`~qtheory.locality.policies.JIQ`: a uniform idle neighbour if there is one,
+else a uniform neighbour). With :math:`b_k = x_k(1)` the chance that neighbour k is busy, an idle
+server j is chosen by dispatcher i with probability :math:`E[1/(1+S)]`, S the number of idle
+servers among the n - 1 others, and a busy one with probability :math:`1/n` times the chance
+that all others are busy:
+
+.. math:: \alpha_{ij}(0) = \lambda \int_0^1 \prod_{k \ne j} \big(b_k + (1-b_k)\, t\big)\, dt,
+   \qquad \alpha_{ij}(s) = \frac{\lambda}{n} \prod_{k \ne j} b_k \quad (s \ge 1).
+
+The integrand has degree n - 1, so the exact rule has :math:`\lceil n/2 \rceil` nodes: JIQ costs
+:math:`O(\sum_i n_i^2 / 2)` per evaluation (quadratic in the degrees, not linear in the edges;
+prefix and suffix products give the products without j).
+
 Policies: local JSQ(d) (``"jsqd"`` or :class:`~qtheory.locality.policies.LocalJSQ`), d from the
-policy or the system. GWSQ(d) samples whole server types, not the graph, so under
-independence the servers of a type stay identical and its occupancy is the population process
-of (3.7) and :mod:`~qtheory.locality.refined`; JIQ is not implemented here.
+policy or the system, and JIQ (``"jiq"``). GWSQ(d) samples whole server types, not the graph,
+so under independence the servers of a type stay identical and its occupancy is the
+population process of (3.7) and :mod:`~qtheory.locality.refined`.
 """
 
 from __future__ import annotations
@@ -84,12 +97,13 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 from scipy.integrate import solve_ivp
+from scipy.special import roots_legendre
 
 from ..errors import InstabilityError, ParameterError
 from ..validation import check_array, check_integer, check_real
 from .graphs import CompatibilityGraph
 from .model import LocalitySystem
-from .policies import LocalJSQ, as_policy
+from .policies import JIQ, LocalJSQ, as_policy
 
 __all__ = ["arrival_intensity", "drift", "GraphFixedPoint", "fixed_point", "GraphMeanFieldSolution",
            "solve", "per_server_tails", "type_average"]
@@ -196,19 +210,102 @@ def _kernel_jsqd_intensity(tails, offset, degree, neighbors, arrival_rate, d, no
     return out
 
 
+@njit(cache=True)
+def _kernel_jiq_intensity(tails, offset, degree, neighbors, arrival_rate, node_first, nodes, weights, out):
+    """Add ``alpha_j(s)`` of JIQ to `out` (N, L): for s = 0 ``lambda int_0^1 prod_{k != j}
+    (b_k + (1 - b_k) t) dt`` (b_k = x_k(1)), for s >= 1 ``lambda / n prod_{k != j} b_k``, summed over
+    j's dispatchers. The Gauss-Legendre rule of a list of n servers (ceil(n / 2) nodes, exact for
+    the degree n - 1 of the integrand) is ``nodes[node_first[n]:node_first[n + 1]]``."""
+    n_disp = offset.size
+    levels = out.shape[1]
+    max_deg = 0
+    for i in range(n_disp):
+        if degree[i] > max_deg:
+            max_deg = degree[i]
+    busy = np.empty(max_deg)
+    g = np.empty(max_deg)
+    pre = np.empty(max_deg + 1)
+    suf = np.empty(max_deg + 1)
+    idle = np.empty(max_deg)
+    for i in range(n_disp):
+        n = degree[i]
+        base = offset[i]
+        if n == 0:
+            continue
+        for c in range(n):
+            busy[c] = tails[neighbors[base + c], 1]
+            idle[c] = 0.0
+        for q in range(node_first[n], node_first[n + 1]):
+            t = nodes[q]
+            for c in range(n):
+                g[c] = busy[c] + (1.0 - busy[c]) * t
+            pre[0] = 1.0
+            for c in range(n):
+                pre[c + 1] = pre[c] * g[c]
+            suf[n] = 1.0
+            for c in range(n - 1, -1, -1):
+                suf[c] = suf[c + 1] * g[c]
+            w = weights[q]
+            for c in range(n):
+                idle[c] += w * pre[c] * suf[c + 1]
+        # t = 0: every other neighbour busy
+        pre[0] = 1.0
+        for c in range(n):
+            pre[c + 1] = pre[c] * busy[c]
+        suf[n] = 1.0
+        for c in range(n - 1, -1, -1):
+            suf[c] = suf[c + 1] * busy[c]
+        for c in range(n):
+            j = neighbors[base + c]
+            out[j, 0] += arrival_rate * idle[c]
+            share = arrival_rate / n * pre[c] * suf[c + 1]
+            for l in range(1, levels):
+                out[j, l] += share
+    return out
+
+
+_JIQ_RULES = {}
+
+
+def _jiq_rules(degrees: np.ndarray):
+    """Gauss-Legendre rules on [0, 1] for the list sizes in `degrees` (ceil(n / 2) nodes for n
+    servers, exact for the degree n - 1 of JIQ's integrand), concatenated: the rule of n is
+    ``nodes[first[n]:first[n + 1]]`` (empty for sizes not in `degrees`); cached by the set of sizes."""
+    sizes = np.unique(degrees)
+    key = sizes.tobytes()
+    if key not in _JIQ_RULES:
+        top = int(sizes.max()) if sizes.size else 1
+        count = np.zeros(top + 2, np.int64)
+        parts_x, parts_w = [], []
+        for n in sizes:
+            x, w = _quadrature(int(n))
+            parts_x.append(x)
+            parts_w.append(w)
+            count[n + 1] = x.size
+        first = np.cumsum(count)
+        if len(_JIQ_RULES) > 8:
+            _JIQ_RULES.clear()
+        _JIQ_RULES[key] = (first, np.concatenate(parts_x) if parts_x else np.zeros(0),
+                           np.concatenate(parts_w) if parts_w else np.zeros(0))
+    return _JIQ_RULES[key]
+
+
 def _quadrature(d: int):
     """Gauss-Legendre nodes and weights on [0, 1], exact for polynomials of degree d - 1."""
-    s, w = np.polynomial.legendre.leggauss(max(1, math.ceil(d / 2)))
+    s, w = roots_legendre(max(1, math.ceil(d / 2)))
     return (s + 1.0) / 2.0, w / 2.0
 
 
 # -- inputs ----------------------------------------------------------------------------
 def _policy_d(system: LocalitySystem, policy) -> int:
+    """d of local JSQ(d), or 0 for JIQ."""
     pol = as_policy(policy)
+    if isinstance(pol, JIQ):
+        return 0
     if not isinstance(pol, LocalJSQ):
         raise ParameterError(
-            f"`policy` {pol.name!r}: the graph mean field is implemented for local JSQ(d) ('jsqd'); GWSQ(d) "
-            "samples whole server types, so its servers of a type stay identical and its occupancy is the "
+            f"`policy` {pol.name!r}: the graph mean field is implemented for local JSQ(d) ('jsqd') and JIQ ('jiq'); "
+            "GWSQ(d) samples whole server types, so its servers of a type stay identical and its occupancy is the "
             "population process of (3.7) (see qtheory.locality.refined)")
     return system.d if pol.d is None else pol.d
 
@@ -246,8 +343,13 @@ def _padded(x: np.ndarray) -> np.ndarray:
 
 
 def _intensity(system: LocalitySystem, graph: CompatibilityGraph, x: np.ndarray, d: int) -> np.ndarray:
-    nodes, weights = _quadrature(d)
     out = np.zeros(x.shape)
+    if d == 0:
+        first, nodes, weights = _jiq_rules(graph.degree)
+        tails = _padded(x)
+        return _kernel_jiq_intensity(tails, graph.offset, graph.degree, graph.neighbors,
+                                     float(system.arrival_rate), first, nodes, weights, out)
+    nodes, weights = _quadrature(d)
     return _kernel_jsqd_intensity(_padded(x), graph.offset, graph.degree, graph.neighbors,
                                   float(system.arrival_rate), int(d), nodes, weights, out)
 
@@ -292,8 +394,8 @@ def arrival_intensity(system: LocalitySystem, graph: CompatibilityGraph, x, *, p
     graph : CompatibilityGraph
     x : (N, L) array
         ``x[j, l-1] = P(Q_j >= l)``, non-increasing in l.
-    policy : "jsqd" or LocalJSQ
-        Local JSQ(d) (d distinct neighbours, ties uniform).
+    policy : "jsqd", LocalJSQ, "jiq" or JIQ
+        Local JSQ(d) (d distinct neighbours, ties uniform) or JIQ.
 
     Returns
     -------
@@ -406,7 +508,7 @@ def fixed_point(system: LocalitySystem, graph: CompatibilityGraph, *, policy="js
     ----------
     system : LocalitySystem
     graph : CompatibilityGraph
-    policy : "jsqd" or LocalJSQ
+    policy : "jsqd", LocalJSQ, "jiq" or JIQ
     tol : float
         Largest mass allowed at the top level L.
     xtol : float

@@ -298,3 +298,55 @@ def test_graph_meanfield_rows_hold_one_row_per_type_and_server():
     summary = graph_meanfield_summary(tables)
     assert [r["server_type"] for r in summary] == ["1", "2", "3", "all"]
     assert -1.0 <= summary[-1]["correlation"] <= 1.0
+
+
+# -- JIQ ---------------------------------------------------------------------------------
+def enumerated_jiq_rates(system, graph, x):
+    """``rate[j, s]`` of JIQ by listing every joint length vector of each list (independent
+    servers): a uniform idle neighbour if any, else a uniform neighbour."""
+    n_servers, levels = x.shape
+    padded = np.hstack([np.ones((n_servers, 1)), x, np.zeros((n_servers, 1))])
+    pmf = padded[:, :-1] - padded[:, 1:]
+    rate = np.zeros((n_servers, levels + 1))
+    for i in range(graph.n_dispatchers):
+        nbrs = list(graph.neighbourhood(i))
+        for lengths in product(range(levels + 1), repeat=len(nbrs)):
+            p = np.prod([pmf[j, s] for j, s in zip(nbrs, lengths)])
+            if p == 0.0:
+                continue
+            idle = [j for j, s in zip(nbrs, lengths) if s == 0]
+            chosen = idle if idle else nbrs
+            for j in chosen:
+                rate[j, lengths[nbrs.index(j)]] += system.arrival_rate * p / len(chosen)
+    return rate[:, :levels], pmf[:, :levels]
+
+
+def test_jiq_arrival_intensity_is_the_enumerated_rate():
+    system = tiny_system(2)
+    graph = tiny_graph()
+    rng = np.random.default_rng(child_seed(SEED, "jiq"))
+    for _ in range(3):
+        x = random_tails(rng, graph.n_servers, 3)
+        expected, pmf = enumerated_jiq_rates(system, graph, x)
+        alpha = graphmf.arrival_intensity(system, graph, x, policy="jiq")
+        np.testing.assert_allclose(pmf * alpha, expected, rtol=1e-12, atol=1e-14)
+
+
+def test_jiq_on_large_lists_uses_an_exact_rule():
+    """A list of 40 servers: the idle term is the integral of a degree-39 polynomial, which the
+    20-node rule integrates exactly; checked against the Poisson-binomial law of the number of
+    other idle servers, ``E[1 / (1 + S)]`` by convolution."""
+    n = 40
+    system = LocalitySystem(0.5, 1.0, (1.0,), (1.0,), (3.0,), ((1.0,),), 2)
+    graph = from_adjacency(np.ones((1, n), dtype=int), np.zeros(n, dtype=int), [0], n_types=1, n_clusters=1)
+    busy = np.random.default_rng(child_seed(SEED, "jiq-large")).random(n)
+    x = np.stack([busy, busy * 0.3], axis=1)
+    alpha = graphmf.arrival_intensity(system, graph, x, policy="jiq")
+    for j in (0, 17, 39):
+        law = np.array([1.0])
+        for k in range(n):
+            if k != j:
+                law = np.convolve(law, [busy[k], 1.0 - busy[k]])          # S counts the idle ones
+        expected = system.arrival_rate * np.sum(law / np.arange(1, n + 1))
+        assert alpha[j, 0] == pytest.approx(expected, rel=1e-12)
+        assert alpha[j, 1] == pytest.approx(system.arrival_rate / n * np.prod(np.delete(busy, j)), rel=1e-12)

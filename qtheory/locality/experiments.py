@@ -715,10 +715,13 @@ def _paper_design() -> LocalitySystem:
 
 
 def graph_meanfield_summary(tables: GraphMeanFieldTables) -> list[dict]:
-    """Per N and type: the mean over graphs of |error| of the graph mean field and of (3.7), their
-    ratio, and the standard error of the simulated means behind them; per N (server_type =
-    "all") the mean over graphs of the per-server Pearson correlation of the graph mean field's
-    means with the simulated ones (and its smallest value), and the mean per-server SE."""
+    """Per N and type: the mean over graphs of |error| and of the signed error (approximation
+    minus simulation) of the graph mean field and of (3.7), the ratio of the mean |errors|, and
+    the standard error of the mean of the simulated values behind them. Per N (server_type =
+    "all"): over the graphs, the mean and smallest Pearson correlation of the per-server means of
+    the graph mean field with the simulated ones, the same within types (deviations from each
+    type's mean, which (3.7) cannot predict), the correlation of (3.7)'s per-server values (its
+    type means), and the mean per-server SE of the simulation."""
     rows = []
     types, servers = tables.types, tables.servers
     for n in sorted({r["N"] for r in types}):
@@ -729,14 +732,28 @@ def graph_meanfield_summary(tables: GraphMeanFieldTables) -> list[dict]:
             ode = float(np.mean([abs(r["ode_error"]) for r in part]))
             se = float(np.sqrt(np.sum([r["sim_se"] ** 2 for r in part])) / len(part))
             rows.append(dict(N=n, server_type=str(m), graphs=len(part), gmf_abs_error=gmf, ode_abs_error=ode,
-                             ratio=gmf / ode if ode > 0 else None, sim_se_of_mean=se))
-        corr = []
-        ses = []
+                             ratio=gmf / ode if ode > 0 else None,
+                             gmf_signed_error=float(np.mean([r["gmf_error"] for r in part])),
+                             ode_signed_error=float(np.mean([r["ode_error"] for r in part])), sim_se_of_mean=se))
+        corr, within, ode_corr, ses = [], [], [], []
         for k in sorted({r["graph"] for r in sel}):
             part = [r for r in servers if r["N"] == n and r["graph"] == k]
-            if len(part) >= 2:
-                corr.append(float(np.corrcoef([r["gmf"] for r in part], [r["sim"] for r in part])[0, 1]))
-                ses.append(float(np.mean([r["sim_se"] for r in part])))
+            if len(part) < 2:
+                continue
+            gmf = np.array([r["gmf"] for r in part])
+            sim = np.array([r["sim"] for r in part])
+            ode = np.array([r["ode"] for r in part])
+            kind = np.array([r["server_type"] for r in part])
+            corr.append(float(np.corrcoef(gmf, sim)[0, 1]))
+            ode_corr.append(float(np.corrcoef(ode, sim)[0, 1]) if np.ptp(ode) > 0 else float("nan"))
+            gmf_dev, sim_dev = gmf.copy(), sim.copy()
+            for m in np.unique(kind):
+                gmf_dev[kind == m] -= gmf[kind == m].mean()
+                sim_dev[kind == m] -= sim[kind == m].mean()
+            within.append(float(np.corrcoef(gmf_dev, sim_dev)[0, 1]))
+            ses.append(float(np.mean([r["sim_se"] for r in part])))
         rows.append(dict(N=n, server_type="all", graphs=len(corr), correlation=float(np.mean(corr)),
-                         correlation_min=float(np.min(corr)), server_sim_se=float(np.mean(ses))))
+                         correlation_min=float(np.min(corr)), within_type_correlation=float(np.mean(within)),
+                         within_type_correlation_min=float(np.min(within)), ode_correlation=float(np.mean(ode_corr)),
+                         server_sim_se=float(np.mean(ses))))
     return rows

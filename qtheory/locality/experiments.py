@@ -28,7 +28,8 @@ __all__ = ["build_graph", "StationaryStatistics", "stationary_statistics", "traj
            "lemma1_rows", "lemma2_matrices", "lemma2_rows", "random_design_system", "proposition1_rows",
            "proposition1_summary", "lemma10_rows", "gwsq_printed_weights", "gwsq_hypergeometric_weights",
            "gwsq_weight_rows", "occupancy_drops", "ServerStatistics", "per_server_view", "server_statistics",
-           "graph_meanfield_replication", "GraphMeanFieldTables", "graph_meanfield_rows", "graph_meanfield_summary"]
+           "graph_meanfield_replication", "GraphMeanFieldTables", "graph_meanfield_rows", "graph_meanfield_summary",
+           "graph_meanfield_transient_rows"]
 
 
 def build_graph(system: LocalitySystem, n_servers: int, kind, seed):
@@ -756,4 +757,41 @@ def graph_meanfield_summary(tables: GraphMeanFieldTables) -> list[dict]:
                          correlation_min=float(np.min(corr)), within_type_correlation=float(np.mean(within)),
                          within_type_correlation_min=float(np.min(within)), ode_correlation=float(np.mean(ode_corr)),
                          server_sim_se=float(np.mean(ses))))
+    return rows
+
+
+def graph_meanfield_transient_rows(seed: int, n_list=(50, 100, 1000), n_runs: int = 40, *, system=None, q0=None,
+                                   t_end: float = 2.5, n_times: int = 26, workers: int | None = None) -> list[dict]:
+    """L-F1's S2 setting (Sec. 6.1: irg(p^1), initial matrix Q with lengths 1-3, i.i.d. start) on
+    one graph per N: per type and time, the mean queue length of `n_runs` simulations on that
+    graph (:func:`trajectory_replication` with the graph given, new initial state per run; mean
+    and SE over the runs), the graph mean field's transient
+    (:func:`qtheory.locality.graphmf.solve` from :func:`~qtheory.locality.graphmf.per_server_tails`)
+    and (3.7)'s solution. One row per (N, server_type, t) with ``sim``, ``sim_se``, ``gmf``, ``ode``
+    and the errors ``gmf - sim``, ``ode - sim``."""
+    from .graphmf import per_server_tails, solve as graph_solve
+    from .model import paper_initial_occupancy
+    from ..runtime import child_seed, replicate
+
+    seed = check_seed("seed", seed)
+    system = _paper_design() if system is None else system
+    q0 = paper_initial_occupancy("Q") if q0 is None else q0
+    n_runs = check_integer("n_runs", n_runs, low=2)
+    t_grid = np.linspace(0.0, check_real("t_end", t_end, low=0.0, low_open=True), check_integer("n_times", n_times,
+                                                                                                 low=2))
+    ode = solve_meanfield(system, q0, t_grid, tol=1e-9).mean_queue_length
+    rows = []
+    for n in n_list:
+        graph = irg(system, check_integer("n_list", n, low=2), child_seed(seed, "graph", "S2", n))
+        gmf = graph_solve(system, graph, per_server_tails(graph, q0), t_grid).type_mean_queue_length
+        runs = replicate(trajectory_replication, n_runs, child_seed(seed, "runs", "S2", n),
+                         args=(system, n, graph, q0, t_grid), workers=workers, desc=f"S2 transient N={n}")
+        paths = np.array([r["mean_queue_length"] for r in runs])           # (runs, T, M)
+        mean = paths.mean(axis=0)
+        se = paths.std(axis=0, ddof=1) / np.sqrt(n_runs)
+        for m in range(system.n_types):
+            for g, t in enumerate(t_grid):
+                rows.append(dict(N=int(n), server_type=m + 1, t=float(t), sim=float(mean[g, m]),
+                                 sim_se=float(se[g, m]), runs=n_runs, gmf=float(gmf[g, m]), ode=float(ode[g, m]),
+                                 gmf_error=float(gmf[g, m] - mean[g, m]), ode_error=float(ode[g, m] - mean[g, m])))
     return rows

@@ -121,12 +121,12 @@ def stable_complete_system():
 
 def test_on_the_complete_graph_servers_of_a_type_stay_identical_and_approach_ode_37_at_rate_1_over_n():
     """On the complete graph the graph mean field of N servers differs from (3.7) at order 1/N:
-    the partners of a server are drawn from the N - 1 *others* (its own type offers one server
-    fewer), and each partner's length is an independent draw from its marginal instead of the
-    realised occupancy (the exact finite-N drift, ``refined.finite_drift``, counts j itself among
-    the ``N q`` servers and draws without replacement from them). So N times the error tends to
-    a non-zero constant; it is not the refined mean field's V (about -1.63 for type 0 here,
-    against about -2.87), which also carries the correlations that independence drops."""
+    the partners of a server are d - 1 distinct servers among the N - 1 *others* (its own type
+    offers one server fewer), where (3.7) draws from the type mix. So N times the error tends to
+    a non-zero constant. It is not the exact finite-N drift either (``refined.finite_drift``): that
+    one draws the partners without replacement from the realised occupancy, here each partner's
+    length is an independent draw from its marginal (the independence approximation), and its
+    1/N term is not the refined mean field's V (type 1 here: about -2.87 against V's -1.63)."""
     system = stable_complete_system()
     ode = meanfield.fixed_point(system)
     scaled = {}

@@ -382,14 +382,11 @@ def type_average(graph: CompatibilityGraph, values) -> np.ndarray:
     """Average of per-server `values` (first axis: servers) over the servers of each type,
     e.g. the expected occupancy ``q_{m,l} = mean_{j in V_m} x_j(l)`` (types without servers: nan)."""
     values = np.asarray(values, dtype=float)
-    if values.shape[:1] != (graph.n_servers,):
+    if values.ndim < 1 or values.shape[0] != graph.n_servers:
         raise ParameterError(f"`values` must have one row per server (N = {graph.n_servers})")
-    size = np.bincount(graph.server_type, minlength=graph.n_types).astype(float)
     flat = values.reshape(graph.n_servers, -1)
-    sums = np.zeros((graph.n_types, flat.shape[1]))
-    np.add.at(sums, graph.server_type, flat)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (sums / size[:, None]).reshape((graph.n_types,) + values.shape[1:])
+    out = _type_mean(graph.server_type, flat, graph.n_types)
+    return out.reshape((graph.n_types,) + values.shape[1:])
 
 
 def arrival_intensity(system: LocalitySystem, graph: CompatibilityGraph, x, *, policy="jsqd") -> np.ndarray:
@@ -470,8 +467,8 @@ class GraphFixedPoint:
         return self.occupancy.sum(axis=1)
 
 
-def _type_mean(server_type, values):
-    n_types = int(server_type.max()) + 1
+def _type_mean(server_type, values, n_types=None):
+    n_types = int(server_type.max()) + 1 if n_types is None else n_types
     size = np.bincount(server_type, minlength=n_types).astype(float)
     sums = np.zeros((n_types, values.shape[1]))
     np.add.at(sums, server_type, values)

@@ -200,8 +200,8 @@ def test_inputs_are_checked_and_named():
     system = tiny_system(2)
     graph = tiny_graph()
     x = np.zeros((graph.n_servers, 3))
-    with pytest.raises(ParameterError, match=r"`x` must have one row per server \(N = 6, got 3\)"):
-        graphmf.arrival_intensity(system, graph, x[:3])
+    with pytest.raises(ParameterError, match=r"`x` must have one row per server \(N = 6, got 4\)"):
+        graphmf.arrival_intensity(system, graph, x[:4])
     with pytest.raises(ParameterError, match="`values`"):
         graphmf.type_average(graph, 1.0)
     bad = x.copy()

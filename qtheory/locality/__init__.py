@@ -13,6 +13,8 @@ Modules, by role:
 - :mod:`~qtheory.locality.exact` -- exact stationary laws of tiny systems;
 - :mod:`~qtheory.locality.refined` -- the refined (1/N) mean-field approximation of the
   population-process cases (beyond the paper);
+- :mod:`~qtheory.locality.graphmf` -- the graph mean field: per-server ODE of one given
+  graph under independence of servers, its fixed point and transient (beyond the paper);
 - :mod:`~qtheory.locality.experiments` -- the replicated experiments of the notebooks.
 """
 

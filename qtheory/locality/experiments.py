@@ -28,7 +28,9 @@ __all__ = ["build_graph", "StationaryStatistics", "stationary_statistics", "traj
            "occupancy_summary", "sup_l1_error", "lemma1_system",
            "lemma1_rows", "lemma2_matrices", "lemma2_rows", "random_design_system", "proposition1_rows",
            "proposition1_summary", "lemma10_rows", "gwsq_printed_weights", "gwsq_hypergeometric_weights",
-           "gwsq_weight_rows", "occupancy_drops"]
+           "gwsq_weight_rows", "occupancy_drops", "ServerStatistics", "per_server_view", "server_statistics",
+           "graph_meanfield_replication", "GraphMeanFieldTables", "graph_meanfield_rows", "graph_meanfield_summary",
+           "graph_meanfield_transient_rows"]
 
 
 def build_graph(system: LocalitySystem, n_servers: int, kind, seed):
@@ -596,4 +598,241 @@ def occupancy_drops(t_grid, occupancy, *, early: float) -> list[dict]:
             rows.append(dict(server_type=m + 1, level=l + 1, start=float(q[0]), t_early=float(t_grid[g]),
                              at_early=float(q[g]), end=float(q[-1]), early_drop=float(q[0] - q[g]),
                              total_drop=float(q[0] - q[-1])))
+    return rows
+
+
+# -- the graph mean field against simulation of the same graph (issue 30) -----------------
+from typing import NamedTuple  # noqa: E402 (with the functions below, added at the end)
+
+@dataclass(frozen=True)
+class ServerStatistics:
+    """Per-server and per-type stationary means of one long run, with batch-means standard errors.
+
+    Attributes
+    ----------
+    mean_queue_length, mean_queue_length_se : (N,) arrays
+        Time average of each server's queue length.
+    type_mean_queue_length, type_mean_queue_length_se : (M,) arrays
+        Time average of the mean queue length of the type-m servers.
+    n_samples, n_batches, events : int
+    wall_time : float
+    """
+
+    mean_queue_length: np.ndarray
+    mean_queue_length_se: np.ndarray
+    type_mean_queue_length: np.ndarray
+    type_mean_queue_length_se: np.ndarray
+    n_samples: int
+    n_batches: int
+    events: int
+    wall_time: float
+
+
+def per_server_view(system: LocalitySystem, graph: CompatibilityGraph):
+    """The same system with every server a type of its own: ``(system', graph')`` with N types of
+    fraction 1/N, type j's rate the rate of server j and compatibility ``p[:, type(j)]``.
+
+    Local JSQ(d) and JIQ read only the neighbour lists, the dispatcher's arrival rate and the
+    servers' rates, so a run on ``(system', graph')`` is a run of the original system (the same
+    law; another use of the random numbers when choosing a departing server), and the
+    simulator's per-type records become per-server records. GWSQ(d) samples by type weights
+    and is not the same policy there."""
+    n = graph.n_servers
+    rates = system.u[graph.server_type]
+    view = LocalitySystem(system.arrival_rate, system.zeta, system.cluster_weights, tuple(np.full(n, 1.0 / n)),
+                          tuple(rates), system.p[:, graph.server_type], system.d)
+    single = CompatibilityGraph(np.arange(n, dtype=np.int64), graph.dispatcher_cluster, graph.offset, graph.degree,
+                                graph.neighbors, n, graph.n_clusters)
+    return view, single
+
+
+def server_statistics(system: LocalitySystem, graph: CompatibilityGraph, policy="jsqd", *, burn_in: float,
+                      horizon: float, seed, initial_state=None, n_samples: int = 2000,
+                      n_batches: int = 20) -> ServerStatistics:
+    """Stationary mean queue length of every server and of every type from one run of `policy`
+    (local JSQ(d) or JIQ) on `graph`, averaged over `n_samples` equally spaced times in
+    ``[burn_in, horizon]``, with batch-means standard errors (as :func:`stationary_statistics`).
+    The run is on :func:`per_server_view` (one type per server), which costs O(N) per event."""
+    burn_in = check_real("burn_in", burn_in, low=0.0)
+    horizon = check_real("horizon", horizon, low=0.0)
+    if not horizon > burn_in:
+        raise ParameterError(f"`horizon` must exceed `burn_in` (got {horizon!r} <= {burn_in!r})")
+    n_samples = check_integer("n_samples", n_samples, low=2)
+    n_batches = check_integer("n_batches", n_batches, low=2, high=n_samples)
+    pol = as_policy(policy)
+    if pol.name == "gwsq":
+        raise ParameterError("`policy` GWSQ(d) samples by type weights: per-server records need a policy that "
+                             "reads the neighbour lists (local JSQ(d), JIQ)")
+    view, single = per_server_view(system, graph)
+    x0 = np.zeros(graph.n_servers, np.int64) if initial_state is None else initial_state
+    grid = np.concatenate([[0.0], np.linspace(burn_in, horizon, n_samples)]) if burn_in > 0 else \
+        np.linspace(0.0, horizon, n_samples)
+    res = simulate(view, single, pol, x0, grid, seed, levels=1)
+    lengths = res.mean_queue_length[-n_samples:]                       # (S, N): each server's length
+    size = np.bincount(graph.server_type, minlength=graph.n_types).astype(float)
+    indicator = (graph.server_type[:, None] == np.arange(graph.n_types)[None, :]) / size[None, :]
+    m, m_se = sample_batch_means(lengths, n_batches)
+    t, t_se = sample_batch_means(lengths @ indicator, n_batches)
+    return ServerStatistics(m, m_se, t, t_se, n_samples, n_batches, res.events, res.wall_time)
+
+
+def graph_meanfield_replication(seed_sequence, system: LocalitySystem, n_servers: int, burn_in: float,
+                                horizon: float, *, n_samples: int = 2000, n_batches: int = 20) -> dict:
+    """One irg graph of `system` with `n_servers` servers (drawn from `seed_sequence`): the graph
+    mean field's stationary means (:func:`qtheory.locality.graphmf.fixed_point`) and a simulation
+    of local JSQ(d) on the same graph (:func:`server_statistics`), per server and per type."""
+    from .graphmf import fixed_point as graph_fixed_point
+
+    graph_seed, _rng, sim_ss = _seeds(seed_sequence)
+    graph = irg(system, n_servers, graph_seed)
+    fp = graph_fixed_point(system, graph)
+    sim = server_statistics(system, graph, burn_in=burn_in, horizon=horizon, seed=sim_ss, n_samples=n_samples,
+                            n_batches=n_batches)
+    return {"server_type": graph.server_type.copy(), "gmf_server": fp.mean_queue_length,
+            "gmf_type": fp.type_mean_queue_length, "gmf_seconds": fp.seconds, "sim_server": sim.mean_queue_length,
+            "sim_server_se": sim.mean_queue_length_se, "sim_type": sim.type_mean_queue_length,
+            "sim_type_se": sim.type_mean_queue_length_se, "events": sim.events, "sim_seconds": sim.wall_time,
+            "edges": graph.n_edges}
+
+
+class GraphMeanFieldTables(NamedTuple):
+    """Tables of :func:`graph_meanfield_rows`: one row per (N, graph, type) and per (N, graph, server)."""
+
+    types: list
+    servers: list
+
+
+def graph_meanfield_rows(seed: int, n_list=(20, 50, 100, 200), n_graphs: int = 5, *, system=None,
+                         burn_in: float = 200.0, horizon: float = 20200.0, n_samples: int = 2000,
+                         n_batches: int = 20, workers: int | None = None) -> GraphMeanFieldTables:
+    """The graph mean field and ODE (3.7) against simulation of the same irg graphs (issue 30).
+
+    For each N in `n_list`, `n_graphs` graphs irg(p) of `system` (default Sec. 6's design
+    :math:`p^1` at :math:`\\lambda = 3`), each from ``child_seed(seed, "graph-meanfield", N)``'s
+    k-th child: the stationary mean queue length of every server and every type by the graph
+    mean field, by (3.7)'s fixed point (the same for every server of a type) and by one
+    simulation of local JSQ(d) on that graph (:func:`server_statistics`, with its SE).
+
+    Returns
+    -------
+    GraphMeanFieldTables
+        ``types``: N, graph, server_type (1-based), servers (of the type), sim, sim_se, gmf, ode,
+        gmf_error, ode_error (approximation minus simulation), gmf_seconds, events.
+        ``servers``: N, graph, server, server_type, sim, sim_se, gmf, ode.
+    """
+    from .meanfield import fixed_point as ode_fixed_point
+    from ..runtime import child_seed, replicate
+
+    seed = check_seed("seed", seed)
+    system = _paper_design() if system is None else system
+    if not isinstance(system, LocalitySystem):
+        raise ParameterError(f"`system` must be a LocalitySystem (got {type(system).__name__})")
+    n_list = [check_integer("n_list", n, low=2) for n in n_list]
+    n_graphs = check_integer("n_graphs", n_graphs, low=1)
+    ode = ode_fixed_point(system).q.sum(axis=1)
+    types, servers = [], []
+    for n in n_list:
+        reps = replicate(graph_meanfield_replication, n_graphs, child_seed(seed, "graph-meanfield", n),
+                         args=(system, n, burn_in, horizon), kwargs=dict(n_samples=n_samples, n_batches=n_batches),
+                         workers=workers, desc=f"graph mean field N={n}")
+        for k, rep in enumerate(reps):
+            st = rep["server_type"]
+            for m in range(system.n_types):
+                types.append(dict(N=n, graph=k, server_type=m + 1, servers=int(np.sum(st == m)),
+                                  sim=float(rep["sim_type"][m]), sim_se=float(rep["sim_type_se"][m]),
+                                  gmf=float(rep["gmf_type"][m]), ode=float(ode[m]),
+                                  gmf_error=float(rep["gmf_type"][m] - rep["sim_type"][m]),
+                                  ode_error=float(ode[m] - rep["sim_type"][m]),
+                                  gmf_seconds=float(rep["gmf_seconds"]), events=int(rep["events"])))
+            for j in range(st.size):
+                servers.append(dict(N=n, graph=k, server=j, server_type=int(st[j]) + 1,
+                                    sim=float(rep["sim_server"][j]), sim_se=float(rep["sim_server_se"][j]),
+                                    gmf=float(rep["gmf_server"][j]), ode=float(ode[st[j]])))
+    return GraphMeanFieldTables(types, servers)
+
+
+def _paper_design() -> LocalitySystem:
+    from .model import paper_system
+    return paper_system("design")
+
+
+def graph_meanfield_summary(tables: GraphMeanFieldTables) -> list[dict]:
+    """Per N and type: the mean over graphs of |error| and of the signed error (approximation
+    minus simulation) of the graph mean field and of (3.7), the ratio of the mean |errors|, and
+    the standard error of the mean of the simulated values behind them. Per N (server_type =
+    "all"): over the graphs, the mean and smallest Pearson correlation of the per-server means of
+    the graph mean field with the simulated ones, the same within types (deviations from each
+    type's mean, which (3.7) cannot predict), the correlation of (3.7)'s per-server values (its
+    type means), and the mean per-server SE of the simulation."""
+    rows = []
+    types, servers = tables.types, tables.servers
+    for n in sorted({r["N"] for r in types}):
+        sel = [r for r in types if r["N"] == n]
+        for m in sorted({r["server_type"] for r in sel}):
+            part = [r for r in sel if r["server_type"] == m]
+            gmf = float(np.mean([abs(r["gmf_error"]) for r in part]))
+            ode = float(np.mean([abs(r["ode_error"]) for r in part]))
+            se = float(np.sqrt(np.sum([r["sim_se"] ** 2 for r in part])) / len(part))
+            rows.append(dict(N=n, server_type=str(m), graphs=len(part), gmf_abs_error=gmf, ode_abs_error=ode,
+                             ratio=gmf / ode if ode > 0 else None,
+                             gmf_signed_error=float(np.mean([r["gmf_error"] for r in part])),
+                             ode_signed_error=float(np.mean([r["ode_error"] for r in part])), sim_se_of_mean=se))
+        corr, within, ode_corr, ses = [], [], [], []
+        for k in sorted({r["graph"] for r in sel}):
+            part = [r for r in servers if r["N"] == n and r["graph"] == k]
+            if len(part) < 2:
+                continue
+            gmf = np.array([r["gmf"] for r in part])
+            sim = np.array([r["sim"] for r in part])
+            ode = np.array([r["ode"] for r in part])
+            kind = np.array([r["server_type"] for r in part])
+            corr.append(float(np.corrcoef(gmf, sim)[0, 1]))
+            ode_corr.append(float(np.corrcoef(ode, sim)[0, 1]) if np.ptp(ode) > 0 else float("nan"))
+            gmf_dev, sim_dev = gmf.copy(), sim.copy()
+            for m in np.unique(kind):
+                gmf_dev[kind == m] -= gmf[kind == m].mean()
+                sim_dev[kind == m] -= sim[kind == m].mean()
+            within.append(float(np.corrcoef(gmf_dev, sim_dev)[0, 1]))
+            ses.append(float(np.mean([r["sim_se"] for r in part])))
+        rows.append(dict(N=n, server_type="all", graphs=len(corr), correlation=float(np.mean(corr)),
+                         correlation_min=float(np.min(corr)), within_type_correlation=float(np.mean(within)),
+                         within_type_correlation_min=float(np.min(within)), ode_correlation=float(np.mean(ode_corr)),
+                         server_sim_se=float(np.mean(ses))))
+    return rows
+
+
+def graph_meanfield_transient_rows(seed: int, n_list=(50, 100, 1000), n_runs: int = 40, *, system=None, q0=None,
+                                   t_end: float = 2.5, n_times: int = 26, workers: int | None = None) -> list[dict]:
+    """L-F1's S2 setting (Sec. 6.1: irg(p^1), initial matrix Q with lengths 1-3, i.i.d. start) on
+    one graph per N: per type and time, the mean queue length of `n_runs` simulations on that
+    graph (:func:`trajectory_replication` with the graph given, new initial state per run; mean
+    and SE over the runs), the graph mean field's transient
+    (:func:`qtheory.locality.graphmf.solve` from :func:`~qtheory.locality.graphmf.per_server_tails`)
+    and (3.7)'s solution. One row per (N, server_type, t) with ``sim``, ``sim_se``, ``gmf``, ``ode``
+    and the errors ``gmf - sim``, ``ode - sim``."""
+    from .graphmf import per_server_tails, solve as graph_solve
+    from .model import paper_initial_occupancy
+    from ..runtime import child_seed, replicate
+
+    seed = check_seed("seed", seed)
+    system = _paper_design() if system is None else system
+    q0 = paper_initial_occupancy("Q") if q0 is None else q0
+    n_runs = check_integer("n_runs", n_runs, low=2)
+    t_grid = np.linspace(0.0, check_real("t_end", t_end, low=0.0, low_open=True), check_integer("n_times", n_times,
+                                                                                                 low=2))
+    ode = solve_meanfield(system, q0, t_grid, tol=1e-9).mean_queue_length
+    rows = []
+    for n in n_list:
+        graph = irg(system, check_integer("n_list", n, low=2), child_seed(seed, "graph", "S2", n))
+        gmf = graph_solve(system, graph, per_server_tails(graph, q0), t_grid).type_mean_queue_length
+        runs = replicate(trajectory_replication, n_runs, child_seed(seed, "runs", "S2", n),
+                         args=(system, n, graph, q0, t_grid), workers=workers, desc=f"S2 transient N={n}")
+        paths = np.array([r["mean_queue_length"] for r in runs])           # (runs, T, M)
+        mean = paths.mean(axis=0)
+        se = paths.std(axis=0, ddof=1) / np.sqrt(n_runs)
+        for m in range(system.n_types):
+            for g, t in enumerate(t_grid):
+                rows.append(dict(N=int(n), server_type=m + 1, t=float(t), sim=float(mean[g, m]),
+                                 sim_se=float(se[g, m]), runs=n_runs, gmf=float(gmf[g, m]), ode=float(ode[g, m]),
+                                 gmf_error=float(gmf[g, m] - mean[g, m]), ode_error=float(ode[g, m] - mean[g, m])))
     return rows

@@ -357,3 +357,35 @@ def test_occupancy_summary_weights_the_types_by_their_fractions():
     assert list(out)[:4] == ["mean", "mean[1]", "q[1,1]", "q[1,2]"]
     with pytest.raises(ParameterError, match="two levels"):
         occupancy_summary(occ[:, :1], occ.sum(axis=1), [0.25, 0.75])
+
+
+def test_iid_start_begins_from_the_covariance_of_independent_lengths():
+    """``start="iid"`` starts W from :func:`refined.iid_covariance` (not 0): the variance at
+    t = 0 is its diagonal, and V(t) follows rmftool's transient equations started from that W(0)
+    (an independent integration), which differ from the deterministic start's by far more than
+    the tolerance."""
+    pytest.importorskip("rmftool")
+    from scipy.integrate import solve_ivp
+    from rmftool import refinedRefined_transientRegime as rr
+
+    load, levels = 0.9, 10
+    system = homogeneous(load)
+    x0 = np.zeros(levels)
+    x0[:3] = (0.9, 0.6, 0.3)
+    W0 = refined.iid_covariance(system, x0[None, :])
+    assert np.abs(W0).max() > 0.2
+    model = rmftool_jsqd(load, levels)
+    F = model.defineDrift()
+    Fp, Fpp, Qf = model.defineDriftDerivativeQ()
+    times = np.array([0.0, 0.25, 1.0, 3.0])
+    theirs = {}
+    for name, w0 in (("iid", W0), ("deterministic", np.zeros_like(W0))):
+        y0 = np.concatenate([x0, np.zeros(levels), w0.ravel()])
+        sol = solve_ivp(lambda _t, y: rr.drift_r_vector(y, levels, F, Fp, Fpp, Qf), (0, 3), y0, t_eval=times,
+                        rtol=1e-10, atol=1e-12)
+        theirs[name] = sol.y.T[:, levels:2 * levels]
+    ours = refined.refined_transient(system, x0[None, :4], times, start="iid")
+    np.testing.assert_allclose(ours.variance[0, 0, :levels], np.diag(W0), atol=1e-12)
+    # the two starts' V differ by much more than the agreement asked below
+    assert np.abs(theirs["iid"] - theirs["deterministic"]).max() > 0.05
+    np.testing.assert_allclose(ours.V[:, 0, :levels], theirs["iid"], atol=1e-6)

@@ -252,7 +252,7 @@ def repository_url() -> str:
 # --- the cite box of the other pages ----------------------------------------------------
 
 def page_title(source: str) -> str | None:
-    """The text of the first ``# `` heading of a Markdown page (None if it has none)."""
+    """The text of the first level-one heading (a line starting with a hash and a space) of a Markdown page (None if it has none)."""
     fence = None
     for line in source.splitlines():
         marker = re.match(r"^\s*(`{3,}|:{3,})", line)

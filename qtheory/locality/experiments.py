@@ -757,8 +757,8 @@ def _paper_design() -> LocalitySystem:
 
 
 def graph_meanfield_summary(tables: GraphMeanFieldTables) -> list[dict]:
-    """Per N and type: the mean over graphs of |error| and of the signed error (approximation
-    minus simulation) of the graph mean field and of (3.7), the ratio of the mean |errors|, and
+    """Per N and type: the mean over graphs of the absolute and of the signed error (approximation
+    minus simulation) of the graph mean field and of (3.7), the ratio of the mean absolute errors, and
     the standard error of the mean of the simulated values behind them. Per N (server_type =
     "all"): over the graphs, the mean and smallest Pearson correlation of the per-server means of
     the graph mean field with the simulated ones, the same within types (deviations from each

@@ -8,9 +8,9 @@ What a policy file provides:
 
 ``Params``
     a :func:`collections.namedtuple` of the rule's parameters (numbers, arrays).
-``rule(...)``, taking any of ``params, rng, i, state, offset, degree, neighbors, dispatcher_cluster,
-    server_type, type_members, type_first, type_size`` (only those it uses, by name: JIQ's is
-    ``rule(rng, i, state, offset, degree, neighbors)``):
+``rule(...)``, taking any of ``params``, ``rng``, ``i``, ``state``, ``offset``, ``degree``, ``neighbors``,
+    ``dispatcher_cluster``, ``server_type``, ``type_members``, ``type_first``, ``type_size`` (only those
+    it uses, by name: JIQ's is ``rule(rng, i, state, offset, degree, neighbors)``):
     a ``numba.njit`` function evaluated for every arrival at dispatcher ``i``; it returns
     the server that receives the task, and its last statement is its only ``return``. It may
     not assign to its parameters (``i`` is the kernel's own dispatcher index) nor read a

@@ -301,7 +301,7 @@ def test_c_utility_and_the_numba_kernel_simulate_the_same_path(policy, seed):
     span = n * (t_end - warmup)
     assert c.status == 0 and res.events == c.events > 1.8 * n * system.lam * t_end
     assert res.mean_utility == c.area_u / span and res.mean_tasks == c.area_s / span
-    assert np.array_equal(res.mean_q[:, 1:], c.area_q.reshape(system.m, -1)[:, 1:models.U_DEPTH + 1] / span)
+    assert np.array_equal(res.mean_occupancy[:, 1:], c.area_q.reshape(system.m, -1)[:, 1:models.U_DEPTH + 1] / span)
     assert np.array_equal(res.r_distribution, c.time_r / (t_end - warmup))
     if policy == "slta":
         assert np.count_nonzero(c.time_r) > 3          # the index moved: the learning rules ran

@@ -22,7 +22,7 @@ FLAT = PoolSystem((PiecewiseLinearUtility((1.0, 0.2), (2.0,)), PiecewiseLinearUt
 def _replications(system, n, policy, t_end, seeds):
     runs = [simulate(system, n, policy, t_end=t_end, warmup=10.0, seed=ss) for ss in seeds]
     util = np.array([r.mean_utility for r in runs])
-    class0 = np.array([r.mean_q[0, 1:].sum() for r in runs])  # tasks in class-0 pools / n
+    class0 = np.array([r.mean_occupancy[0, 1:].sum() for r in runs])  # tasks in class-0 pools / n
     return util, class0
 
 

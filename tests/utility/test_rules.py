@@ -144,6 +144,6 @@ def test_jlmu_class_occupancy_matches_the_exact_chain_with_ties():
     sims = []
     for ss in spawn(17, 8):
         res = simulate(system, 2, "jlmu", t_end=20000.0, warmup=10.0, seed=ss)
-        sims.append(res.mean_q[:, 1:].sum(axis=1))
+        sims.append(res.mean_occupancy[:, 1:].sum(axis=1))
     t, limit = _compare(sims, ex.class_tasks, 2)
     assert np.all(t < limit), (t, limit)

@@ -19,8 +19,8 @@ SYS = PoolSystem((LogUtility(20), LogUtility(30), LogUtility(8)), (0.25, 0.5, 0.
 def test_time_averages_are_consistent_and_obey_the_pathwise_bound(policy):
     res = simulate(SYS, 40, policy, t_end=300.0, warmup=20.0, seed=3)
     # u is linear in q: the time average of u(q_n) is u(time average of q_n)
-    assert res.mean_utility == pytest.approx(overall_utility(SYS, res.mean_q, ), rel=1e-9)
-    assert res.mean_tasks == pytest.approx(res.mean_q[:, 1:].sum(), rel=1e-9)
+    assert res.mean_utility == pytest.approx(overall_utility(SYS, res.mean_occupancy, ), rel=1e-9)
+    assert res.mean_tasks == pytest.approx(res.mean_occupancy[:, 1:].sum(), rel=1e-9)
     # the time-averaged state is feasible for (2) with rho = time-averaged s_n (Sec. 3.4.1)
     bound = optimal_assignment(SYS, res.mean_tasks, alpha=res.alpha).utility
     assert res.mean_utility <= bound + 1e-9
@@ -108,7 +108,7 @@ def test_theorem6_slta_learns_r_star_from_empty():
     res = simulate(sys, 1000, "slta", t_end=60.0, warmup=20.0, seed=8, sample_times=np.linspace(20, 60, 41))
     assert res.r_distribution[r_star] > 0.9
     assert np.all(np.abs(res.r - r_star) <= 1)
-    assert l1_distance(res.mean_q, optimal_assignment(sys, alpha=res.alpha).q) < 0.1
+    assert l1_distance(res.mean_occupancy, optimal_assignment(sys, alpha=res.alpha).q) < 0.1
 
 
 def test_invalid_input_is_rejected():

@@ -23,7 +23,7 @@ from .model import LocalitySystem
 from .policies import as_policy
 from .simulation import exact_initial_state, iid_initial_state, simulate, simulate_gwsq, simulate_jsqd
 
-__all__ = ["build_graph", "Replication", "StationaryStatistics", "stationary_statistics", "trajectory_replication",
+__all__ = ["build_graph", "Replication", "stationary_statistics", "trajectory_replication",
            "stationary_replication", "population_stationary_replication",
            "occupancy_summary", "sup_l1_error", "lemma1_system",
            "lemma1_rows", "lemma2_matrices", "lemma2_rows", "random_design_system", "proposition1_rows",

@@ -25,7 +25,7 @@ from .model import PoolSystem
 from .optimal import optimal_assignment, optimal_assignment_lp
 from .simulation import simulate
 
-__all__ = ["Replication", "StationaryStatistics", "stationary_statistics", "policy_runs", "table1_rows", "poisson_rows", "fluid_limit_rows",
+__all__ = ["Replication", "stationary_statistics", "policy_runs", "table1_rows", "poisson_rows", "fluid_limit_rows",
            "slta_learning_rows", "fluid_convergence_rows", "solver_agreement_rows", "assignment_rows",
            "lp_rows", "pool_columns", "PoissonTables", "FluidLimitTables", "LearningTables"]
 

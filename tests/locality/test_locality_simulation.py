@@ -23,7 +23,7 @@ SMALL = LocalitySystem(0.45, 0.75, (2 / 3, 1 / 3), (0.5, 0.5), (1.0, 1.5), ((1, 
 
 
 def time_average(sim, system, graph, seeds, horizon=4000.0, warmup=200.0):
-    """Per-replication time averages of the occupancy (levels 1..3) after a warmup-in."""
+    """Per-replication time averages of the occupancy (levels 1..3) after a warm-up."""
     grid = np.linspace(0.0, horizon, 40001)
     out = []
     for s in seeds:

@@ -54,7 +54,7 @@ def test_no_public_function_takes_t_end_or_burn_in():
     """Warm-up and horizon in time units are `warmup` and `horizon` everywhere (issue 28)."""
     import inspect
 
-    old = {"t_end", "burn_in", "warmup_relaxations", "stat_warmup"}
+    old = {"t_end", "burn_in", "burn_in_relaxations", "stat_burn_in"}
     offenders = []
     for name, obj in _public_functions():
         try:

@@ -94,7 +94,7 @@ def test_theorem5_jlmu_occupancy_approaches_the_fluid_trajectory():
     fluid = solve_fluid(sys, q0, t)
     errs = []
     for n in (100, 6400):
-        e = [l1_distance(simulate(sys, n, "jlmu", horizon=4.5, seed=ss, initial=q0, sample_times=t).q,
+        e = [l1_distance(simulate(sys, n, "jlmu", horizon=4.5, seed=ss, initial=q0, sample_times=t).occupancy,
                          fluid.q).max() for ss in spawn(3, 4)]
         errs.append(np.mean(e))
     # the error shrinks like n^{-1/2}: a factor 8 from n = 100 to 6400, at least 3 here

@@ -17,6 +17,7 @@ the same across processes, in wall time).
 from __future__ import annotations
 
 import argparse
+import inspect
 import shutil
 import sys
 import tempfile
@@ -28,12 +29,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _cases(paper: str, mod, n: int, t_end: float):
+def _cases(paper: str, mod, n: int, horizon: float):
     if paper == "U":
         system = mod.utility.table1_system(10.0)
+        # the keyword of the horizon: `horizon` (older revisions: `t_end`)
+        key = "horizon" if "horizon" in inspect.signature(mod.utility.simulate).parameters else "t_end"
         for pol in ("jlmu", "slta", "random", "jsq", "conservative"):
-            mod.utility.simulate(system, 10, pol, t_end=1.0, seed=0)
-            yield pol, lambda k, pol=pol: mod.utility.simulate(system, n, pol, t_end=t_end, seed=k).events
+            mod.utility.simulate(system, 10, pol, seed=0, **{key: 1.0})
+            yield pol, lambda k, pol=pol: mod.utility.simulate(system, n, pol, seed=k, **{key: horizon}).events
     else:
         from importlib import import_module
         graphs = import_module(mod.__name__ + ".locality.graphs")
@@ -44,7 +47,7 @@ def _cases(paper: str, mod, n: int, t_end: float):
         g = graphs.irg(system, n, seed=1)
         for name, f in (("local JSQ(2)", sim.simulate_jsqd), ("GWSQ(2)", sim.simulate_gwsq)):
             f(system, g, sim.iid_initial_state(g, q0, 0), [0.0, 1.0], 0)
-            yield name, lambda k, f=f: f(system, g, sim.iid_initial_state(g, q0, k), [0.0, t_end], k).events
+            yield name, lambda k, f=f: f(system, g, sim.iid_initial_state(g, q0, k), [0.0, horizon], k).events
 
 
 def main() -> int:
@@ -53,7 +56,7 @@ def main() -> int:
     ap.add_argument("--paper", choices=("U", "L"), default="U")
     ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--n", type=int, default=1000, help="pools (U) or servers (L)")
-    ap.add_argument("--t-end", type=float, default=50.0)
+    ap.add_argument("--horizon", type=float, default=50.0)
     args = ap.parse_args()
     if not (args.before / "qtheory" / "__init__.py").is_file():
         ap.error(f"`before` must be a checkout holding qtheory/ (got {args.before})")
@@ -66,8 +69,8 @@ def main() -> int:
     import qtheory_before
     import qtheory_before.utility  # noqa: F401
 
-    old = dict(_cases(args.paper, qtheory_before, args.n, args.t_end))
-    new = dict(_cases(args.paper, qtheory, args.n, args.t_end))
+    old = dict(_cases(args.paper, qtheory_before, args.n, args.horizon))
+    new = dict(_cases(args.paper, qtheory, args.n, args.horizon))
     rates: dict[tuple[str, str], list[float]] = {}
     for k in range(args.rounds):
         for case in new:
@@ -76,7 +79,7 @@ def main() -> int:
                 c0 = time.process_time()
                 events = table[case](k)
                 rates.setdefault((case, label), []).append(events / (time.process_time() - c0) / 1e6)
-    print(f"{args.paper}: n = {args.n}, t_end = {args.t_end:g}, {args.rounds} alternating rounds, "
+    print(f"{args.paper}: n = {args.n}, horizon = {args.horizon:g}, {args.rounds} alternating rounds, "
           "M events per processor second")
     print("| case | old best | new best | new/old best | new/old median |")
     print("|---|---|---|---|---|")

@@ -26,13 +26,16 @@ from pathlib import Path
 _SNIPPETS = {
     "U": r'''
 import json, sys
+import inspect
 from qtheory.utility import POLICIES, simulate, table1_system
 sysm = table1_system(10.0)
-n, t_end = int(sys.argv[1]), float(sys.argv[2])
+n, horizon = int(sys.argv[1]), float(sys.argv[2])
+# the keyword of the horizon: `horizon` (older revisions: `t_end`)
+key = "horizon" if "horizon" in inspect.signature(simulate).parameters else "t_end"
 out = {}
 for pol in [p for p in ("jlmu", "slta", "random", "jsq", "conservative") if p in POLICIES]:
-    simulate(sysm, 10, pol, t_end=1.0, seed=0)
-    r = simulate(sysm, n, pol, t_end=t_end, seed=1)
+    simulate(sysm, 10, pol, seed=0, **{key: 1.0})
+    r = simulate(sysm, n, pol, seed=1, **{key: horizon})
     out[pol] = r.events / r.wall_time
 print(json.dumps(out))
 ''',
@@ -41,14 +44,14 @@ import json, sys
 from qtheory.locality.graphs import irg
 from qtheory.locality.model import paper_initial_occupancy, paper_system
 from qtheory.locality.simulation import iid_initial_state, simulate_gwsq, simulate_jsqd
-n, t_end = int(sys.argv[1]), float(sys.argv[2])
+n, horizon = int(sys.argv[1]), float(sys.argv[2])
 system = paper_system("design", d=2)
 q0 = paper_initial_occupancy("Q")
 g = irg(system, n, seed=1)
 out = {}
 for name, sim in (("local JSQ(2) irg", simulate_jsqd), ("GWSQ(2)", simulate_gwsq)):
     sim(system, g, iid_initial_state(g, q0, 0), [0.0, 1.0], 0)
-    r = sim(system, g, iid_initial_state(g, q0, 1), [0.0, t_end], 1)
+    r = sim(system, g, iid_initial_state(g, q0, 1), [0.0, horizon], 1)
     out[name] = r.events / getattr(r, "wall_time", getattr(r, "seconds", None))
 print(json.dumps(out))
 ''',
@@ -63,7 +66,7 @@ def main() -> int:
     ap.add_argument("--paper", choices=sorted(_SNIPPETS), default="U")
     ap.add_argument("--rounds", type=int, default=5, help="runs per tree, interleaved")
     ap.add_argument("--n", type=int, default=None, help="pools/servers (default: per paper)")
-    ap.add_argument("--t-end", type=float, default=None, help="horizon (default: per paper)")
+    ap.add_argument("--horizon", type=float, default=None, help="simulated time (default: per paper)")
     args = ap.parse_args()
     trees = []
     for spec in args.tree:
@@ -71,14 +74,14 @@ def main() -> int:
         if not sep or not (Path(path) / "qtheory" / "__init__.py").is_file():
             ap.error(f"--tree must be NAME=PATH of a checkout with qtheory/ (got {spec!r})")
         trees.append((name, str(Path(path).resolve())))
-    n, t_end = _SIZES[args.paper]
+    n, horizon = _SIZES[args.paper]
     n = args.n or n
-    t_end = args.t_end or t_end
+    horizon = args.horizon or horizon
     best: dict[str, dict[str, float]] = {name: {} for name, _ in trees}
     for k in range(args.rounds):
         for name, path in (trees if k % 2 == 0 else trees[::-1]):
             env = dict(os.environ, PYTHONPATH=path, NUMBA_NUM_THREADS="1")
-            res = subprocess.run([sys.executable, "-c", _SNIPPETS[args.paper], str(n), str(t_end)],
+            res = subprocess.run([sys.executable, "-c", _SNIPPETS[args.paper], str(n), str(horizon)],
                                  cwd=path, env=env, capture_output=True, text=True)
             if res.returncode:
                 sys.stderr.write(res.stderr)
@@ -88,7 +91,7 @@ def main() -> int:
         print(f"round {k + 1}/{args.rounds} done", file=sys.stderr)
     ref = trees[0][0]
     cases = list(best[ref])
-    print(f"{args.paper}: n = {n}, t_end = {t_end:g}, best of {args.rounds} interleaved runs (M events/s)")
+    print(f"{args.paper}: n = {n}, horizon = {horizon:g}, best of {args.rounds} interleaved runs (M events/s)")
     print("| case | " + " | ".join(name for name, _ in trees) + " | " +
           " | ".join(f"{name}/{ref}" for name, _ in trees[1:]) + " |")
     print("|---" * (2 * len(trees)) + "|")

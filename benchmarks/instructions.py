@@ -46,8 +46,8 @@ SIZES = {
     "supermarket": ({"horizon": 40.0}, {"horizon": 2040.0}),
     "cos": ({"r_events": 10_000}, {"r_events": 510_000}),
     "coc": ({"r_events": 10_000}, {"r_events": 510_000}),
-    "jlmu": ({"u_t_end": 20.0}, {"u_t_end": 270.0}),
-    "slta": ({"u_t_end": 20.0}, {"u_t_end": 270.0}),
+    "jlmu": ({"u_horizon": 20.0}, {"u_horizon": 270.0}),
+    "slta": ({"u_horizon": 20.0}, {"u_horizon": 270.0}),
 }
 
 _WORKER = r"""
@@ -62,7 +62,7 @@ if impl == "numba":
     cg = ctypes.CDLL(sys.argv[4])
     cg.cg_dump.argtypes = [ctypes.c_char_p]
     for key, sizes in cases.items():
-        models.run(key, impl, 0, {{"horizon": 5.0, "r_events": 1000, "u_t_end": 2.0}})    # load the kernel
+        models.run(key, impl, 0, {{"horizon": 5.0, "r_events": 1000, "u_horizon": 2.0}})    # load the kernel
         for rep in range(2):                    # short, long, short, long: the minimum of each
             for k, scale in enumerate(sizes):
                 gc.collect()
@@ -148,7 +148,7 @@ def main(argv=None) -> int:
     from benchmarks.peers import models
 
     for key in args.cases:                          # compile / fill numba's cache outside callgrind
-        models.run(key, "numba", 0, {"horizon": 5.0, "r_events": 1000, "u_t_end": 2.0})
+        models.run(key, "numba", 0, {"horizon": 5.0, "r_events": 1000, "u_horizon": 2.0})
     rows = {}
     with tempfile.TemporaryDirectory(prefix="qtheory-callgrind-") as tmp:
         counts = {impl: count(args.cases, impl, Path(tmp)) for impl in ("c", "numba")}

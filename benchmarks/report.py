@@ -418,7 +418,7 @@ def dask_section(data) -> str:
         f"always receives child k of the root seed. Wall time: {data['local_one_process_seconds']:.1f} s "
         f"in one process, {data['dask_two_workers_seconds']:.1f} s on the 2-worker cluster.\n",
         "| replication | mean Q, local | mean Q, Dask |", "|---|---|---|",
-        *[f"| {k} | {a:.6f} | {b:.6f} |" for k, (a, b) in enumerate(zip(data["mean_q_local"], data["mean_q_dask"]))],
+        *[f"| {k} | {a:.6f} | {b:.6f} |" for k, (a, b) in enumerate(zip(data["mean_jobs_local"], data["mean_jobs_dask"]))],
         ""])
 
 

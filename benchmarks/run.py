@@ -39,15 +39,15 @@ SECTIONS = ("peers", "c", "limit", "scaling", "book", "dask")
 
 #: per-implementation run sizes (events scale with the horizon); Ciw is ~1000x slower
 SCALES = {
-    "full": {"numba": {"horizon": 2000.0, "r_events": 2_000_000, "u_t_end": 2000.0},
-             "c": {"horizon": 2000.0, "r_events": 2_000_000, "u_t_end": 2000.0},
-             "plain": {"horizon": 400.0, "r_events": 200_000, "u_t_end": 200.0},
-             "simpy": {"horizon": 200.0, "r_events": 100_000, "u_t_end": 100.0},
+    "full": {"numba": {"horizon": 2000.0, "r_events": 2_000_000, "u_horizon": 2000.0},
+             "c": {"horizon": 2000.0, "r_events": 2_000_000, "u_horizon": 2000.0},
+             "plain": {"horizon": 400.0, "r_events": 200_000, "u_horizon": 200.0},
+             "simpy": {"horizon": 200.0, "r_events": 100_000, "u_horizon": 100.0},
              "ciw": {"horizon": 80.0}},
-    "quick": {"numba": {"horizon": 500.0, "r_events": 500_000, "u_t_end": 500.0},
-              "c": {"horizon": 500.0, "r_events": 500_000, "u_t_end": 500.0},
-              "plain": {"horizon": 130.0, "r_events": 50_000, "u_t_end": 50.0},
-              "simpy": {"horizon": 80.0, "r_events": 25_000, "u_t_end": 25.0},
+    "quick": {"numba": {"horizon": 500.0, "r_events": 500_000, "u_horizon": 500.0},
+              "c": {"horizon": 500.0, "r_events": 500_000, "u_horizon": 500.0},
+              "plain": {"horizon": 130.0, "r_events": 50_000, "u_horizon": 50.0},
+              "simpy": {"horizon": 80.0, "r_events": 25_000, "u_horizon": 25.0},
               "ciw": {"horizon": 40.0}},
 }
 
@@ -127,7 +127,7 @@ def bench_peers(preset: str, repeats: int, skip: set) -> dict:
     out = {"preset": preset, "repeats": repeats, "cases": {}, "environment": _environment()}
     for key, case in models.CASES.items():
         impls = [i for i in case.implementations if i not in skip]
-        models.run(key, "numba", 0, {**scales["plain"], "horizon": 5.0, "r_events": 1000, "u_t_end": 2.0})
+        models.run(key, "numba", 0, {**scales["plain"], "horizon": 5.0, "r_events": 1000, "u_horizon": 2.0})
         res = _compare(key, impls, repeats, 1000, lambda impl: scales[impl])
         out["cases"][key] = {"name": case.name, "paper": case.paper, "statistic": case.statistic, "results": res}
         if case.paper == "R":
@@ -214,7 +214,7 @@ def _plot_peers(data):
 # runs of about half a second each (0.05 s runs spread the ratio of single pairs over 0.8-1.4
 # even on a quiet machine, 4 December)
 C_CASES = {"supermarket": {"horizon": 100_000.0}, "cos": {"r_events": 15_000_000}, "coc": {"r_events": 15_000_000},
-           "jlmu": {"u_t_end": 6000.0}, "slta": {"u_t_end": 6000.0}}
+           "jlmu": {"u_horizon": 6000.0}, "slta": {"u_horizon": 6000.0}}
 C_GOAL = 1.25
 
 
@@ -227,8 +227,8 @@ def bench_c(preset: str, repeats: int) -> dict:
     out = {"environment": _environment(), "rounds": rounds, "goal_ratio": C_GOAL, "cases": {}}
     for key, base in C_CASES.items():
         scale = {k: (v * factor if isinstance(v, float) else int(v * factor)) for k, v in base.items()}
-        models.run(key, "numba", 0, {"horizon": 5.0, "r_events": 1000, "u_t_end": 2.0})
-        models.run(key, "c", 0, {"horizon": 5.0, "r_events": 1000, "u_t_end": 2.0})
+        models.run(key, "numba", 0, {"horizon": 5.0, "r_events": 1000, "u_horizon": 2.0})
+        models.run(key, "c", 0, {"horizon": 5.0, "r_events": 1000, "u_horizon": 2.0})
         runs = {"numba": [], "c": []}
         for rnd in range(rounds):
             order = ("numba", "c") if rnd % 2 == 0 else ("c", "numba")

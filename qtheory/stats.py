@@ -9,6 +9,7 @@ correlation of two exchangeable units estimated from whole-group sums (`pair_cor
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Mapping
 
 import numpy as np
 from scipy import stats as _st
@@ -16,7 +17,7 @@ from scipy import stats as _st
 from .errors import ParameterError
 from .validation import check_array, check_integer, check_real, check_seed
 
-__all__ = ["Estimate", "mean_ci", "band", "batch_means", "sample_batch_means", "loglog_slope", "pair_correlation"]
+__all__ = ["Estimate", "StationaryStatistics", "mean_ci", "batch_estimate", "band", "batch_means", "sample_batch_means", "loglog_slope", "pair_correlation"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,50 @@ class Estimate:
         return {f"{prefix}mean": float(self.mean), f"{prefix}se": float(self.se),
                 f"{prefix}ci_low": float(self.ci_low), f"{prefix}ci_high": float(self.ci_high),
                 f"{prefix}n": int(self.n)}
+
+
+@dataclass(frozen=True)
+class StationaryStatistics:
+    """Time averages of one long run with their batch-means standard errors (L and U alike).
+
+    Returned by :func:`qtheory.locality.experiments.stationary_statistics` and
+    :func:`qtheory.utility.experiments.stationary_statistics`. Each named statistic is an
+    :class:`Estimate` (batch means: ``n`` is the number of batches) reached as an attribute:
+    ``st.mean_queue_length.mean``, ``st.mean_utility.se``.
+
+    Attributes
+    ----------
+    estimates : mapping of str to Estimate
+        The statistics by name (L: ``mean_queue_length`` per type,
+        ``overall_mean_queue_length``, ``occupancy``; U: ``mean_utility``, ``mean_tasks``,
+        ``mean_occupancy``).
+    n_samples, n_batches : int
+        Equally spaced sampling times in ``[warmup, horizon]``, and the batches of
+        consecutive samples behind the standard errors.
+    events : int
+        Events of the whole run (warm-up included).
+    wall_time : float
+        Seconds spent in the kernel.
+    warmup, horizon : float
+        Start of the averaging window and end of the run, in time units.
+    """
+
+    estimates: Mapping[str, Estimate]
+    n_samples: int
+    n_batches: int
+    events: int
+    wall_time: float
+    warmup: float
+    horizon: float
+
+    def __getattr__(self, name: str) -> Estimate:
+        estimates = self.__dict__.get("estimates")  # absent while unpickling
+        if estimates is not None and name in estimates:
+            return estimates[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self.__dict__.get("estimates", ())))
 
 
 def mean_ci(samples, axis: int = 0, level: float = 0.95) -> Estimate:
@@ -128,6 +173,17 @@ def sample_batch_means(samples, n_batches: int) -> tuple[np.ndarray, np.ndarray]
     n_batches = check_integer("n_batches", n_batches, low=2, high=n_samples)
     ends = (np.arange(1, n_batches + 1) * n_samples) // n_batches
     return batch_means(np.cumsum(x, axis=0)[ends - 1], ends.astype(float))
+
+
+def batch_estimate(samples, n_batches: int, level: float = 0.95) -> Estimate:
+    """:func:`sample_batch_means` as an :class:`Estimate`: the mean, its batch-means standard
+    error and a t-interval with ``n_batches - 1`` degrees of freedom (``n = n_batches``)."""
+    level = check_real("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
+    mean, se = sample_batch_means(samples, n_batches)
+    half = _st.t.ppf(0.5 + level / 2, df=n_batches - 1) * se
+    if np.ndim(mean) == 0:
+        mean, se, half = float(mean), float(se), float(half)
+    return Estimate(mean=mean, se=se, ci_low=mean - half, ci_high=mean + half, n=int(n_batches), level=level)
 
 
 def pair_correlation(mean, mean_square, n_servers: int, *, n_boot: int = 1000, seed: int = 0):

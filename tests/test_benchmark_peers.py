@@ -128,14 +128,14 @@ def test_redundancy_plain_peer_matches_the_product_form(mechanism):
 
 
 def test_jlmu_peers_agree_with_numba():
-    scale = {"u_t_end": 20.0}
+    scale = {"u_horizon": 20.0}
     numba = _small("jlmu", "numba", SEEDS, **scale)
     _agree(numba, _small("jlmu", "plain", SEEDS, **scale))
     _agree(numba, _small("jlmu", "simpy", SEEDS[:4], **scale))
 
 
 def test_slta_peers_agree_with_numba():
-    scale = {"u_t_end": 25.0}
+    scale = {"u_horizon": 25.0}
     numba = _small("slta", "numba", SEEDS, **scale)
     _agree(numba, _small("slta", "plain", SEEDS[:6], **scale))
     _agree(numba, _small("slta", "simpy", SEEDS[:6], **scale))
@@ -271,7 +271,7 @@ def test_c_redundancy_agrees_with_numba_and_the_product_form(mechanism):
     assert abs(mn - exact) <= t * sn, (mn, sn, exact)
 
 
-def _numba_utility_with_seed_state(system, n, policy, t_end, warmup, seed):
+def _numba_utility_with_seed_state(system, n, policy, horizon, warmup, seed):
     """`simulate` with the kernel's generator seeded like the C loop's (splitmix64 of `seed`)."""
     import qtheory.utility.simulation as S
     from qtheory._rng import seed_state
@@ -279,7 +279,7 @@ def _numba_utility_with_seed_state(system, n, policy, t_end, warmup, seed):
     original = S.kernel_state
     S.kernel_state = lambda s: seed_state(s)
     try:
-        return S.simulate(system, n, policy, t_end=t_end, seed=seed, warmup=warmup, max_occupancy=models.U_DEPTH)
+        return S.simulate(system, n, policy, horizon=horizon, seed=seed, warmup=warmup, max_occupancy=models.U_DEPTH)
     finally:
         S.kernel_state = original
 
@@ -295,14 +295,14 @@ def test_c_utility_and_the_numba_kernel_simulate_the_same_path(policy, seed):
     from qtheory.utility import table1_system
 
     system = table1_system(10.0)
-    n, t_end, warmup = 100, 60.0, 10.0
-    res = _numba_utility_with_seed_state(system, n, policy, t_end, warmup, seed)
-    c = cutility.run_full(system, n, policy, t_end, warmup, seed, models.U_DEPTH)
-    span = n * (t_end - warmup)
-    assert c.status == 0 and res.events == c.events > 1.8 * n * system.lam * t_end
+    n, horizon, warmup = 100, 60.0, 10.0
+    res = _numba_utility_with_seed_state(system, n, policy, horizon, warmup, seed)
+    c = cutility.run_full(system, n, policy, horizon, warmup, seed, models.U_DEPTH)
+    span = n * (horizon - warmup)
+    assert c.status == 0 and res.events == c.events > 1.8 * n * system.lam * horizon
     assert res.mean_utility == c.area_u / span and res.mean_tasks == c.area_s / span
-    assert np.array_equal(res.mean_q[:, 1:], c.area_q.reshape(system.m, -1)[:, 1:models.U_DEPTH + 1] / span)
-    assert np.array_equal(res.r_distribution, c.time_r / (t_end - warmup))
+    assert np.array_equal(res.mean_occupancy[:, 1:], c.area_q.reshape(system.m, -1)[:, 1:models.U_DEPTH + 1] / span)
+    assert np.array_equal(res.r_distribution, c.time_r / (horizon - warmup))
     if policy == "slta":
         assert np.count_nonzero(c.time_r) > 3          # the index moved: the learning rules ran
 
@@ -313,7 +313,7 @@ def test_c_utility_agrees_with_numba(policy):
     """Independent streams: the time-averaged utility per pool of 8 runs each agrees within
     the t quantile (7 degrees of freedom, level 1e-3 over 2 comparisons) of the combined
     standard error of the run means."""
-    scale = {"u_t_end": 60.0}
+    scale = {"u_horizon": 60.0}
     numba = _small(policy, "numba", SEEDS, **scale)
     c = _small(policy, "c", [100 + s for s in SEEDS], **scale)
     (mn, sn), (mc, sc) = _mean_se(numba), _mean_se(c)

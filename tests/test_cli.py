@@ -39,10 +39,10 @@ def test_module_entry_point_runs():
 
 @pytest.mark.parametrize("value", ["nan", "inf", "'abc'", "[]", "None", "{'a': 1}", "NaN", "1e999", "true"])
 def test_a_parameter_of_the_wrong_type_is_named_with_the_expected_type(value, capsys):
-    # t_end of L-F2 is a float: everything above must stop before a kernel starts
-    assert cli.main(["reproduce", "--preset", "quick", "--only", "L-F2", "-p", "t_end", value]) == 2
+    # horizon of L-F2 is a float: everything above must stop before a kernel starts
+    assert cli.main(["reproduce", "--preset", "quick", "--only", "L-F2", "-p", "horizon", value]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("qtheory: error: parameter `t_end` of notebook L-F2 must be "
+    assert len(err) == 1 and err[0].startswith("qtheory: error: parameter `horizon` of notebook L-F2 must be "
                                               "a finite number"), err
 
 
@@ -97,7 +97,7 @@ def test_book_warns_naming_the_pages_when_presets_are_mixed(tmp_path, monkeypatc
     _executed(tmp_path, "L-F3", "locality", "paper", {})
     assert cli.main(["book", "--no-run"]) == 0
     assert "warning" not in capsys.readouterr().err  # one preset: nothing to say
-    _executed(tmp_path, "L-F2", "locality", "quick+overrides", {"t_end": 5.0})
+    _executed(tmp_path, "L-F2", "locality", "quick+overrides", {"horizon": 5.0})
     assert cli.main(["book", "--no-run"]) == 0
     err = capsys.readouterr().err
     assert "the book mixes results of different presets (paper: L-F1, L-F3; quick: L-F2)" in err, err

@@ -151,15 +151,15 @@ def test_optimal_assignments_meet_the_load_and_capacity_constraints(rs, rho):
 def test_utility_simulation_counts_tasks_consistently_and_repeats(policy, seed):
     n = 4
     times = np.linspace(0.0, 30.0, 16)
-    a = u_simulate(U_SYS, n, policy, t_end=30.0, seed=seed, sample_times=times)
+    a = u_simulate(U_SYS, n, policy, horizon=30.0, seed=seed, sample_times=times)
     # n s_n is a whole number of tasks, and the occupancy's level sums count them
     tasks = n * a.s
     np.testing.assert_allclose(tasks, np.round(tasks), atol=1e-9)
-    np.testing.assert_allclose(n * a.q[:, :, 1:].sum(axis=(1, 2)), tasks, atol=1e-9)
-    assert np.all(np.diff(a.q, axis=-1) <= 1e-12) and np.all((a.q >= 0) & (a.q <= 1))
-    assert abs(a.tasks_distribution.sum() - 1.0) < 1e-9
-    b = u_simulate(U_SYS, n, policy, t_end=30.0, seed=seed, sample_times=times)
-    assert a.mean_utility == b.mean_utility and np.array_equal(a.q, b.q)
+    np.testing.assert_allclose(n * a.occupancy[:, :, 1:].sum(axis=(1, 2)), tasks, atol=1e-9)
+    assert np.all(np.diff(a.occupancy, axis=-1) <= 1e-12) and np.all((a.occupancy >= 0) & (a.occupancy <= 1))
+    assert abs(a.count_distribution.sum() - 1.0) < 1e-9
+    b = u_simulate(U_SYS, n, policy, horizon=30.0, seed=seed, sample_times=times)
+    assert a.mean_utility == b.mean_utility and np.array_equal(a.occupancy, b.occupancy)
 
 
 @settings(max_examples=6, deadline=None, derandomize=True)

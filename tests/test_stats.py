@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+import scipy.stats
 
 from qtheory import stats
 from qtheory.errors import ParameterError
@@ -94,3 +95,30 @@ def test_sample_batch_means_cuts_the_samples_into_consecutive_batches():
     np.testing.assert_allclose(m2, [4.5, 9.0]) and np.testing.assert_allclose(se2, [se, 2 * se])
     with pytest.raises(ParameterError, match="`n_batches`"):
         stats.sample_batch_means(x, 11)
+
+
+def test_batch_estimate_is_sample_batch_means_with_a_t_interval():
+    from qtheory.stats import batch_estimate, sample_batch_means
+
+    x = np.random.default_rng(4).normal(size=(100, 3))
+    est = batch_estimate(x, 5)
+    mean, se = sample_batch_means(x, 5)
+    np.testing.assert_array_equal(est.mean, mean)
+    np.testing.assert_array_equal(est.se, se)
+    half = scipy.stats.t.ppf(0.975, df=4) * se
+    np.testing.assert_allclose(est.ci_high - est.mean, half, rtol=1e-12)
+    assert est.n == 5 and est.level == 0.95
+    assert isinstance(batch_estimate(x[:, 0], 5).mean, float)
+
+
+def test_stationary_statistics_reach_their_estimates_by_name_and_pickle():
+    import pickle
+
+    from qtheory.stats import StationaryStatistics, mean_ci
+
+    st = StationaryStatistics({"mean_tasks": mean_ci([1.0, 2.0, 3.0])}, 10, 2, 7, 0.1, 1.0, 5.0)
+    assert st.mean_tasks.mean == 2.0 and "mean_tasks" in dir(st)
+    with pytest.raises(AttributeError, match="mean_q"):
+        st.mean_q
+    again = pickle.loads(pickle.dumps(st))
+    assert again.mean_tasks.mean == 2.0 and (again.warmup, again.horizon) == (1.0, 5.0)

@@ -148,14 +148,14 @@ def _utility(key, impl, seed, scale):
     system = table1_system(10.0)
     n = CASES[key].params["n"]
     policy = CASES[key].params["policy"]
-    t_end = scale["u_t_end"]
-    warmup = min(U_WARMUP, t_end / 2)
+    horizon = scale["u_horizon"]
+    warmup = min(U_WARMUP, horizon / 2)
     if impl == "numba":
         c0 = time.thread_time()
-        res = simulate(system, n, policy, t_end=t_end, seed=seed, warmup=warmup, max_occupancy=U_DEPTH)
+        res = simulate(system, n, policy, horizon=horizon, seed=seed, warmup=warmup, max_occupancy=U_DEPTH)
         return PeerRun(res.events, res.wall_time, res.mean_utility, time.thread_time() - c0)
     if impl == "c":
-        return cutility.run(system, n, policy, t_end, warmup, seed, U_DEPTH)
+        return cutility.run(system, n, policy, horizon, warmup, seed, U_DEPTH)
     counts = system.pool_counts(n)
     pool_class = np.repeat(np.arange(system.m), counts).tolist()
     values = tabulate(system.utilities, U_DEPTH)
@@ -164,16 +164,16 @@ def _utility(key, impl, seed, scale):
     if policy == "slta":
         en = enumeration(system, U_DEPTH)
         func = plain.utility_slta if impl == "plain" else simpy_models.utility_slta
-        out = func(delta, pool_class, system.lam, system.mu, t_end, warmup, seed, en.cls.tolist(),
+        out = func(delta, pool_class, system.lam, system.mu, horizon, warmup, seed, en.cls.tolist(),
                    en.level.tolist(), n * default_beta(n))
     else:
         func = plain.utility_jlmu if impl == "plain" else simpy_models.utility_jlmu
-        out = func(delta, pool_class, system.lam, system.mu, t_end, warmup, seed)
+        out = func(delta, pool_class, system.lam, system.mu, horizon, warmup, seed)
     return PeerRun(out.events, out.seconds, out.statistic + base)
 
 
 def run(key: str, impl: str, seed: int, scale: dict) -> PeerRun:
-    """Run implementation `impl` of case `key` at `scale` (horizon, r_events, u_t_end)."""
+    """Run implementation `impl` of case `key` at `scale` (horizon, r_events, u_horizon)."""
     if key not in CASES:
         raise KeyError(f"unknown case {key!r}")
     if impl not in CASES[key].implementations and not (key == "supermarket" and impl == "c_mt"):

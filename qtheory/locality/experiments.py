@@ -2,7 +2,7 @@
 
 Each ``*_replication`` function takes a :class:`numpy.random.SeedSequence` first (as
 :func:`qtheory.runtime.replicate` passes it), builds its own graph and initial state
-from it, runs one simulation and returns plain arrays. The summaries turn a list of
+from it, runs one simulation and returns a :class:`Replication`. The summaries turn a list of
 replications into estimates with confidence intervals.
 """
 
@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..runtime import children
-from ..stats import band, sample_batch_means
+from ..stats import StationaryStatistics, band, batch_estimate
 from ..validation import check_array, check_integer, check_real, check_seed
 from .graphs import CompatibilityGraph, complete_bipartite, irg, window_graph
 from .meanfield import solve_meanfield
@@ -23,7 +23,7 @@ from .model import LocalitySystem
 from .policies import as_policy
 from .simulation import exact_initial_state, iid_initial_state, simulate, simulate_gwsq, simulate_jsqd
 
-__all__ = ["build_graph", "StationaryStatistics", "stationary_statistics", "trajectory_replication",
+__all__ = ["build_graph", "Replication", "stationary_statistics", "trajectory_replication",
            "stationary_replication", "population_stationary_replication",
            "occupancy_summary", "sup_l1_error", "lemma1_system",
            "lemma1_rows", "lemma2_matrices", "lemma2_rows", "random_design_system", "proposition1_rows",
@@ -58,74 +58,77 @@ def _seeds(seed_sequence: np.random.SeedSequence):
 
 
 @dataclass(frozen=True)
-class StationaryStatistics:
-    """Stationary averages of one long run and their batch-means standard errors.
+class Replication:
+    """What one replication of an L experiment returns: one record type for every ``*_replication``.
+
+    Each function fills the fields it computes; the others are None. Field names follow
+    :class:`~qtheory.locality.simulation.SimulationResult`.
 
     Attributes
     ----------
-    mean_queue_length, mean_queue_length_se : (M,) arrays
-        Time average of the mean queue length of the type-m servers.
-    overall_mean_queue_length, overall_mean_queue_length_se : float
-        The same over all servers (the types weighted by their numbers of servers).
-    occupancy, occupancy_se : (M, L) arrays
-        Time average of :math:`q_{m,l}`, the fraction of type-m servers with at least l tasks.
-    n_samples, n_batches : int
-        Equally spaced sampling times in the averaging window, and the batches of
-        consecutive samples behind the standard errors.
     events : int
-        Events of the whole run (burn-in included).
-    wall_time : float
-        Seconds spent in the kernel.
+        Events simulated.
+    occupancy : ndarray
+        :math:`q_{m,l}` at the grid times, shape (T, M, L) (:func:`trajectory_replication`), or
+        its time average over ``[warmup, horizon]``, shape (M, L) (the stationary replications).
+    mean_queue_length : ndarray
+        Mean queue length of the type-m servers, at the grid times (T, M) or time-averaged (M,).
+    mean_square : ndarray or None
+        Mean square queue length per type at the grid times (T, M) (:func:`trajectory_replication`).
+    wall_time : float or None
+        Seconds spent in the kernel (:func:`trajectory_replication`).
+    servers_per_type : ndarray or None
+        Number of servers of each type in the replication's graph (:func:`trajectory_replication`).
     """
 
-    mean_queue_length: np.ndarray
-    mean_queue_length_se: np.ndarray
-    overall_mean_queue_length: float
-    overall_mean_queue_length_se: float
-    occupancy: np.ndarray
-    occupancy_se: np.ndarray
-    n_samples: int
-    n_batches: int
     events: int
-    wall_time: float
+    occupancy: np.ndarray
+    mean_queue_length: np.ndarray
+    mean_square: np.ndarray | None = None
+    wall_time: float | None = None
+    servers_per_type: np.ndarray | None = None
 
 
-def stationary_statistics(system: LocalitySystem, graph: CompatibilityGraph, policy="jsqd", *, burn_in: float,
+def stationary_statistics(system: LocalitySystem, graph: CompatibilityGraph, policy="jsqd", *, warmup: float,
                           horizon: float, seed, initial_state=None, n_samples: int = 2000, n_batches: int = 20,
                           levels: int = 6) -> StationaryStatistics:
     """Time-averaged stationary statistics of one run of `policy` on `graph`, with standard errors.
 
     The run starts from `initial_state` (default: empty) at time 0; the averages are over
-    `n_samples` equally spaced times in ``[burn_in, horizon]`` (the sample mean of the state
+    `n_samples` equally spaced times in ``[warmup, horizon]`` (the sample mean of the state
     at equally spaced times is an unbiased estimate of its time average over the window).
     Their standard errors come from `n_batches` batches of consecutive samples
     (:func:`qtheory.stats.batch_means`): the window should be long against the relaxation
-    time, so that batch means are nearly independent, and `burn_in` long enough to forget
-    the start (neither is checked here: compare two burn-ins, or replications).
+    time, so that batch means are nearly independent, and `warmup` long enough to forget
+    the start (neither is checked here: compare two warm-ups, or replications).
+
+    Returns a :class:`qtheory.stats.StationaryStatistics` with the estimates
+    ``mean_queue_length`` (per type, shape (M,)), ``overall_mean_queue_length`` (all servers,
+    the types weighted by their numbers of servers) and ``occupancy`` (time average of
+    :math:`q_{m,l}`, shape (M, L)).
     """
-    burn_in = check_real("burn_in", burn_in, low=0.0)
+    warmup = check_real("warmup", warmup, low=0.0)
     horizon = check_real("horizon", horizon, low=0.0)
-    if not horizon > burn_in:
-        raise ParameterError(f"`horizon` must exceed `burn_in` (got {horizon!r} <= {burn_in!r})")
+    if not horizon > warmup:
+        raise ParameterError(f"`horizon` must exceed `warmup` (got {horizon!r} <= {warmup!r})")
     n_samples = check_integer("n_samples", n_samples, low=2)
     n_batches = check_integer("n_batches", n_batches, low=2, high=n_samples)
     x0 = np.zeros(graph.n_servers, np.int64) if initial_state is None else initial_state
-    grid = np.concatenate([[0.0], np.linspace(burn_in, horizon, n_samples)]) if burn_in > 0 else \
+    grid = np.concatenate([[0.0], np.linspace(warmup, horizon, n_samples)]) if warmup > 0 else \
         np.linspace(0.0, horizon, n_samples)
     res = simulate(system, graph, as_policy(policy), x0, grid, seed, levels=levels)
     occ = res.occupancy[-n_samples:]                          # (S, M, L)
     mql = res.mean_queue_length[-n_samples:]                  # (S, M)
     weights = np.bincount(graph.server_type, minlength=graph.n_types) / graph.n_servers
     # batch b: samples [floor(b S / B), floor((b + 1) S / B)), as running sums at the batch ends
-    m, m_se = sample_batch_means(mql, n_batches)
-    o, o_se = sample_batch_means(occ, n_batches)
-    overall, overall_se = sample_batch_means(mql @ weights, n_batches)
-    return StationaryStatistics(m, m_se, float(overall), float(overall_se), o, o_se, n_samples, n_batches,
-                                res.events, res.wall_time)
+    estimates = {"mean_queue_length": batch_estimate(mql, n_batches),
+                 "overall_mean_queue_length": batch_estimate(mql @ weights, n_batches),
+                 "occupancy": batch_estimate(occ, n_batches)}
+    return StationaryStatistics(estimates, n_samples, n_batches, res.events, res.wall_time, warmup, horizon)
 
 
 def trajectory_replication(seed_sequence, system: LocalitySystem, n_servers: int, graph_kind: str, q0,
-                           t_grid, *, levels: int = 10, policy="jsqd", start: str = "iid") -> dict:
+                           t_grid, *, levels: int = 10, policy="jsqd", start: str = "iid") -> Replication:
     """One simulated path of the occupancy on `t_grid`.
 
     Parameters
@@ -150,61 +153,61 @@ def trajectory_replication(seed_sequence, system: LocalitySystem, n_servers: int
     else:
         raise ParameterError(f"`start` must be 'iid' or 'sorted' (got {start!r})")
     res = simulate(system, graph, pol, x0, t_grid, sim_ss, levels=levels)
-    return {"occupancy": res.occupancy, "mean_queue_length": res.mean_queue_length,
-            "mean_square": res.mean_square, "events": res.events, "seconds": res.seconds,
-            "servers_per_type": np.bincount(graph.server_type, minlength=system.n_types)}
+    return Replication(events=res.events, occupancy=res.occupancy, mean_queue_length=res.mean_queue_length,
+                       mean_square=res.mean_square, wall_time=res.wall_time,
+                       servers_per_type=np.bincount(graph.server_type, minlength=system.n_types))
 
 
 def stationary_replication(seed_sequence, system: LocalitySystem, n_servers: int, graph_kind: str,
-                           burn_in: float, horizon: float, *, n_samples: int = 2000, levels: int = 6,
-                           q0=None, policy="jsqd") -> dict:
-    """Time-averaged occupancy over ``[burn_in, horizon]`` (Theorem 6) under `policy`
+                           warmup: float, horizon: float, *, n_samples: int = 2000, levels: int = 6,
+                           q0=None, policy="jsqd") -> Replication:
+    """Time-averaged occupancy over ``[warmup, horizon]`` (Theorem 6) under `policy`
     (a :mod:`qtheory.locality.policies` object or name; default local JSQ(d)).
 
     The system starts empty, or from i.i.d. lengths with tails `q0` (to shorten the
-    burn-in of slowly mixing systems). The average is over `n_samples` equally spaced
+    warm-up of slowly mixing systems). The average is over `n_samples` equally spaced
     times; the mean over independent replications estimates ``E q^N(infinity)``.
     """
     pol = as_policy(policy)
     graph_seed, rng, sim_ss = _seeds(seed_sequence)
     graph = build_graph(system, n_servers, graph_kind, graph_seed)
-    grid = np.concatenate([[0.0], np.linspace(burn_in, horizon, n_samples)])
+    grid = np.concatenate([[0.0], np.linspace(warmup, horizon, n_samples)])
     x0 = np.zeros(graph.n_servers, np.int64) if q0 is None else iid_initial_state(graph, q0, rng)
     res = simulate(system, graph, pol, x0, grid, sim_ss, levels=levels)
-    return {"occupancy": res.occupancy[1:].mean(axis=0), "mean_queue_length": res.mean_queue_length[1:].mean(axis=0),
-            "events": res.events}
+    return Replication(events=res.events, occupancy=res.occupancy[1:].mean(axis=0),
+                       mean_queue_length=res.mean_queue_length[1:].mean(axis=0))
 
 
 def population_stationary_replication(seed_sequence, system: LocalitySystem, n_servers: int, policy: str,
-                                      burn_in: float, horizon: float, *, n_samples: int = 5000,
-                                      levels: int = 4) -> dict:
-    """Time averages over ``[burn_in, horizon]`` of a system whose occupancy is a population
+                                      warmup: float, horizon: float, *, n_samples: int = 5000,
+                                      levels: int = 4) -> Replication:
+    """Time averages over ``[warmup, horizon]`` of a system whose occupancy is a population
     process (the simulation route of :mod:`qtheory.locality.refined`).
 
     ``policy="gwsq"``: GWSQ(d) (only the server types and clusters of the complete graph
     are used); ``"jsqd-complete"``: local JSQ(d) on the complete bipartite graph. The system
     starts empty; the averages are over `n_samples` equally spaced times (each one a draw
-    from the stationary law after the burn-in), so the mean over independent replications
+    from the stationary law after the warm-up), so the mean over independent replications
     estimates ``E[q^N]`` and its spread gives the standard error.
 
     Returns
     -------
-    dict with ``occupancy`` (M, levels), ``mean_queue_length`` (M,) and ``events``.
+    Replication with ``occupancy`` (M, levels), ``mean_queue_length`` (M,) and ``events``.
     """
     if policy not in ("gwsq", "jsqd-complete"):
         raise ParameterError(f"`policy` must be 'gwsq' or 'jsqd-complete' (got {policy!r})")
-    if not 0.0 <= burn_in < horizon:
-        raise ParameterError(f"need 0 <= `burn_in` < `horizon` (got {burn_in}, {horizon})")
+    if not 0.0 <= warmup < horizon:
+        raise ParameterError(f"need 0 <= `warmup` < `horizon` (got {warmup}, {horizon})")
     n_samples = check_integer("n_samples", n_samples, low=1)
     graph = complete_bipartite(system, n_servers)
-    grid = np.concatenate([[0.0], np.linspace(burn_in, horizon, n_samples)]) if burn_in > 0 else \
-        np.linspace(burn_in, horizon, n_samples)
+    grid = np.concatenate([[0.0], np.linspace(warmup, horizon, n_samples)]) if warmup > 0 else \
+        np.linspace(warmup, horizon, n_samples)
     x0 = np.zeros(graph.n_servers, np.int64)
     sim = simulate_gwsq if policy == "gwsq" else simulate_jsqd
     res = sim(system, graph, x0, grid, seed_sequence, levels=levels)
-    keep = slice(1, None) if burn_in > 0 else slice(None)
-    return {"occupancy": res.occupancy[keep].mean(axis=0),
-            "mean_queue_length": res.mean_queue_length[keep].mean(axis=0), "events": res.events}
+    keep = slice(1, None) if warmup > 0 else slice(None)
+    return Replication(events=res.events, occupancy=res.occupancy[keep].mean(axis=0),
+                       mean_queue_length=res.mean_queue_length[keep].mean(axis=0))
 
 
 def occupancy_summary(occupancy, mean_queue_length, type_fractions) -> dict:
@@ -341,7 +344,7 @@ def lemma2_rows(seed: int, n_servers: int, n_runs: int, horizon: float) -> list[
     rr = replicate(stationary_replication, n_runs, child_seed(seed, "lemma2"),
                    args=(base.with_d(1), n_servers, "irg", horizon / 10, horizon),
                    kwargs={"levels": 1, "q0": geometric}, desc="random routing")
-    busy_mean, busy_low, busy_high, busy_se = band([r["occupancy"][:, 0] for r in rr])
+    busy_mean, busy_low, busy_high, busy_se = band([r.occupancy[:, 0] for r in rr])
     rows = []
     for name, ld in loads.items():
         rho = asymptotic_load(base.with_compatibility(matrices[name])).rho
@@ -464,7 +467,7 @@ def lemma10_rows(seed: int, n_list, n_runs: int, horizon: float, *, n_times: int
     for idx, n in enumerate(n_list):
         runs = replicate(trajectory_replication, n_runs, child_seed(seed, "lemma10", idx),
                          args=(complete, n, "complete", q0, t_grid), kwargs={"levels": 1}, desc=f"complete N={n}")
-        mq = np.array([r["mean_queue_length"][:, 0] for r in runs])
+        mq = np.array([r.mean_queue_length[:, 0] for r in runs])
         slopes = (mq[:, -1] - mq[:, half]) / (t_grid[-1] - t_grid[half])
         mean, low, high, se = band(slopes)
         rows.append(dict(part="type-1 growth rate", matrix="p0 (complete)", N=int(n), value=mean, ci_low=low,

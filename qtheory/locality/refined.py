@@ -446,7 +446,7 @@ class RefinedStationary:
         ``max |V|`` change when the computation is repeated with two more levels.
     relaxation_time : float
         ``1 / min |Re eig(A)|``: the slowest decay time of the linearised ODE at q*
-        (a guide for simulation burn-in).
+        (a guide for simulation warm-up).
     seconds : float
         Wall time.
     """

@@ -32,7 +32,7 @@ _EXPORTS = {
     "suboptimal": ("two_pool_system", "jlmu_mean_utility", "conservative_mean_utility", "critical_eps",
                    "stationary_mean_utility", "jlmu_rule", "conservative_rule", "simulated_mean_utility"),
     "examples": ("table1_system", "figure3_left_system", "figure3_right_system", "FIG3_BREAKPOINTS"),
-    "experiments": ("Replication", "StationaryStatistics", "stationary_statistics", "policy_runs", "table1_rows",
+    "experiments": ("Replication", "stationary_statistics", "policy_runs", "table1_rows",
                     "poisson_rows", "fluid_limit_rows", "slta_learning_rows", "fluid_convergence_rows",
                     "solver_agreement_rows", "assignment_rows", "lp_rows", "pool_columns"),
     "exact": ("ExactStationary", "exact_stationary"),
@@ -49,7 +49,7 @@ __all__ = [
     "occupancy_from_state", "default_beta", "two_pool_system", "jlmu_mean_utility",
     "conservative_mean_utility", "critical_eps", "stationary_mean_utility", "jlmu_rule",
     "conservative_rule", "simulated_mean_utility", "table1_system", "figure3_left_system",
-    "figure3_right_system", "FIG3_BREAKPOINTS", "Replication", "StationaryStatistics", "stationary_statistics", "policy_runs", "table1_rows", "poisson_rows",
+    "figure3_right_system", "FIG3_BREAKPOINTS", "Replication", "stationary_statistics", "policy_runs", "table1_rows", "poisson_rows",
     "fluid_limit_rows", "slta_learning_rows", "fluid_convergence_rows", "solver_agreement_rows",
     "assignment_rows", "lp_rows", "pool_columns", "ExactStationary", "exact_stationary",
 ]

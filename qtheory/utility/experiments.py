@@ -19,13 +19,13 @@ from scipy import stats
 from ..errors import ParameterError
 from ..runtime import child_seed, replicate
 from ..validation import check_integer, check_positive, check_real
-from ..stats import mean_ci, sample_batch_means
+from ..stats import StationaryStatistics, batch_estimate, mean_ci
 from .fluid import l1_distance, solve_fluid, solve_fluid_splitting
 from .model import PoolSystem
 from .optimal import optimal_assignment, optimal_assignment_lp
 from .simulation import simulate
 
-__all__ = ["Replication", "StationaryStatistics", "stationary_statistics", "policy_runs", "table1_rows", "poisson_rows", "fluid_limit_rows",
+__all__ = ["Replication", "stationary_statistics", "policy_runs", "table1_rows", "poisson_rows", "fluid_limit_rows",
            "slta_learning_rows", "fluid_convergence_rows", "solver_agreement_rows", "assignment_rows",
            "lp_rows", "pool_columns", "PoissonTables", "FluidLimitTables", "LearningTables"]
 
@@ -41,14 +41,14 @@ class Replication:
 
     Attributes
     ----------
-    t_end, warmup : float
+    horizon, warmup : float
         Horizon and start of the averaging window, in time units.
     events : int
         Arrivals plus departures simulated.
     wall_time : float
         Seconds spent in the kernel.
     mean_utility : float
-        Time average of :math:`u(q_n(t))` over ``[warmup, t_end]``.
+        Time average of :math:`u(q_n(t))` over ``[warmup, horizon]``.
     mean_tasks : float
         Time average of :math:`s_n(t)`, tasks per pool (its exact mean is :math:`\\rho`).
     mean_utility_cv : float
@@ -56,8 +56,8 @@ class Replication:
     empirical_bound : float
         :math:`u(q_n^*)` with :math:`\\rho` replaced by `mean_tasks` (Sec. 3.4.1).
     time_at_r_star : float
-        SLTA: fraction of ``[warmup, t_end]`` with :math:`r_n = r_*`.
-    tasks_distribution : ndarray or None
+        SLTA: fraction of ``[warmup, horizon]`` with :math:`r_n = r_*`.
+    count_distribution : ndarray or None
         Fraction of the window with :math:`n s_n = k` tasks, ``k = 0..kmax``.
     times : ndarray or None
         Sample times of the paths below.
@@ -69,7 +69,7 @@ class Replication:
         :math:`\\|q_n(t) - q_n^*\\|_1` at `times`.
     """
 
-    t_end: float
+    horizon: float
     warmup: float
     events: int
     wall_time: float
@@ -78,7 +78,7 @@ class Replication:
     mean_utility_cv: float = math.nan
     empirical_bound: float = math.nan
     time_at_r_star: float = math.nan
-    tasks_distribution: np.ndarray | None = None
+    count_distribution: np.ndarray | None = None
     times: np.ndarray | None = None
     occupancy: np.ndarray | None = None
     rank: np.ndarray | None = None
@@ -87,12 +87,12 @@ class Replication:
     @classmethod
     def of(cls, res, **fields) -> "Replication":
         """The record of simulation result `res` (horizon, window, events, wall time) with `fields`."""
-        return cls(t_end=res.t_end, warmup=res.warmup, events=int(res.events), wall_time=float(res.wall_time),
+        return cls(horizon=res.horizon, warmup=res.warmup, events=int(res.events), wall_time=float(res.wall_time),
                    **fields)
 
 
-def _one_run(ss, system: PoolSystem, n: int, policy: str, t_end: float, warmup: float) -> Replication:
-    res = simulate(system, n, policy, t_end=t_end, warmup=warmup, seed=ss)
+def _one_run(ss, system: PoolSystem, n: int, policy: str, horizon: float, warmup: float) -> Replication:
+    res = simulate(system, n, policy, horizon=horizon, warmup=warmup, seed=ss)
     emp = optimal_assignment(system, res.mean_tasks, alpha=res.alpha).utility
     opt = optimal_assignment(system, alpha=res.alpha)
     at_r = float(res.r_distribution[opt.rank]) if policy == "slta" else float("nan")
@@ -103,7 +103,7 @@ def _one_run(ss, system: PoolSystem, n: int, policy: str, t_end: float, warmup: 
                           time_at_r_star=at_r, mean_utility_cv=u_cv)
 
 
-def policy_runs(system: PoolSystem, n: int, policy: str, *, t_end: float, warmup: float, n_runs: int,
+def policy_runs(system: PoolSystem, n: int, policy: str, *, horizon: float, warmup: float, n_runs: int,
                 seed: int, desc: str | None = None) -> dict:
     """Independent stationary runs of one policy: means and 95% CIs of the time-averaged
     ``u(q_n)``, ``s_n``, the empirical bound ``u(q_n*)`` with ``rho`` replaced by the time
@@ -113,7 +113,7 @@ def policy_runs(system: PoolSystem, n: int, policy: str, *, t_end: float, warmup
     ``E[s_n] = rho`` exactly, ``u - Delta(sigma*) (s - rho)`` has the same mean and a much
     smaller variance (the slope of ``rho -> u(q_n*(rho))`` at ``rho`` is ``Delta(sigma*)``).
     """
-    out = replicate(_one_run, n_runs, seed, args=(system, n, policy, t_end, warmup),
+    out = replicate(_one_run, n_runs, seed, args=(system, n, policy, horizon, warmup),
                     desc=desc or f"{policy} n={n}")
     arr = np.array([(o.mean_utility, o.mean_tasks, o.empirical_bound, o.time_at_r_star, o.mean_utility_cv)
                     for o in out], dtype=float)
@@ -132,42 +132,14 @@ def policy_runs(system: PoolSystem, n: int, policy: str, *, t_end: float, warmup
     }
 
 
-@dataclass(frozen=True)
-class StationaryStatistics:
-    """Stationary averages of one long run of `n` pools and their batch-means standard errors.
-
-    Attributes
-    ----------
-    mean_utility, mean_utility_se : float
-        Time average of :math:`u(q_n(t))` over the window.
-    mean_tasks, mean_tasks_se : float
-        Time average of :math:`s_n(t)` (tasks per pool; its exact mean is :math:`\\rho`).
-    mean_q, mean_q_se : (m, J + 1) arrays
-        Time average of :math:`q_n(t)`.
-    n_samples, n_batches : int
-        Equally spaced sampling times in ``[warmup, t_end]``, and the batches of
-        consecutive samples behind the standard errors.
-    events : int
-    wall_time : float
-    """
-
-    mean_utility: float
-    mean_utility_se: float
-    mean_tasks: float
-    mean_tasks_se: float
-    mean_q: np.ndarray
-    mean_q_se: np.ndarray
-    n_samples: int
-    n_batches: int
-    events: int
-    wall_time: float
-
-
-def stationary_statistics(system: PoolSystem, n: int, policy="jlmu", *, t_end: float, warmup: float, seed,
+def stationary_statistics(system: PoolSystem, n: int, policy="jlmu", *, horizon: float, warmup: float, seed,
                           n_samples: int = 2000, n_batches: int = 20, **options) -> StationaryStatistics:
     """Time-averaged :math:`u(q_n)`, :math:`s_n` and :math:`q_n` of one run, with standard errors.
 
-    The averages are over `n_samples` equally spaced times in ``[warmup, t_end]`` (an unbiased
+    Returns a :class:`qtheory.stats.StationaryStatistics` with the estimates ``mean_utility``,
+    ``mean_tasks`` (per pool) and ``mean_occupancy`` (shape (m, J + 1)).
+
+    The averages are over `n_samples` equally spaced times in ``[warmup, horizon]`` (an unbiased
     estimate of the time average over the window; :func:`~qtheory.utility.simulation.simulate`'s
     own ``mean_utility`` is the exact time average of the same run); their standard errors
     come from `n_batches` batches of consecutive samples (:func:`qtheory.stats.batch_means`),
@@ -175,20 +147,18 @@ def stationary_statistics(system: PoolSystem, n: int, policy="jlmu", *, t_end: f
     for the number of tasks). `options` go to :func:`~qtheory.utility.simulation.simulate`
     (``beta``, ``r0``, ``initial``).
     """
-    t_end = check_positive("t_end", t_end)
-    warmup = check_real("warmup", warmup, low=0.0, high=t_end, high_open=True)
+    horizon = check_positive("horizon", horizon)
+    warmup = check_real("warmup", warmup, low=0.0, high=horizon, high_open=True)
     n_samples = check_integer("n_samples", n_samples, low=2)
     n_batches = check_integer("n_batches", n_batches, low=2, high=n_samples)
-    times = np.linspace(warmup, t_end, n_samples)
-    res = simulate(system, n, policy, t_end=t_end, warmup=warmup, seed=seed, sample_times=times, **options)
-    u, u_se = sample_batch_means(res.u, n_batches)
-    s, s_se = sample_batch_means(res.s, n_batches)
-    q, q_se = sample_batch_means(res.q, n_batches)
-    return StationaryStatistics(float(u), float(u_se), float(s), float(s_se), q, q_se, n_samples, n_batches,
-                                int(res.events), float(res.wall_time))
+    times = np.linspace(warmup, horizon, n_samples)
+    res = simulate(system, n, policy, horizon=horizon, warmup=warmup, seed=seed, sample_times=times, **options)
+    estimates = {"mean_utility": batch_estimate(res.u, n_batches), "mean_tasks": batch_estimate(res.s, n_batches),
+                 "mean_occupancy": batch_estimate(res.occupancy, n_batches)}
+    return StationaryStatistics(estimates, n_samples, n_batches, int(res.events), float(res.wall_time), warmup, horizon)
 
 
-def table1_rows(rhos, n_values, policies, *, t_end: float, warmup: float, n_runs: int, seed: int,
+def table1_rows(rhos, n_values, policies, *, horizon: float, warmup: float, n_runs: int, seed: int,
                 system_factory) -> list[dict]:
     """Table 1: for each ``rho`` and ``n``, ``u(q_n*)``, ``u(q_*)`` and each policy's estimate."""
     rows = []
@@ -198,7 +168,7 @@ def table1_rows(rhos, n_values, policies, *, t_end: float, warmup: float, n_runs
         for b, n in enumerate(n_values):
             bound = optimal_assignment(system, alpha=system.pool_counts(n) / n).utility
             for policy in policies:
-                stats_ = policy_runs(system, n, policy, t_end=t_end, warmup=warmup, n_runs=n_runs,
+                stats_ = policy_runs(system, n, policy, horizon=horizon, warmup=warmup, n_runs=n_runs,
                                      seed=child_seed(seed, "table1", a, b, policy),
                                      desc=f"{policy} rho={rho} n={n}")
                 rows.append({"rho": rho, "n": n, "policy": policy, "upper_bound": bound,
@@ -228,15 +198,15 @@ class LearningTables(NamedTuple):
     summary: list[dict]
 
 
-def _poisson_run(ss, system, n, policy, t_end, warmup, kmax) -> Replication:
-    res = simulate(system, n, policy, t_end=t_end, warmup=warmup, seed=ss)
+def _poisson_run(ss, system, n, policy, horizon, warmup, kmax) -> Replication:
+    res = simulate(system, n, policy, horizon=horizon, warmup=warmup, seed=ss)
     d = np.zeros(kmax + 1)
-    m = min(kmax + 1, res.tasks_distribution.size)
-    d[:m] = res.tasks_distribution[:m]
-    return Replication.of(res, mean_utility=res.mean_utility, mean_tasks=res.mean_tasks, tasks_distribution=d)
+    m = min(kmax + 1, res.count_distribution.size)
+    d[:m] = res.count_distribution[:m]
+    return Replication.of(res, mean_utility=res.mean_utility, mean_tasks=res.mean_tasks, count_distribution=d)
 
 
-def poisson_rows(system: PoolSystem, n: int, policies, *, t_end: float, warmup: float, n_runs: int,
+def poisson_rows(system: PoolSystem, n: int, policies, *, horizon: float, warmup: float, n_runs: int,
                  seed: int) -> PoissonTables:
     """Law of ``n s_n`` under each policy against Poisson(``n rho``) (Sec. 2.1, 3.3).
 
@@ -251,8 +221,8 @@ def poisson_rows(system: PoolSystem, n: int, policies, *, t_end: float, warmup: 
     pmf_rows, summary = [], []
     for idx, policy in enumerate(policies):
         out = replicate(_poisson_run, n_runs, child_seed(seed, "poisson", policy),
-                        args=(system, n, policy, t_end, warmup, kmax), desc=f"poisson {policy}")
-        dists = np.array([o.tasks_distribution for o in out])
+                        args=(system, n, policy, horizon, warmup, kmax), desc=f"poisson {policy}")
+        dists = np.array([o.count_distribution for o in out])
         counts = np.array([o.mean_tasks * n for o in out])
         ci = mean_ci(dists)
         for k in range(kmax + 1):
@@ -274,8 +244,8 @@ def poisson_rows(system: PoolSystem, n: int, policies, *, t_end: float, warmup: 
 
 
 def _fluid_run(ss, system, n, q0, times) -> Replication:
-    res = simulate(system, n, "jlmu", t_end=float(times[-1]) + 1e-9, seed=ss, initial=q0, sample_times=times)
-    return Replication.of(res, times=res.times, occupancy=res.q)
+    res = simulate(system, n, "jlmu", horizon=float(times[-1]) + 1e-9, seed=ss, initial=q0, sample_times=times)
+    return Replication.of(res, times=res.times, occupancy=res.occupancy)
 
 
 def fluid_limit_rows(system: PoolSystem, q0, n_values, times, *, n_runs: int, seed: int,
@@ -307,10 +277,10 @@ def fluid_limit_rows(system: PoolSystem, q0, n_values, times, *, n_runs: int, se
     return FluidLimitTables(err_rows, path_rows)
 
 
-def _slta_run(ss, system, n, t_end, times, beta) -> Replication:
-    res = simulate(system, n, "slta", t_end=t_end, seed=ss, sample_times=times, beta=beta)
+def _slta_run(ss, system, n, horizon, times, beta) -> Replication:
+    res = simulate(system, n, "slta", horizon=horizon, seed=ss, sample_times=times, beta=beta)
     qs = optimal_assignment(system, alpha=res.alpha).q
-    return Replication.of(res, times=res.times, rank=res.r, l1_to_q_star=l1_distance(res.q, qs))
+    return Replication.of(res, times=res.times, rank=res.r, l1_to_q_star=l1_distance(res.occupancy, qs))
 
 
 def slta_learning_rows(system: PoolSystem, n_values, times, *, n_runs: int, seed: int, t_late: float,

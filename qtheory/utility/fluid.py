@@ -250,7 +250,7 @@ def solve_fluid(system: PoolSystem, q0, t_eval, *, max_step: float | None = None
     out_x = np.zeros((t_eval.size, K))
     out_r = np.zeros(t_eval.size, dtype=np.int64)
     e_idx = 0
-    t_end = float(t_eval[-1])
+    horizon = float(t_eval[-1])
     while True:
         M = pre.generator(a)
         y = np.append(x, 1.0)
@@ -284,11 +284,11 @@ def solve_fluid(system: PoolSystem, q0, t_eval, *, max_step: float | None = None
                                          xtol=1e-14), "starve"))
                 s_hit, kind = min(cands)
                 t_hit = t + s_hit
-                while e_idx < t_eval.size and t_eval[e_idx] <= min(t_hit, t_end):
+                while e_idx < t_eval.size and t_eval[e_idx] <= min(t_hit, horizon):
                     out_x[e_idx] = (expm(M * (t_eval[e_idx] - t)) @ y)[:K]
                     out_r[e_idx] = a + 1
                     e_idx += 1
-                if t_hit >= t_end:
+                if t_hit >= horizon:
                     return _finish(pre, t_eval, out_x, out_r, events)
                 y = expm(M * s_hit) @ y
                 t = t_hit

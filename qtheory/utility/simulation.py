@@ -13,7 +13,7 @@ The numba kernel keeps, per class, the pools sorted by occupancy with the start 
 every occupancy block, so that every arrival, departure and dispatching decision costs
 O(m) operations (m classes); departures pick a uniformly random task from an array of
 tasks. Time averages (utility, tasks, occupancy, the law of ``n s_n`` and of ``r_n``)
-are exact integrals of the piecewise-constant path over ``[warmup, t_end]``.
+are exact integrals of the piecewise-constant path over ``[warmup, horizon]``.
 """
 
 from __future__ import annotations
@@ -190,20 +190,20 @@ class SimulationResult(RunRecord):
     ----------
     policy : str
     n : int
-    t_end, warmup : float
-        Horizon and the start of the averaging window.
+    horizon, warmup : float
+        Horizon and the start of the averaging window, in time units.
     mean_utility : float
-        Time average of ``u(q_n(t))`` over ``[warmup, t_end]``.
+        Time average of ``u(q_n(t))`` over ``[warmup, horizon]``.
     mean_tasks : float
         Time average of ``s_n(t)``.
-    mean_q : ndarray, shape (m, J + 1)
-        Time average of ``q_n(t)``.
+    mean_occupancy : ndarray, shape (m, J + 1)
+        Time average of the occupancy ``q_n(t)``.
     times : ndarray
-        Sample times; ``q``, ``r``, ``s``, ``u`` are the state at those times:
-        ``q`` shape (S, m, J + 1) fractions, ``r`` SLTA's index ``r_n`` (1 for other
+        Sample times; ``occupancy``, ``r``, ``s``, ``u`` are the state at those times:
+        ``occupancy`` (``q_n``) shape (S, m, J + 1) fractions, ``r`` SLTA's index ``r_n`` (1 for other
         policies), ``s`` ``s_n``, ``u`` ``u(q_n)``.
-    tasks_distribution : ndarray
-        Fraction of ``[warmup, t_end]`` spent with ``n s_n = k`` tasks, ``k = 0, 1, ...``.
+    count_distribution : ndarray
+        Fraction of ``[warmup, horizon]`` spent with ``n s_n = k`` tasks, ``k = 0, 1, ...``.
     r_distribution : ndarray
         Fraction of time spent with ``r_n = k`` (index ``k``).
     events : int
@@ -216,17 +216,17 @@ class SimulationResult(RunRecord):
 
     policy: str
     n: int
-    t_end: float
+    horizon: float
     warmup: float
     mean_utility: float
     mean_tasks: float
-    mean_q: np.ndarray
+    mean_occupancy: np.ndarray
     times: np.ndarray
-    q: np.ndarray
+    occupancy: np.ndarray
     r: np.ndarray
     s: np.ndarray
     u: np.ndarray
-    tasks_distribution: np.ndarray
+    count_distribution: np.ndarray
     r_distribution: np.ndarray
     events: int
     wall_time: float
@@ -267,11 +267,11 @@ def occupancy_from_state(system: PoolSystem, n: int, q) -> np.ndarray:
     return np.concatenate(occ).astype(np.int64)
 
 
-def simulate(system: PoolSystem, n: int, policy: str, *, t_end: float, seed, warmup: float = 0.0,
+def simulate(system: PoolSystem, n: int, policy: str, *, horizon: float, seed, warmup: float = 0.0,
              initial=None, sample_times=None, beta: float | None = None, r0: int = 1,
              target_class: int | None = None, max_occupancy: int | None = None,
              max_tasks: int | None = None) -> SimulationResult:
-    """Simulate ``n`` pools of `system` under `policy` on ``[0, t_end]``.
+    """Simulate ``n`` pools of `system` under `policy` on ``[0, horizon]``.
 
     Parameters
     ----------
@@ -282,12 +282,12 @@ def simulate(system: PoolSystem, n: int, policy: str, *, t_end: float, seed, war
     policy : qtheory.utility.policies.Policy or str
         A :mod:`qtheory.utility.policies` object (owning its parameters) or a registered
         name; with a name, `beta`, `r0`, `target_class` are given as keywords.
-    t_end : float
-        Horizon.
+    horizon : float
+        End of the simulated time.
     seed : int or numpy.random.SeedSequence
         Seeds the kernel's generator through :func:`qtheory.runtime.kernel_state`.
     warmup : float
-        Time averages use ``[warmup, t_end]``.
+        Time averages use ``[warmup, horizon]``.
     initial : array, optional
         Either per-pool task counts (length ``n``, pools ordered by class) or an occupancy
         state ``q`` of shape ``(m, J + 1)`` (see :func:`occupancy_from_state`). Default:
@@ -311,8 +311,8 @@ def simulate(system: PoolSystem, n: int, policy: str, *, t_end: float, seed, war
     if target_class is not None:  # checked for every policy, as before
         check_integer("target_class", target_class, low=0, high=system.m - 1)
     pol = as_policy(policy, beta=beta, r0=r0, target_class=target_class)
-    t_end = check_positive("t_end", t_end)
-    warmup = check_real("warmup", warmup, low=0.0, high=t_end, high_open=True)
+    horizon = check_positive("horizon", horizon)
+    warmup = check_real("warmup", warmup, low=0.0, high=horizon, high_open=True)
     counts = system.pool_counts(n)
     m = system.m
     offset = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
@@ -362,8 +362,8 @@ def simulate(system: PoolSystem, n: int, policy: str, *, t_end: float, seed, war
         sample_t = check_array("sample_times", sample_times, ndim=1, low=0.0)
         if np.any(np.diff(sample_t) < 0):
             raise ParameterError("`sample_times` must be non-decreasing")
-        if sample_t.size and sample_t[-1] > t_end:
-            raise ParameterError(f"`sample_times` must be <= t_end = {t_end!r} (got {sample_t[-1]!r})")
+        if sample_t.size and sample_t[-1] > horizon:
+            raise ParameterError(f"`sample_times` must be <= `horizon` = {horizon!r} (got {sample_t[-1]!r})")
     S = sample_t.size
     out_q = np.zeros((S, m, J + 1), dtype=np.int64)
     out_r = np.zeros(S, dtype=np.int64)
@@ -374,20 +374,20 @@ def simulate(system: PoolSystem, n: int, policy: str, *, t_end: float, seed, war
     time_r = np.zeros(pol.index_bound(params) + 2)
     start = time.perf_counter()
     status, events, area_u, area_s, _ = _kernel(pol)(
-        params, st, kernel_state(seed), n, system.lam, system.mu, t_end, warmup, pool_class, offset,
+        params, st, kernel_state(seed), n, system.lam, system.mu, horizon, warmup, pool_class, offset,
         occ.copy(), perm, posn, bound, minocc, tasks, n0, delta, key, u_start, sample_t, out_q, out_r,
         out_s, out_u, area_q, hist_n, time_r)
     wall = time.perf_counter() - start
     if status:
         raise ParameterError(f"simulation of {pol.name} with n = {n} stopped: {ERRORS[status]}")
-    span = t_end - warmup
-    mean_q = area_q[:, : J + 1] / (n * span)
-    mean_q[:, 0] = counts / n
+    span = horizon - warmup
+    mean_occupancy = area_q[:, : J + 1] / (n * span)
+    mean_occupancy[:, 0] = counts / n
     hist = hist_n / span
     last_nz = int(np.nonzero(hist)[0][-1]) + 1 if hist.any() else 1
     r_dist = time_r / span
     return SimulationResult(
-        policy=pol.name, n=n, t_end=t_end, warmup=warmup, mean_utility=area_u / (n * span),
-        mean_tasks=area_s / (n * span), mean_q=mean_q, times=sample_t, q=out_q / n, r=out_r,
-        s=out_s / n, u=out_u / n, tasks_distribution=hist[:last_nz], r_distribution=r_dist,
+        policy=pol.name, n=n, horizon=horizon, warmup=warmup, mean_utility=area_u / (n * span),
+        mean_tasks=area_s / (n * span), mean_occupancy=mean_occupancy, times=sample_t, occupancy=out_q / n, r=out_r,
+        s=out_s / n, u=out_u / n, count_distribution=hist[:last_nz], r_distribution=r_dist,
         events=int(events), wall_time=wall, alpha=counts / n)

@@ -140,22 +140,22 @@ def stationary_mean_utility(eps: float, rho: float, rule: Callable[[int, int], i
     return float(pi @ util)
 
 
-def _sim_run(ss, eps, rho, a, policy, t_end, warmup):
+def _sim_run(ss, eps, rho, a, policy, horizon, warmup):
     from .experiments import Replication
     from .simulation import simulate
 
-    res = simulate(two_pool_system(eps, rho, a), 2, policy, t_end=t_end, warmup=warmup, seed=ss)
+    res = simulate(two_pool_system(eps, rho, a), 2, policy, horizon=horizon, warmup=warmup, seed=ss)
     return Replication.of(res, mean_utility=res.mean_utility, mean_tasks=res.mean_tasks)
 
 
-def simulated_mean_utility(eps: float, rho: float, policy: str, *, t_end: float, n_runs: int, seed: int,
+def simulated_mean_utility(eps: float, rho: float, policy: str, *, horizon: float, n_runs: int, seed: int,
                            a: float = 1.0, warmup: float = 10.0):
     """Mean aggregate utility of `policy` ("jlmu" or "conservative") over independent
     simulated runs, as a :class:`qtheory.stats.Estimate` (third route to the same numbers)."""
     from ..runtime import replicate
     from ..stats import mean_ci
 
-    runs = replicate(_sim_run, n_runs, seed, args=(eps, rho, a, policy, t_end, warmup),
+    runs = replicate(_sim_run, n_runs, seed, args=(eps, rho, a, policy, horizon, warmup),
                      desc=f"sec 8.3 {policy}")
     # aggregate utility of the two pools: twice the mean over pools
     return mean_ci(np.array([2.0 * run.mean_utility for run in runs]))

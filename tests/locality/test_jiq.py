@@ -53,8 +53,8 @@ def exact_means(cap: int, adj=ADJ) -> np.ndarray:
     return pi @ np.array(states, dtype=float)
 
 
-def simulated_means(policy, seeds, horizon=4000.0, burn_in=50.0, graph=GRAPH):
-    grid = np.concatenate([[0.0], np.linspace(burn_in, horizon, 4000)])
+def simulated_means(policy, seeds, horizon=4000.0, warmup=50.0, graph=GRAPH):
+    grid = np.concatenate([[0.0], np.linspace(warmup, horizon, 4000)])
     runs = [simulate(SYSTEM, graph, policy, np.zeros(3, np.int64), grid, ss, levels=2).mean_queue_length[1:].mean(axis=0)
             for ss in seeds]
     return np.array(runs)

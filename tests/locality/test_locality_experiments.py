@@ -26,9 +26,9 @@ def test_theorem1_correlation_of_tagged_queues_vanishes():
     corr = {}
     for n in (20, 400):
         rs = runs(150, 7, s, n, "irg", q0, T_GRID)
-        sizes = rs[0]["servers_per_type"]
-        corr[n] = pair_correlation([r["mean_queue_length"][-1, 1] for r in rs],
-                                   [r["mean_square"][-1, 1] for r in rs], sizes[1], n_boot=400)
+        sizes = rs[0].servers_per_type
+        corr[n] = pair_correlation([r.mean_queue_length[-1, 1] for r in rs],
+                                   [r.mean_square[-1, 1] for r in rs], sizes[1], n_boot=400)
     assert corr[400][2] < corr[20][1]          # the 95% intervals are disjoint
     assert abs(corr[400][0]) < 0.02
 
@@ -37,7 +37,7 @@ def test_theorem2_error_to_the_ode_shrinks_with_n():
     s = paper_system()
     q0 = paper_initial_occupancy("Q")
     ode = solve_meanfield(s, q0, T_GRID).q
-    err = {n: sup_l1_error(np.array([r["occupancy"] for r in runs(8, 3, s, n, "irg", q0, T_GRID)]), ode[None])
+    err = {n: sup_l1_error(np.array([r.occupancy for r in runs(8, 3, s, n, "irg", q0, T_GRID)]), ode[None])
            for n in (100, 1600)}
     # fluctuations scale like N^(-1/2): a factor 4 here; demand at least 2.5 with 8 runs
     assert err[1600].mean() * 2.5 < err[100].mean()
@@ -51,9 +51,9 @@ def test_theorem3_sorted_start_converges_on_irg_but_not_on_window_graph():
     err = {}
     for kind in ("irg", "window"):
         rs = runs(4, 11, s, 3000, kind, q0, T_GRID, start="sorted")
-        err[kind] = sup_l1_error(np.array([r["occupancy"] for r in rs]), ode[None]).mean()
+        err[kind] = sup_l1_error(np.array([r.occupancy for r in rs]), ode[None]).mean()
     iid = runs(4, 11, s, 3000, "window", q0, T_GRID, start="iid")
-    err["window iid"] = sup_l1_error(np.array([r["occupancy"] for r in iid]), ode[None]).mean()
+    err["window iid"] = sup_l1_error(np.array([r.occupancy for r in iid]), ode[None]).mean()
     assert err["window"] > 2 * err["irg"]
     assert err["window"] > 2 * err["window iid"]
 
@@ -75,7 +75,7 @@ def test_theorem6_stationary_occupancy_is_near_the_fixed_point():
     for n, n_runs in ((100, 32), (1000, 16)):
         rs = replicate(stationary_replication, n_runs, 5, args=(s, n, "irg", 20.0, 120.0), kwargs={"levels": 3},
                        workers=1, progress=False)
-        occ = np.array([r["occupancy"] for r in rs])
+        occ = np.array([r.occupancy for r in rs])
         # 9 entries at each N, familywise level 1e-3 overall: Bonferroni over 18 two-sided t tests
         t = stats.t.ppf(1 - 1e-3 / (2 * 18), n_runs - 1)
         est[n] = (occ.mean(axis=0) - fp.q[:, :3], occ.std(axis=0, ddof=1) / np.sqrt(n_runs), t)
@@ -93,9 +93,9 @@ def test_replications_draw_their_own_graphs_identically_for_any_worker_count():
     one = replicate(trajectory_replication, 3, 8, args=(s, 60, "irg", q0, grid), workers=1, progress=False)
     two = replicate(trajectory_replication, 3, 8, args=(s, 60, "irg", q0, grid), workers=2, progress=False)
     for a, b in zip(one, two):
-        assert np.array_equal(a["occupancy"], b["occupancy"]) and a["events"] == b["events"]
+        assert np.array_equal(a.occupancy, b.occupancy) and a.events == b.events
     # a new graph per replication: the type sizes agree, the paths (graphs) differ
-    assert not np.array_equal(one[0]["occupancy"], one[1]["occupancy"])
+    assert not np.array_equal(one[0].occupancy, one[1].occupancy)
 
 
 def test_one_given_graph_is_used_by_every_replication():
@@ -109,7 +109,7 @@ def test_one_given_graph_is_used_by_every_replication():
     graph_ss, state_ss, sim_ss = ss.spawn(3)
     x0 = iid_initial_state(graph, q0, np.random.default_rng(state_ss))
     direct = simulate_jsqd(s, graph, x0, grid, sim_ss, levels=10)
-    assert np.array_equal(rs[1]["occupancy"], direct.occupancy)
+    assert np.array_equal(rs[1].occupancy, direct.occupancy)
     with pytest.raises(ParameterError, match="60 servers"):
         build_graph(s, 80, graph, 0)
 

@@ -297,7 +297,7 @@ def test_simulation_agrees_with_the_refined_approximation_at_n50():
     runs = replicate(population_stationary_replication, 8, child_seed(SEED, "refined-sim", 50),
                      args=(system, 50, "gwsq", 50.0, 3000.0), kwargs={"n_samples": 3000, "levels": 2},
                      workers=1, progress=False)
-    ci = mean_ci(np.array([np.concatenate([r["mean_queue_length"], r["occupancy"].ravel()]) for r in runs]))
+    ci = mean_ci(np.array([np.concatenate([r.mean_queue_length, r.occupancy.ravel()]) for r in runs]))
     rmf = np.concatenate([ref.mean_queue_length(50), ref.occupancy(50)[:, :2].ravel()])
     mf = np.concatenate([ref.mean_queue_length(), ref.q[:, :2].ravel()])
     z_refined = np.abs(ci.mean - rmf) / ci.se

@@ -22,13 +22,13 @@ BUFFER = 14
 SMALL = LocalitySystem(0.45, 0.75, (2 / 3, 1 / 3), (0.5, 0.5), (1.0, 1.5), ((1, 1), (1, 1)), 2)
 
 
-def time_average(sim, system, graph, seeds, horizon=4000.0, burn=200.0):
-    """Per-replication time averages of the occupancy (levels 1..3) after a burn-in."""
+def time_average(sim, system, graph, seeds, horizon=4000.0, warmup=200.0):
+    """Per-replication time averages of the occupancy (levels 1..3) after a warm-up."""
     grid = np.linspace(0.0, horizon, 40001)
     out = []
     for s in seeds:
         res = sim(system, graph, np.zeros(graph.n_servers, np.int64), grid, s, levels=3)
-        out.append(res.occupancy[grid >= burn].mean(axis=0))
+        out.append(res.occupancy[grid >= warmup].mean(axis=0))
     return np.array(out)
 
 

@@ -27,7 +27,7 @@ LOW, HIGH = 0.73, 1.51
 
 @pytest.fixture(scope="module")
 def runs():
-    return [stationary_statistics(SYSTEM, GRAPH, LocalJSQ(1), burn_in=50.0, horizon=4000.0, seed=i, n_samples=4000)
+    return [stationary_statistics(SYSTEM, GRAPH, LocalJSQ(1), warmup=50.0, horizon=4000.0, seed=i, n_samples=4000)
             for i in range(400)]
 
 
@@ -36,20 +36,20 @@ def _mean_z2(est, se, exact):
 
 
 def test_mean_queue_length_and_its_standard_error(runs):
-    z2 = _mean_z2([r.mean_queue_length[0] for r in runs], [r.mean_queue_length_se[0] for r in runs],
+    z2 = _mean_z2([r.mean_queue_length.mean[0] for r in runs], [r.mean_queue_length.se[0] for r in runs],
                   RHO / (1 - RHO))
     assert LOW < z2 < HIGH
     # the spread of the 400 estimates is the typical standard error (relative SE of a sample
     # sd of 400: 3.5 %, +-4.5 of them)
-    spread = np.std([r.mean_queue_length[0] for r in runs], ddof=1) / np.mean([r.mean_queue_length_se[0] for r in runs])
+    spread = np.std([r.mean_queue_length.mean[0] for r in runs], ddof=1) / np.mean([r.mean_queue_length.se[0] for r in runs])
     assert 0.84 < spread < 1.16
     # one type: the overall mean is the type's
-    assert all(r.overall_mean_queue_length == pytest.approx(r.mean_queue_length[0], rel=1e-12) for r in runs)
-    assert all(r.overall_mean_queue_length_se == pytest.approx(r.mean_queue_length_se[0], rel=1e-12) for r in runs)
+    assert all(r.overall_mean_queue_length.mean == pytest.approx(r.mean_queue_length.mean[0], rel=1e-12) for r in runs)
+    assert all(r.overall_mean_queue_length.se == pytest.approx(r.mean_queue_length.se[0], rel=1e-12) for r in runs)
 
 
 def test_occupancy_and_its_standard_errors(runs):
-    z2 = _mean_z2([r.occupancy[0] for r in runs], [r.occupancy_se[0] for r in runs], RHO ** np.arange(1, 7))
+    z2 = _mean_z2([r.occupancy.mean[0] for r in runs], [r.occupancy.se[0] for r in runs], RHO ** np.arange(1, 7))
     assert np.all(LOW < z2) and np.all(z2 < HIGH)
 
 
@@ -57,18 +57,19 @@ def test_two_types_are_weighted_by_their_servers():
     """Overall mean = sum over types of (servers of the type / N) x the type's mean."""
     system = LocalitySystem(0.45, 0.75, (2 / 3, 1 / 3), (0.75, 0.25), (1.0, 1.5), ((1, 1), (1, 1)), 2)
     graph = complete_bipartite(system, 12)
-    st = stationary_statistics(system, graph, "jsqd", burn_in=5.0, horizon=200.0, seed=3, n_samples=400, n_batches=8)
+    st = stationary_statistics(system, graph, "jsqd", warmup=5.0, horizon=200.0, seed=3, n_samples=400, n_batches=8)
     w = np.bincount(graph.server_type) / graph.n_servers
     assert w[0] == 0.75                                  # unequal types: uniform weights would differ
-    assert st.overall_mean_queue_length == pytest.approx(float(w @ st.mean_queue_length), rel=1e-12)
+    assert st.overall_mean_queue_length.mean == pytest.approx(float(w @ st.mean_queue_length.mean), rel=1e-12)
     assert st.n_batches == 8 and st.n_samples == 400 and st.events > 0
-    assert st.occupancy.shape == st.occupancy_se.shape == (2, 6)
+    assert (st.warmup, st.horizon) == (5.0, 200.0)
+    assert st.occupancy.mean.shape == st.occupancy.se.shape == (2, 6) and st.occupancy.n == 8
 
 
-@pytest.mark.parametrize("kwargs, name", [(dict(burn_in=10.0, horizon=5.0), "horizon"),
-                                           (dict(burn_in=-1.0, horizon=5.0), "burn_in"),
-                                           (dict(burn_in=1.0, horizon=5.0, n_samples=1), "n_samples"),
-                                           (dict(burn_in=1.0, horizon=5.0, n_samples=10, n_batches=11), "n_batches")])
+@pytest.mark.parametrize("kwargs, name", [(dict(warmup=10.0, horizon=5.0), "horizon"),
+                                           (dict(warmup=-1.0, horizon=5.0), "warmup"),
+                                           (dict(warmup=1.0, horizon=5.0, n_samples=1), "n_samples"),
+                                           (dict(warmup=1.0, horizon=5.0, n_samples=10, n_batches=11), "n_batches")])
 def test_bad_windows_are_refused(kwargs, name):
     with pytest.raises(ParameterError, match=f"`{name}`"):
         stationary_statistics(SYSTEM, GRAPH, "jsqd", seed=0, **kwargs)

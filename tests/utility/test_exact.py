@@ -17,7 +17,7 @@ def exact():
 
 @pytest.mark.parametrize("policy", list(POLICIES))
 def test_simulated_mean_utility_matches_the_exact_chain(policy, exact):
-    vals = np.array([simulate(SMALL, N, policy, t_end=20000.0, warmup=10.0, seed=ss).mean_utility
+    vals = np.array([simulate(SMALL, N, policy, horizon=20000.0, warmup=10.0, seed=ss).mean_utility
                      for ss in spawn(5, 8)])
     se = vals.std(ddof=1) / np.sqrt(vals.size)
     # truncation at 22 tasks (Poisson(6) tail < 1e-6) is far below the standard error

@@ -27,8 +27,8 @@ def test_pool_columns_realise_the_optimal_assignment():
 
 def test_poisson_rows_use_a_stream_per_policy_and_judge_counts_by_t():
     system = PoolSystem((LogUtility(4), LogUtility(6)), (0.5, 0.5), 1.5)
-    _, a = poisson_rows(system, 10, ["random", "jlmu"], t_end=200.0, warmup=10.0, n_runs=4, seed=3)
-    _, b = poisson_rows(system, 10, ["jlmu"], t_end=200.0, warmup=10.0, n_runs=4, seed=3)
+    _, a = poisson_rows(system, 10, ["random", "jlmu"], horizon=200.0, warmup=10.0, n_runs=4, seed=3)
+    _, b = poisson_rows(system, 10, ["jlmu"], horizon=200.0, warmup=10.0, n_runs=4, seed=3)
     # the seed is keyed by the policy's name, not its position in the list
     assert a[1]["mean_tasks"] == b[0]["mean_tasks"]
     for r in a:

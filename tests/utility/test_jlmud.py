@@ -19,18 +19,18 @@ FLAT = PoolSystem((PiecewiseLinearUtility((1.0, 0.2), (2.0,)), PiecewiseLinearUt
                   (0.5, 0.5), 2.0)
 
 
-def _replications(system, n, policy, t_end, seeds):
-    runs = [simulate(system, n, policy, t_end=t_end, warmup=10.0, seed=ss) for ss in seeds]
+def _replications(system, n, policy, horizon, seeds):
+    runs = [simulate(system, n, policy, horizon=horizon, warmup=10.0, seed=ss) for ss in seeds]
     util = np.array([r.mean_utility for r in runs])
-    class0 = np.array([r.mean_q[0, 1:].sum() for r in runs])  # tasks in class-0 pools / n
+    class0 = np.array([r.mean_occupancy[0, 1:].sum() for r in runs])  # tasks in class-0 pools / n
     return util, class0
 
 
 def test_d1_is_random_assignment_path_for_path():
     times = np.linspace(0.0, 40.0, 9)
-    a = simulate(SMALL, 6, JLMUd(d=1), t_end=40.0, seed=11, sample_times=times)
-    b = simulate(SMALL, 6, Random(), t_end=40.0, seed=11, sample_times=times)
-    np.testing.assert_array_equal(a.q, b.q)
+    a = simulate(SMALL, 6, JLMUd(d=1), horizon=40.0, seed=11, sample_times=times)
+    b = simulate(SMALL, 6, Random(), horizon=40.0, seed=11, sample_times=times)
+    np.testing.assert_array_equal(a.occupancy, b.occupancy)
     assert a.mean_utility == b.mean_utility
 
 

@@ -69,6 +69,6 @@ def test_simulated_route_agrees_with_the_closed_forms():
     limit = stats.t.ppf(1 - 1e-4 / 4, 7)
     eps, rho = 0.3, 1.0
     for policy, exact in (("jlmu", jlmu_mean_utility(eps, rho)), ("conservative", conservative_mean_utility(eps, rho))):
-        ci = simulated_mean_utility(eps, rho, policy, t_end=2000.0, n_runs=8, seed=11)
+        ci = simulated_mean_utility(eps, rho, policy, horizon=2000.0, n_runs=8, seed=11)
         assert ci.n == 8
         assert abs(float(ci.mean) - exact) < limit * float(ci.se), (policy, float(ci.mean), exact, float(ci.se))

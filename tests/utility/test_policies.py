@@ -33,8 +33,8 @@ def test_a_name_cannot_be_registered_twice():
 ])
 def test_object_and_string_give_identical_paths(name, kwargs, obj):
     assert as_policy(name, **kwargs) == obj
-    a = simulate(SYS, 40, name, t_end=30.0, seed=5, sample_times=TIMES, **kwargs)
-    b = simulate(SYS, 40, obj, t_end=30.0, seed=5, sample_times=TIMES)
+    a = simulate(SYS, 40, name, horizon=30.0, seed=5, sample_times=TIMES, **kwargs)
+    b = simulate(SYS, 40, obj, horizon=30.0, seed=5, sample_times=TIMES)
     assert a.policy == b.policy == name
     assert a.mean_utility == b.mean_utility
     np.testing.assert_array_equal(a.u, b.u)
@@ -50,7 +50,7 @@ def test_bad_parameters_raise(make):
 
 def test_system_dependent_checks_still_apply():
     with pytest.raises(ParameterError, match="target_class"):
-        simulate(SYS, 40, Conservative(target_class=3), t_end=1.0, seed=1)
+        simulate(SYS, 40, Conservative(target_class=3), horizon=1.0, seed=1)
 
 
 def test_policies_are_frozen():

@@ -21,7 +21,7 @@ def _seed():
 
 def test_a_replication_is_a_frozen_record_with_the_vocabulary_names():
     names = [f.name for f in dataclasses.fields(Replication)]
-    assert names[:4] == ["t_end", "warmup", "events", "wall_time"]
+    assert names[:4] == ["horizon", "warmup", "events", "wall_time"]
     assert {"mean_utility", "mean_tasks", "times", "occupancy"} <= set(names)
     rec = _one_run(_seed(), SYSTEM, 10, "jlmu", 5.0, 1.0)
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -30,8 +30,8 @@ def test_a_replication_is_a_frozen_record_with_the_vocabulary_names():
 
 def test_the_stationary_replication_keeps_the_run_and_its_control_variate():
     rec = _one_run(_seed(), SYSTEM, 10, "slta", 20.0, 5.0)
-    res = simulate(SYSTEM, 10, "slta", t_end=20.0, warmup=5.0, seed=_seed())
-    assert isinstance(rec, Replication) and (rec.t_end, rec.warmup) == (20.0, 5.0)
+    res = simulate(SYSTEM, 10, "slta", horizon=20.0, warmup=5.0, seed=_seed())
+    assert isinstance(rec, Replication) and (rec.horizon, rec.warmup) == (20.0, 5.0)
     assert rec.events == res.events and rec.mean_utility == res.mean_utility and rec.mean_tasks == res.mean_tasks
     opt = optimal_assignment(SYSTEM, alpha=res.alpha)
     slope = opt.enumeration.delta[opt.rank - 1]
@@ -55,6 +55,6 @@ def test_the_path_replications_carry_their_time_grid():
 
 def test_the_poisson_and_two_pool_replications():
     rec = _poisson_run(_seed(), SYSTEM, 4, "random", 20.0, 5.0, 60)
-    assert rec.tasks_distribution.shape == (61,) and rec.tasks_distribution.sum() == pytest.approx(1.0)
+    assert rec.count_distribution.shape == (61,) and rec.count_distribution.sum() == pytest.approx(1.0)
     two = _sim_run(_seed(), 0.1, 1.0, 1.0, "jlmu", 50.0, 10.0)
-    assert isinstance(two, Replication) and two.t_end == 50.0 and two.events > 0
+    assert isinstance(two, Replication) and two.horizon == 50.0 and two.events > 0

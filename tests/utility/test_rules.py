@@ -71,18 +71,18 @@ def _first_arrival(system, n, policy, initial, r0=1, beta=None):
     J = 8
     for seed in range(100):
         rate = n * system.lam + system.mu * float(np.sum(initial))
-        t_end = 8.0 / rate
-        times = np.linspace(0.0, t_end, 40001)
-        res = simulate(system, n, policy, t_end=t_end, seed=seed, initial=initial, r0=r0, beta=beta,
+        horizon = 8.0 / rate
+        times = np.linspace(0.0, horizon, 40001)
+        res = simulate(system, n, policy, horizon=horizon, seed=seed, initial=initial, r0=r0, beta=beta,
                        sample_times=times, max_occupancy=J)
         ns = np.rint(res.s * n).astype(int)
         changed = np.nonzero(ns != ns[0])[0]
         if changed.size == 0 or ns[changed[0]] != ns[0] + 1:
             continue  # no event, or a departure first
         k = changed[0]
-        if not np.array_equal(res.q[k - 1], res.q[0]):
+        if not np.array_equal(res.occupancy[k - 1], res.occupancy[0]):
             continue  # an arrival and a departure fell between two grid points
-        occ = lambda idx: np.rint(res.q[idx] * n).astype(int)  # noqa: E731
+        occ = lambda idx: np.rint(res.occupancy[idx] * n).astype(int)  # noqa: E731
         return occ(k - 1), occ(k), int(res.r[k - 1]), int(res.r[k])
     raise AssertionError("no seed gave an arrival first")
 
@@ -132,7 +132,7 @@ def test_slta_law_of_r_matches_the_exact_chain_where_both_learning_rules_act():
     ex = exact_stationary(SMALL, 2, "slta", max_tasks=20, beta=0.5)
     R = 8
     exact = np.array([ex.r_distribution.get(r, 0.0) for r in range(1, R + 1)])
-    sims = [simulate(SMALL, 2, "slta", t_end=40000.0, warmup=10.0, beta=0.5, seed=ss).r_distribution[1:R + 1]
+    sims = [simulate(SMALL, 2, "slta", horizon=40000.0, warmup=10.0, beta=0.5, seed=ss).r_distribution[1:R + 1]
             for ss in spawn(13, 12)]
     t, limit = _compare(sims, exact, R)
     assert np.all(t < limit), (t, limit)
@@ -143,7 +143,7 @@ def test_jlmu_class_occupancy_matches_the_exact_chain_with_ties():
     ex = exact_stationary(system, 2, "jlmu", max_tasks=20)
     sims = []
     for ss in spawn(17, 8):
-        res = simulate(system, 2, "jlmu", t_end=20000.0, warmup=10.0, seed=ss)
-        sims.append(res.mean_q[:, 1:].sum(axis=1))
+        res = simulate(system, 2, "jlmu", horizon=20000.0, warmup=10.0, seed=ss)
+        sims.append(res.mean_occupancy[:, 1:].sum(axis=1))
     t, limit = _compare(sims, ex.class_tasks, 2)
     assert np.all(t < limit), (t, limit)

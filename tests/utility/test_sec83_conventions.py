@@ -27,7 +27,7 @@ def test_per_pool_exact_chain_times_two_pools_is_the_closed_form_total():
 
 
 def test_simulated_per_pool_utility_times_two_is_the_closed_form_total():
-    vals = np.array([simulate(two_pool_system(EPS, RHO), 2, "jlmu", t_end=4000.0, warmup=10.0,
+    vals = np.array([simulate(two_pool_system(EPS, RHO), 2, "jlmu", horizon=4000.0, warmup=10.0,
                               seed=child_seed(7, "sec83-conventions", i)).mean_utility for i in range(8)])
     se = vals.std(ddof=1) / np.sqrt(vals.size)
     # 8 runs: t_7 quantile at 1e-4 two-sided is about 6.1; one comparison

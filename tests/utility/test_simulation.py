@@ -17,14 +17,14 @@ SYS = PoolSystem((LogUtility(20), LogUtility(30), LogUtility(8)), (0.25, 0.5, 0.
 
 @pytest.mark.parametrize("policy", list(POLICIES))
 def test_time_averages_are_consistent_and_obey_the_pathwise_bound(policy):
-    res = simulate(SYS, 40, policy, t_end=300.0, warmup=20.0, seed=3)
+    res = simulate(SYS, 40, policy, horizon=300.0, warmup=20.0, seed=3)
     # u is linear in q: the time average of u(q_n) is u(time average of q_n)
-    assert res.mean_utility == pytest.approx(overall_utility(SYS, res.mean_q, ), rel=1e-9)
-    assert res.mean_tasks == pytest.approx(res.mean_q[:, 1:].sum(), rel=1e-9)
+    assert res.mean_utility == pytest.approx(overall_utility(SYS, res.mean_occupancy, ), rel=1e-9)
+    assert res.mean_tasks == pytest.approx(res.mean_occupancy[:, 1:].sum(), rel=1e-9)
     # the time-averaged state is feasible for (2) with rho = time-averaged s_n (Sec. 3.4.1)
     bound = optimal_assignment(SYS, res.mean_tasks, alpha=res.alpha).utility
     assert res.mean_utility <= bound + 1e-9
-    assert res.tasks_distribution.sum() == pytest.approx(1.0, rel=1e-12)
+    assert res.count_distribution.sum() == pytest.approx(1.0, rel=1e-12)
 
 
 def test_theorem1_random_assignment_is_below_the_bound_by_a_computable_gap():
@@ -36,7 +36,7 @@ def test_theorem1_random_assignment_is_below_the_bound_by_a_computable_gap():
     pois = stats.poisson.pmf(k, SYS.rho)
     exact = float(np.dot(SYS.alpha, tabulate(SYS.utilities, k[-1]) @ pois))
     bound = optimal_assignment(SYS).utility
-    vals = np.array([simulate(SYS, 40, "random", t_end=400.0, warmup=20.0, seed=ss).mean_utility
+    vals = np.array([simulate(SYS, 40, "random", horizon=400.0, warmup=20.0, seed=ss).mean_utility
                      for ss in spawn(31, 8)])
     se = vals.std(ddof=1) / np.sqrt(vals.size)
     assert abs(vals.mean() - exact) < stats.t.ppf(1 - 1e-4, vals.size - 1) * se
@@ -45,9 +45,9 @@ def test_theorem1_random_assignment_is_below_the_bound_by_a_computable_gap():
 
 def test_homogeneous_jlmu_is_jsq_path_by_path():
     one = PoolSystem((LogUtility(9.0),), (1.0,), 4.0)
-    a = simulate(one, 50, "jlmu", t_end=50.0, seed=11, sample_times=np.linspace(0, 50, 26))
-    b = simulate(one, 50, "jsq", t_end=50.0, seed=11, sample_times=np.linspace(0, 50, 26))
-    np.testing.assert_array_equal(a.q, b.q)
+    a = simulate(one, 50, "jlmu", horizon=50.0, seed=11, sample_times=np.linspace(0, 50, 26))
+    b = simulate(one, 50, "jsq", horizon=50.0, seed=11, sample_times=np.linspace(0, 50, 26))
+    np.testing.assert_array_equal(a.occupancy, b.occupancy)
     assert a.mean_utility == b.mean_utility
 
 
@@ -59,9 +59,9 @@ def test_number_of_tasks_is_poisson_n_rho(policy):
     n = 20
     means, dists = [], []
     for ss in spawn(7, 8):
-        r = simulate(sys, n, policy, t_end=400.0, warmup=20.0, seed=ss)
+        r = simulate(sys, n, policy, horizon=400.0, warmup=20.0, seed=ss)
         means.append(r.mean_tasks * n)
-        dists.append(np.pad(r.tasks_distribution, (0, 80))[:80])
+        dists.append(np.pad(r.count_distribution, (0, 80))[:80])
     means = np.array(means)
     se = means.std(ddof=1) / np.sqrt(means.size)
     assert abs(means.mean() - n * 1.5) < 4.5 * se
@@ -80,7 +80,7 @@ def test_section83_simulation_matches_the_closed_forms(eps, rho):
     sys = two_pool_system(eps, rho)
     for policy, exact in (("jlmu", jlmu_mean_utility(eps, rho)),
                           ("conservative", conservative_mean_utility(eps, rho))):
-        vals = np.array([2 * simulate(sys, 2, policy, t_end=4000.0, warmup=10.0, seed=ss).mean_utility
+        vals = np.array([2 * simulate(sys, 2, policy, horizon=4000.0, warmup=10.0, seed=ss).mean_utility
                          for ss in spawn(21, 10)])
         se = vals.std(ddof=1) / np.sqrt(vals.size)
         assert abs(vals.mean() - exact) < 4.5 * se, policy
@@ -94,7 +94,7 @@ def test_theorem5_jlmu_occupancy_approaches_the_fluid_trajectory():
     fluid = solve_fluid(sys, q0, t)
     errs = []
     for n in (100, 6400):
-        e = [l1_distance(simulate(sys, n, "jlmu", t_end=4.5, seed=ss, initial=q0, sample_times=t).q,
+        e = [l1_distance(simulate(sys, n, "jlmu", horizon=4.5, seed=ss, initial=q0, sample_times=t).occupancy,
                          fluid.q).max() for ss in spawn(3, 4)]
         errs.append(np.mean(e))
     # the error shrinks like n^{-1/2}: a factor 8 from n = 100 to 6400, at least 3 here
@@ -105,21 +105,21 @@ def test_theorem5_jlmu_occupancy_approaches_the_fluid_trajectory():
 def test_theorem6_slta_learns_r_star_from_empty():
     sys = table1_system(9.75)
     r_star = optimal_assignment(sys).rank
-    res = simulate(sys, 1000, "slta", t_end=60.0, warmup=20.0, seed=8, sample_times=np.linspace(20, 60, 41))
+    res = simulate(sys, 1000, "slta", horizon=60.0, warmup=20.0, seed=8, sample_times=np.linspace(20, 60, 41))
     assert res.r_distribution[r_star] > 0.9
     assert np.all(np.abs(res.r - r_star) <= 1)
-    assert l1_distance(res.mean_q, optimal_assignment(sys, alpha=res.alpha).q) < 0.1
+    assert l1_distance(res.mean_occupancy, optimal_assignment(sys, alpha=res.alpha).q) < 0.1
 
 
 def test_invalid_input_is_rejected():
     with pytest.raises(ParameterError, match="policy"):
-        simulate(SYS, 40, "best", t_end=1.0, seed=0)
+        simulate(SYS, 40, "best", horizon=1.0, seed=0)
     with pytest.raises(ParameterError, match="whole numbers"):
-        simulate(SYS, 42, "jlmu", t_end=1.0, seed=0)
+        simulate(SYS, 42, "jlmu", horizon=1.0, seed=0)
     with pytest.raises(ParameterError, match="max_occupancy"):
-        simulate(SYS, 40, "random", t_end=50.0, seed=0, max_occupancy=2)
+        simulate(SYS, 40, "random", horizon=50.0, seed=0, max_occupancy=2)
     with pytest.raises(ParameterError, match="warmup"):
-        simulate(SYS, 40, "jlmu", t_end=1.0, warmup=2.0, seed=0)
+        simulate(SYS, 40, "jlmu", horizon=1.0, warmup=2.0, seed=0)
 
 
 def test_theorem2_gap_to_the_limit_shrinks_with_n_for_jlmu_and_slta():
@@ -127,8 +127,8 @@ def test_theorem2_gap_to_the_limit_shrinks_with_n_for_jlmu_and_slta():
     sys = table1_system(9.75)
     limit = optimal_assignment(sys).utility
     for policy in ("jlmu", "slta"):
-        small = policy_runs(sys, 50, policy, t_end=400.0, warmup=20.0, n_runs=4, seed=1)
-        large = policy_runs(sys, 1000, policy, t_end=60.0, warmup=20.0, n_runs=4, seed=2)
+        small = policy_runs(sys, 50, policy, horizon=400.0, warmup=20.0, n_runs=4, seed=1)
+        large = policy_runs(sys, 1000, policy, horizon=60.0, warmup=20.0, n_runs=4, seed=2)
         gap_small = limit - small["mean_utility_cv"]
         gap_large = limit - large["mean_utility_cv"]
         half = small["utility_cv_high"] - small["mean_utility_cv"]

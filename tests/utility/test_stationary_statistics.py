@@ -24,13 +24,13 @@ LOW, HIGH = 0.73, 1.51
 @pytest.fixture(scope="module", params=["random", "jlmu"])
 def runs(request):
     pol = request.param
-    return pol, [stationary_statistics(SYSTEM, 4, pol, t_end=1000.0, warmup=10.0, seed=i, n_samples=4000)
+    return pol, [stationary_statistics(SYSTEM, 4, pol, horizon=1000.0, warmup=10.0, seed=i, n_samples=4000)
                  for i in range(400)]
 
 
 def _check(runs, name, exact):
-    est = np.array([getattr(r, name) for r in runs])
-    se = np.array([getattr(r, name + "_se") for r in runs])
+    est = np.array([getattr(r, name).mean for r in runs])
+    se = np.array([getattr(r, name).se for r in runs])
     assert LOW < np.mean(((est - exact) / se) ** 2) < HIGH
     # the spread of 400 estimates is the typical standard error (+-4.5 x 3.5 %)
     assert 0.84 < est.std(ddof=1) / se.mean() < 1.16
@@ -47,11 +47,13 @@ def test_utility_against_the_exact_chain(runs):
 
 
 def test_occupancy_shape_and_bad_windows():
-    st = stationary_statistics(SYSTEM, 4, "jlmu", t_end=50.0, warmup=1.0, seed=2, n_samples=100, n_batches=5)
-    assert st.mean_q.shape == st.mean_q_se.shape and st.n_batches == 5 and st.events > 0
+    st = stationary_statistics(SYSTEM, 4, "jlmu", horizon=50.0, warmup=1.0, seed=2, n_samples=100, n_batches=5)
+    occ = st.mean_occupancy
+    assert occ.mean.shape == occ.se.shape and st.n_batches == 5 == occ.n and st.events > 0
+    assert (st.warmup, st.horizon) == (1.0, 50.0)
     # q_n(i, 0) is the class share, the same at every time: its standard error is 0
-    assert np.allclose(st.mean_q[:, 0], SYSTEM.alpha_array) and np.allclose(st.mean_q_se[:, 0], 0.0, atol=1e-12)
+    assert np.allclose(occ.mean[:, 0], SYSTEM.alpha_array) and np.allclose(occ.se[:, 0], 0.0, atol=1e-12)
     with pytest.raises(ParameterError, match="`warmup`"):
-        stationary_statistics(SYSTEM, 4, "jlmu", t_end=5.0, warmup=6.0, seed=0)
+        stationary_statistics(SYSTEM, 4, "jlmu", horizon=5.0, warmup=6.0, seed=0)
     with pytest.raises(ParameterError, match="`n_batches`"):
-        stationary_statistics(SYSTEM, 4, "jlmu", t_end=5.0, warmup=1.0, seed=0, n_samples=10, n_batches=11)
+        stationary_statistics(SYSTEM, 4, "jlmu", horizon=5.0, warmup=1.0, seed=0, n_samples=10, n_batches=11)

@@ -157,7 +157,7 @@ def trajectory_rows(*, seed: int, n_servers: int, n_runs: int, t_grid, levels: i
             else kind
         runs = replicate(trajectory_replication, n_runs, child_seed(seed, "runs", key),
                          args=(system, n_servers, graph, q0, t_grid), kwargs={"levels": levels}, desc=label)
-        mean, low, high, se = band([r["mean_queue_length"] for r in runs])
+        mean, low, high, se = band([r.mean_queue_length for r in runs])
         ode = solve_meanfield(system, q0, t_grid, tol=1e-8).mean_queue_length
         for m in range(system.n_types):
             for g, t in enumerate(t_grid):
@@ -198,14 +198,14 @@ def exact_rows(*, seed: int, horizon: float, n_runs: int) -> list[dict]:
     return rows
 
 
-def compute(*, seed: int, n_servers: int, n_runs: int, t_end: float, n_times: int, levels: int, reading: str,
+def compute(*, seed: int, n_servers: int, n_runs: int, horizon: float, n_times: int, levels: int, reading: str,
             exact_horizon: float, exact_runs: int, irg_graphs: str = "one") -> Results:
     """L-F1 and L-P-jsqd at the notebook's parameters (see the notebook for their meaning)."""
     if n_times < 2:
         raise ParameterError(f"`n_times` must be at least 2 (got {n_times!r})")
-    params = dict(seed=seed, n_servers=n_servers, n_runs=n_runs, t_end=t_end, n_times=n_times, levels=levels,
+    params = dict(seed=seed, n_servers=n_servers, n_runs=n_runs, horizon=horizon, n_times=n_times, levels=levels,
                   reading=reading, exact_horizon=exact_horizon, exact_runs=exact_runs, irg_graphs=irg_graphs)
-    t_grid = np.linspace(0.0, t_end, n_times)
+    t_grid = np.linspace(0.0, horizon, n_times)
     rows = trajectory_rows(seed=seed, n_servers=n_servers, n_runs=n_runs, t_grid=t_grid, levels=levels,
                            reading=reading, irg_graphs=irg_graphs)
     s1 = SYSTEMS[0][1]
@@ -223,7 +223,7 @@ def compute(*, seed: int, n_servers: int, n_runs: int, t_end: float, n_times: in
         rf"$u = (1, 5, 10)$) on S1, the complete bipartite graph, and S2, "
         + ("one" if irg_graphs == "one" else "a new") + r" irg($p^1$) graph" + ("" if irg_graphs == "one" else " per run")
         + rf": {n_runs} simulation runs with $N = {n_servers}$ servers (95% CI) and the ODE (3.7), from the initial "
-        f"matrix Q read as lengths {'1-3' if reading == 'lengths-1-3' else '0-2'}, up to $t = {t_end:g}$")
+        f"matrix Q read as lengths {'1-3' if reading == 'lengths-1-3' else '0-2'}, up to $t = {horizon:g}$")
     l_f1 = ItemResult("L-F1", params, seed, rows, claims=claims, displays=(table,),
                       summary=dict(type1_growth_second_half_S1=growth, max_ci_half_width=max_half),
                       figure={"caption": caption, "systems": [(s[1], s[2]) for s in SYSTEMS],

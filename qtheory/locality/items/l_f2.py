@@ -67,7 +67,7 @@ def fastest_fall_claim(drops_sim: list[dict], drops_ode: list[dict], n_big: int)
                                      "the three.")
 
 
-def compute(*, seed: int, n_list, n_runs: int, t_end: float, n_times: int, reading: str,
+def compute(*, seed: int, n_list, n_runs: int, horizon: float, n_times: int, reading: str,
             irg_graphs: str = "one") -> ItemResult:
     """L-F2 at the notebook's parameters (see the notebook for their meaning).
 
@@ -77,11 +77,11 @@ def compute(*, seed: int, n_list, n_runs: int, t_end: float, n_times: int, readi
     """
     if irg_graphs not in ("one", "per-run"):
         raise ParameterError(f"`irg_graphs` must be 'one' or 'per-run' (got {irg_graphs!r})")
-    params = dict(seed=seed, n_list=list(n_list), n_runs=n_runs, t_end=t_end, n_times=n_times, reading=reading,
+    params = dict(seed=seed, n_list=list(n_list), n_runs=n_runs, horizon=horizon, n_times=n_times, reading=reading,
                   irg_graphs=irg_graphs)
     system = paper_system("design")
     q0 = paper_initial_occupancy("Q", reading)
-    t_grid = np.linspace(0.0, t_end, n_times)
+    t_grid = np.linspace(0.0, horizon, n_times)
     ode = solve_meanfield(system, q0, t_grid).q
     refined = refined_transient(system, q0, t_grid, start="iid").occupancy(REFINED_N)
     rows = []
@@ -90,7 +90,7 @@ def compute(*, seed: int, n_list, n_runs: int, t_end: float, n_times: int, readi
         graph = irg(system, n, child_seed(seed, "graph", n)) if irg_graphs == "one" else "irg"
         runs = replicate(trajectory_replication, n_runs, child_seed(seed, "runs", n),
                          args=(system, n, graph, q0, t_grid), kwargs={"levels": 2}, desc=f"N={n}")
-        mean, low, high, se = band([r["occupancy"] for r in runs])
+        mean, low, high, se = band([r.occupancy for r in runs])
         for m in range(3):
             for lv in range(2):
                 for g, t in enumerate(t_grid):
@@ -133,6 +133,6 @@ def compute(*, seed: int, n_list, n_runs: int, t_end: float, n_times: int, readi
         + ("(one graph per $N$)" if irg_graphs == "one" else "(a new graph per run)")
         + f", {n_runs} runs each (95% CI), the ODE (3.7) and the refined transient of GWSQ(2) at $N = {REFINED_N}$, "
         f"from the initial matrix Q read as lengths {'1-3' if reading == 'lengths-1-3' else '0-2'}, up to "
-        f"$t = {t_end:g}$")
+        f"$t = {horizon:g}$")
     return ItemResult(ITEM, params, seed, rows, claims=(claim,), summary=summary, displays=(table,), text=sentence,
                       figure={"caption": caption, "n_list": list(n_list), "refined_n": REFINED_N})

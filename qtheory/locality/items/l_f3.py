@@ -39,15 +39,15 @@ def final_distance(rows, t_final: float) -> float:
     return max(ends)
 
 
-def same_limit_claim(final: float, t_end: float) -> Claim:
+def same_limit_claim(final: float, horizon: float) -> Claim:
     """Fig. 3's claim: the paths from Q, Q1 and Q2 reach the same limit.
 
     Holds when every path (both readings) ends within :data:`LIMIT_TOLERANCE` of the root-solved
-    fixed point at `t_end` (`final`, from :func:`final_distance`).
+    fixed point at `horizon` (`final`, from :func:`final_distance`).
     """
     return Claim(item=ITEM, text="Fig. 3: $q_{m,1}(t)$ from Q, Q1, Q2 reach the same limit", source=SOURCE,
                  holds=bool(final < LIMIT_TOLERANCE),
-                 evidence=f"ODE (3.7) to $t = {t_end:g}$, both readings of the initial matrices: largest distance to "
+                 evidence=f"ODE (3.7) to $t = {horizon:g}$, both readings of the initial matrices: largest distance to "
                           f"the root-solved $q^*$ at the end {number(final, digits=2)} (criterion $10^{{-4}}$)")
 
 
@@ -62,11 +62,11 @@ def reading_reconstruction(final: float) -> Claim:
                               "lengths 0, 1, 2",
                  ours=float(final),
                  verdict=("the limit does not depend on the reading" if final < LIMIT_TOLERANCE else
-                          f"the starts end {number(final, digits=2)} apart from the fixed point at t_end"),
+                          f"the starts end {number(final, digits=2)} apart from the fixed point at horizon"),
                  evidence="six ODE runs (three matrices x two readings) against the root-solved fixed point")
 
 
-def compute(*, seed: int = 0, t_end: float, n_times: int) -> ItemResult:
+def compute(*, seed: int = 0, horizon: float, n_times: int) -> ItemResult:
     """L-F3 at the notebook's parameters (`seed` is recorded only: nothing random is drawn).
 
     Rows: ``initial, reading, server_type, t, q1, fixed_point, truncation_error``, one per
@@ -74,11 +74,11 @@ def compute(*, seed: int = 0, t_end: float, n_times: int) -> ItemResult:
     """
     if not n_times >= 2:
         raise ParameterError(f"`n_times` must be at least 2 (got {n_times!r})")
-    if not t_end > 0:
-        raise ParameterError(f"`t_end` must be positive (got {t_end!r})")
-    params = dict(seed=seed, t_end=t_end, n_times=n_times)
+    if not horizon > 0:
+        raise ParameterError(f"`horizon` must be positive (got {horizon!r})")
+    params = dict(seed=seed, horizon=horizon, n_times=n_times)
     system = paper_system("design")
-    t_grid = np.linspace(0.0, t_end, n_times)
+    t_grid = np.linspace(0.0, horizon, n_times)
     fp = fixed_point(system)
     rows = []
     for name in INITIALS:
@@ -89,12 +89,12 @@ def compute(*, seed: int = 0, t_end: float, n_times: int) -> ItemResult:
                     rows.append(dict(initial=name, reading=reading, server_type=m + 1, t=t, q1=sol.q[g, m, 0],
                                      fixed_point=fp.q[m, 0], truncation_error=sol.truncation_error))
     final = final_distance(rows, t_grid[-1])
-    claims = (same_limit_claim(final, t_end), reading_reconstruction(final))
+    claims = (same_limit_claim(final, horizon), reading_reconstruction(final))
     shown = [(f"$q^*_{{{m + 1},1}}$", f"{fp.q[m, 0]:.6f}") for m in range(3)] + \
-        [(rf"largest $|q_{{m,1}}({t_end:g}) - q^*_{{m,1}}|$ over the 6 starts", f"{number(final, digits=3)}")]
+        [(rf"largest $|q_{{m,1}}({horizon:g}) - q^*_{{m,1}}|$ over the 6 starts", f"{number(final, digits=3)}")]
     table = Table(tuple(shown), {"quantity": lambda r: r[0], "value": lambda r: r[1]})
     caption = (rf"fraction of busy servers $q_{{m,1}}(t)$ of each type $m$ for the Sec. 6 system on irg($p^1$) (JSQ(2), "
-               rf"$\lambda = 3$), ODE (3.7) up to $t = {t_end:g}$ from the initial matrices Q, Q1, Q2, each in both "
+               rf"$\lambda = 3$), ODE (3.7) up to $t = {horizon:g}$ from the initial matrices Q, Q1, Q2, each in both "
                "readings (solid: lengths 1-3, dotted: lengths 0-2), and the fixed point from a root solve (dashed)")
     return ItemResult(ITEM, params, None, rows, claims=claims,
                       summary=dict(max_final_distance=final, fixed_point_q1=fp.q[:, 0], root_residual=fp.residual),

@@ -135,7 +135,7 @@ def refined_vs_simulation_check(rows, n_list, *, n_runs: int, events_per_run: in
         raise ParameterError(f"no simulation and refined rows of the Sec. 6 system at N = {n} in `rows`")
     return Claim(item=ITEM, category="check", ours=refined, reference=sim, reference_se=se,
                  text=f"Sec. 6 system, GWSQ(2), $N = {n}$: refined mean queue length against simulation",
-                 evidence=f"{n_runs} independent runs of about {number(events_per_run, digits=1)} events after a burn-in; seed {seed}")
+                 evidence=f"{n_runs} independent runs of about {number(events_per_run, digits=1)} events after a warm-up; seed {seed}")
 
 
 def error_points(rows, case: str, policy: str, method: str) -> list[dict]:
@@ -264,7 +264,7 @@ def _cases(loads) -> list[dict]:
     return cases
 
 
-def _stationary_rows(cases, *, seed, n_list, n_runs, events_per_run, burn_in_relaxations, exact_buffers):
+def _stationary_rows(cases, *, seed, n_list, n_runs, events_per_run, warmup_relaxations, exact_buffers):
     rows = []
 
     def add_rows(c, n, method, summary, se=None, **extra):
@@ -286,32 +286,32 @@ def _stationary_rows(cases, *, seed, n_list, n_runs, events_per_run, burn_in_rel
             law = occupancy_stationary(c["system"], n, policy=c["policy"], buffer=buffer)
             add_rows(c, n, "exact", occupancy_summary(law.occupancy, law.mean_queue_length, v),
                      buffer=buffer, boundary_mass=law.boundary_mass, n_states=law.n_states)
-        burn = burn_in_relaxations * ref.relaxation_time
+        warmup = warmup_relaxations * ref.relaxation_time
         for n in n_list:
             rate = 2.0 * c["system"].total_arrival_rate * n        # arrivals plus as many departures
-            horizon = burn + events_per_run / rate
-            n_samples = int(min(200_000, max(1000, 10 * (horizon - burn) / ref.relaxation_time)))
+            horizon = warmup + events_per_run / rate
+            n_samples = int(min(200_000, max(1000, 10 * (horizon - warmup) / ref.relaxation_time)))
             runs = replicate(population_stationary_replication, n_runs, child_seed(seed, "stationary", ci_, n),
-                             args=(c["system"], n, c["policy"], burn, horizon),
+                             args=(c["system"], n, c["policy"], warmup, horizon),
                              kwargs={"n_samples": n_samples, "levels": 2}, desc=f"{c['case']} {c['policy']} N={n}")
-            per_run = [occupancy_summary(r["occupancy"], r["mean_queue_length"], v) for r in runs]
+            per_run = [occupancy_summary(r.occupancy, r.mean_queue_length, v) for r in runs]
             keys = list(per_run[0])
             ci = mean_ci(np.array([[p[k] for k in keys] for p in per_run]))
             add_rows(c, n, "simulation", dict(zip(keys, ci.mean)), dict(zip(keys, ci.se)),
-                     burn_in=burn, horizon=horizon, events=int(sum(r["events"] for r in runs)))
+                     warmup=warmup, horizon=horizon, events=int(sum(r.events for r in runs)))
     return rows
 
 
-def _transient(sec6, *, seed, transient_n_list, transient_runs, t_end, n_times, reading):
+def _transient(sec6, *, seed, transient_n_list, transient_runs, horizon, n_times, reading):
     q0 = paper_initial_occupancy("Q", reading)
-    t_grid = np.linspace(0.0, t_end, n_times)
+    t_grid = np.linspace(0.0, horizon, n_times)
     transient = refined_transient(sec6, q0, t_grid, start="iid")
     tr_rows, sup_rows, bands = [], [], {}
     for n in transient_n_list:
         runs = replicate(trajectory_replication, transient_runs, child_seed(seed, "transient", n),
                          args=(sec6, n, "complete", q0, t_grid), kwargs={"levels": 2, "policy": "gwsq"},
                          desc=f"transient N={n}")
-        mean, low, high, se = band([r["occupancy"] for r in runs])
+        mean, low, high, se = band([r.occupancy for r in runs])
         bands[n] = [dict(server_type=m + 1, level=lv + 1, t=t, mean=mean[g, m, lv], ci_low=low[g, m, lv],
                          ci_high=high[g, m, lv]) for m in range(3) for lv in range(2) for g, t in enumerate(t_grid)]
         approx = {"ode": transient.q[:, :, :2], "refined": transient.occupancy(n)[:, :, :2]}
@@ -369,13 +369,13 @@ def _displays(rows, cases, n_list, sup_rows, transient_n_list) -> tuple:
     return means, types, gaps
 
 
-def compute(*, seed: int, loads, n_list, n_runs: int, events_per_run: int, burn_in_relaxations: float,
-            exact_buffers, transient_n_list, transient_runs: int, t_end: float, n_times: int,
+def compute(*, seed: int, loads, n_list, n_runs: int, events_per_run: int, warmup_relaxations: float,
+            exact_buffers, transient_n_list, transient_runs: int, horizon: float, n_times: int,
             reading: str) -> ItemResult:
     """L-R-finite at the notebook's parameters (see the notebook for their meaning).
 
     Rows (``L-R-finite.csv``): ``case, load, policy, N, method, quantity, value, se`` (+ the
-    exact chain's ``buffer, boundary_mass, n_states``, the simulation's ``burn_in, horizon,
+    exact chain's ``buffer, boundary_mass, n_states``, the simulation's ``warmup, horizon,
     events``), methods ``mean-field``, ``refined``, ``refined without f1`` (local JSQ(2)),
     ``exact``, ``simulation``. Tables: ``transient`` (mean paths beside the ODE and the refined
     transient), ``transient_sup`` (largest gaps), ``targets`` (target 1 per point, with
@@ -387,21 +387,21 @@ def compute(*, seed: int, loads, n_list, n_runs: int, events_per_run: int, burn_
         raise ParameterError(f"`loads` must lie in (0, 1) for a stationary system (got {list(loads)!r})")
     # exact_buffers may name loads that are not run (a rerun with fewer loads keeps the preset's buffers)
     params = dict(seed=seed, loads=list(loads), n_list=list(n_list), n_runs=n_runs, events_per_run=events_per_run,
-                  burn_in_relaxations=burn_in_relaxations, exact_buffers=exact_buffers,
-                  transient_n_list=list(transient_n_list), transient_runs=transient_runs, t_end=t_end,
+                  warmup_relaxations=warmup_relaxations, exact_buffers=exact_buffers,
+                  transient_n_list=list(transient_n_list), transient_runs=transient_runs, horizon=horizon,
                   n_times=n_times, reading=reading)
     cases = _cases(loads)
     # load the compiled simulation kernels once here, so that the forked workers inherit them
     population_stationary_replication(np.random.SeedSequence(0), _homogeneous(0.5), 2, "gwsq", 1.0, 2.0)
     population_stationary_replication(np.random.SeedSequence(0), _homogeneous(0.5), 2, "jsqd-complete", 1.0, 2.0)
     rows = _stationary_rows(cases, seed=seed, n_list=n_list, n_runs=n_runs, events_per_run=events_per_run,
-                            burn_in_relaxations=burn_in_relaxations, exact_buffers=exact_buffers)
+                            warmup_relaxations=warmup_relaxations, exact_buffers=exact_buffers)
     panels = [(c["case"], c["policy"]) for c in cases if c["policy"] == "gwsq"] + \
         [(c["case"], c["policy"]) for c in cases if c["policy"] == "jsqd-complete"]
     slopes = slope_rows(rows, panels)
     sec6 = cases[-1]
     transient, tr_rows, sup_rows, bands = _transient(sec6["system"], seed=seed, transient_n_list=transient_n_list,
-                                              transient_runs=transient_runs, t_end=t_end, n_times=n_times,
+                                              transient_runs=transient_runs, horizon=horizon, n_times=n_times,
                                               reading=reading)
     targets = target_rows(rows, cases, n_list)
     counts = target_counts(targets)
@@ -436,7 +436,7 @@ def compute(*, seed: int, loads, n_list, n_runs: int, events_per_run: int, burn_
         # the 95% band of the mean path at N = transient_n (the transient table holds its SE)
         "transient_band": bands[n_show],
         "transient_caption": (rf"Sec. 6 system under GWSQ(2) from the L-F2 start: occupancy $q_{{m,\ell}}(t)$, mean of "
-                              rf"{transient_runs} runs with $N = {n_show}$ (95% CI) up to $t = {t_end:g}$, against the "
+                              rf"{transient_runs} runs with $N = {n_show}$ (95% CI) up to $t = {horizon:g}$, against the "
                               "ODE (3.7) and the refined transient"),
     }
     return ItemResult(ITEM, params, seed, rows, claims=claims,

@@ -71,11 +71,11 @@ def comparison_text(rows, loads, beats_random: bool) -> str:
                       f"{worse or 'none'} (95% CIs disjoint)."])
 
 
-def compute(*, seed: int, n_servers: int, loads, n_runs: int, burn_in: float, horizon: float) -> ItemResult:
+def compute(*, seed: int, n_servers: int, loads, n_runs: int, warmup: float, horizon: float) -> ItemResult:
     """L-R-jiq at the notebook's parameters (see the notebook for their meaning).
 
     Rows: ``load, policy, mean_queue_length, low, high, se, type_1, type_2, type_3, runs,
-    events``: time averages over ``[burn_in, horizon]`` from an empty start, one irg(:math:`p^1`)
+    events``: time averages over ``[warmup, horizon]`` from an empty start, one irg(:math:`p^1`)
     graph per run; ``mean_queue_length`` is :math:`\\sum_m v_m` times the type-:math:`m` mean.
     """
     loads = list(loads)
@@ -83,9 +83,9 @@ def compute(*, seed: int, n_servers: int, loads, n_runs: int, burn_in: float, ho
         raise ParameterError(f"`loads` must be distinct values, at least one (got {loads!r})")
     if not all(0 < load < 1 for load in loads):
         raise ParameterError(f"`loads` must lie in (0, 1) for a stationary system (got {loads!r})")
-    if not 0 < burn_in < horizon:
-        raise ParameterError(f"`burn_in` must be in (0, horizon) (got burn_in = {burn_in!r}, horizon = {horizon!r})")
-    params = dict(seed=seed, n_servers=n_servers, loads=loads, n_runs=n_runs, burn_in=burn_in, horizon=horizon)
+    if not 0 < warmup < horizon:
+        raise ParameterError(f"`warmup` must be in (0, horizon) (got warmup = {warmup!r}, horizon = {horizon!r})")
+    params = dict(seed=seed, n_servers=n_servers, loads=loads, n_runs=n_runs, warmup=warmup, horizon=horizon)
     base = paper_system("design")
     capacity = float(np.dot(base.type_fractions, base.service_rates))
     v = np.asarray(base.type_fractions)
@@ -98,14 +98,14 @@ def compute(*, seed: int, n_servers: int, loads, n_runs: int, burn_in: float, ho
         system = dataclasses.replace(base, arrival_rate=load * capacity / base.zeta)
         for label, pol in policies.items():
             runs = replicate(stationary_replication, n_runs, child_seed(seed, label, loads.index(load)),
-                             args=(system, n_servers, "irg", burn_in, horizon), kwargs={"policy": pol},
+                             args=(system, n_servers, "irg", warmup, horizon), kwargs={"policy": pol},
                              desc=f"{label}, load {load}")
-            total = mean_ci([float(v @ r["mean_queue_length"]) for r in runs])
-            per_type = [mean_ci([r["mean_queue_length"][m] for r in runs]) for m in range(base.n_types)]
+            total = mean_ci([float(v @ r.mean_queue_length) for r in runs])
+            per_type = [mean_ci([r.mean_queue_length[m] for r in runs]) for m in range(base.n_types)]
             rows.append(dict(load=load, policy=label, mean_queue_length=float(total.mean), low=float(total.ci_low),
                              high=float(total.ci_high), se=float(total.se),
                              **{f"type_{m + 1}": float(per_type[m].mean) for m in range(base.n_types)},
-                             runs=n_runs, events=int(sum(r["events"] for r in runs))))
+                             runs=n_runs, events=int(sum(r.events for r in runs))))
     claim = beats_random_claim(rows, loads, n_servers)
     labels = list(policies)
     table = Table(tuple({"load": load, **{lab: policy_row(rows, load, lab) for lab in labels}} for load in loads),
@@ -116,7 +116,7 @@ def compute(*, seed: int, n_servers: int, loads, n_runs: int, burn_in: float, ho
                           f"$N$ = {n_servers}")
     caption = (f"Mean queue length per server against the load for JIQ, local JSQ(2), GWSQ(2) and random routing on "
                f"the Sec. 6 system with an irg($p^1$) graph of $N$ = {n_servers} servers (95% CIs over {n_runs} runs, "
-               f"time averages over [{burn_in:g}, {horizon:g}], seed {seed}).")
+               f"time averages over [{warmup:g}, {horizon:g}], seed {seed}).")
     return ItemResult(ITEM, params, seed, rows, claims=(claim,), displays=(table,),
                       text=comparison_text(rows, loads, claim.holds),
                       figure={"caption": caption, "policies": labels})

@@ -63,14 +63,14 @@ def initial_states(seed: int, n_random_starts: int, max_start_level: int) -> dic
     return starts
 
 
-def convergence_claim(finals, t_end: float) -> Claim:
+def convergence_claim(finals, horizon: float) -> Claim:
     """Theorem 4's global attraction: every start's final :math:`\\ell_1` distance to the root-solved
     fixed point is below :data:`CONVERGED`."""
     worst = max(finals)
     return Claim(item="L-V-thm4", text=r"Theorem 4: from every start in $S$ the ODE (3.7) converges to one fixed "
                                        r"point $q^*$",
                  source="Theorem 4 (Sec. 3.4)", holds=bool(worst < CONVERGED),
-                 evidence=f"{len(finals)} starts, ODE to $t = {t_end:g}$: largest $\\ell_1$ distance to the "
+                 evidence=f"{len(finals)} starts, ODE to $t = {horizon:g}$: largest $\\ell_1$ distance to the "
                           f"root-solved $q^*$ {number(worst, digits=2)} (criterion $10^{{-6}}$, the ODE's and root solve's accuracy)")
 
 
@@ -90,14 +90,14 @@ def flow_balance_erratum(total_arrival_rate: float, unweighted_sum: float, flow_
                  evidence=f"root-solved fixed point for $p^1$; weighted balance error {number(flow_balance, digits=2)}")
 
 
-def theorem4(*, seed: int, n_random_starts: int, max_start_level: int, t_end: float, n_times: int,
+def theorem4(*, seed: int, n_random_starts: int, max_start_level: int, horizon: float, n_times: int,
              parameters: dict) -> ItemResult:
     """L-V-thm4: the :math:`\\ell_1` distance of the ODE (3.7) from each start of
-    :func:`initial_states` to the root-solved fixed point, on `n_times` times up to `t_end`."""
+    :func:`initial_states` to the root-solved fixed point, on `n_times` times up to `horizon`."""
     system = paper_system("design")
     fp = fixed_point(system)
     starts = initial_states(seed, n_random_starts, max_start_level)
-    t_grid = np.linspace(0.0, t_end, n_times)
+    t_grid = np.linspace(0.0, horizon, n_times)
     rows, finals = [], []
     for name, q0 in starts.items():
         sol = solve_meanfield(system, q0, t_grid)
@@ -110,11 +110,11 @@ def theorem4(*, seed: int, n_random_starts: int, max_start_level: int, t_end: fl
         for g, t in enumerate(t_grid):
             rows.append(dict(start=name, t=t, l1_distance=dist[g], truncation_error=sol.truncation_error))
     unweighted = fp.q[:, 0].sum()
-    claims = (convergence_claim(finals, t_end),
+    claims = (convergence_claim(finals, horizon),
               flow_balance_erratum(system.total_arrival_rate, unweighted, fp.flow_balance))
     tables = (
         Table.from_values({"starts": f"{len(starts)}",
-                 rf"largest $\ell_1$ distance to $q^*$ at $t = {t_end:g}$": f"{number(max(finals), digits=3)}",
+                 rf"largest $\ell_1$ distance to $q^*$ at $t = {horizon:g}$": f"{number(max(finals), digits=3)}",
                  r"flow balance $\sum_m v_m u_m q^*_{m,1} - \lambda\zeta$": f"{number(fp.flow_balance, digits=2)}",
                  r"unweighted $\sum_m q^*_{m,1}$ (against $\lambda\zeta$)":
                      f"{unweighted:.4f} ({system.total_arrival_rate:g})"}),
@@ -123,7 +123,7 @@ def theorem4(*, seed: int, n_random_starts: int, max_start_level: int, t_end: fl
               caption=r"Fixed point $q^*_{m,\ell}$, levels 1 to 5"))
     caption = (
         rf"$\ell_1$ distance between the solution of the ODE (3.7) and the root-solved fixed point $q^*$ against time, "
-        rf"Sec. 6 system on irg($p^1$) (JSQ(2), $\lambda = 3$), up to $t = {t_end:g}$, from {len(starts)} starts: the "
+        rf"Sec. 6 system on irg($p^1$) (JSQ(2), $\lambda = 3$), up to $t = {horizon:g}$, from {len(starts)} starts: the "
         f"initial matrices Q, Q1, Q2 in both readings, the empty system, all servers at level {max_start_level}, and "
         f"{n_random_starts} random starts (grey, seed {seed}) up to level {max_start_level}")
     return ItemResult("L-V-thm4", parameters, seed, rows, claims=claims,
@@ -249,14 +249,14 @@ def homogeneous(*, loads, ds, parameters: dict) -> ItemResult:
                       summary=dict(max_abs_error=err), displays=(table,), figure={"caption": caption})
 
 
-def compute(*, seed: int, n_random_starts: int, max_start_level: int, t_end: float, n_times: int, homog_loads,
+def compute(*, seed: int, n_random_starts: int, max_start_level: int, horizon: float, n_times: int, homog_loads,
             homog_d) -> Results:
     """The three items of L-V-fixedpoint at the notebook's parameters (see the notebook for their
     meaning); every item records all of them."""
-    parameters = dict(seed=seed, n_random_starts=n_random_starts, max_start_level=max_start_level, t_end=t_end,
+    parameters = dict(seed=seed, n_random_starts=n_random_starts, max_start_level=max_start_level, horizon=horizon,
                       n_times=n_times, homog_loads=list(homog_loads), homog_d=list(homog_d))
     return Results(
-        thm4=theorem4(seed=seed, n_random_starts=n_random_starts, max_start_level=max_start_level, t_end=t_end,
+        thm4=theorem4(seed=seed, n_random_starts=n_random_starts, max_start_level=max_start_level, horizon=horizon,
                       n_times=n_times, parameters=parameters),
         thm7=theorem7(seed=seed, parameters=parameters),
         homog=homogeneous(loads=homog_loads, ds=homog_d, parameters=parameters))

@@ -124,7 +124,7 @@ def gwsq(*, seed: int, system: LocalitySystem, q0, t_grid, ode, n_servers: int, 
         runs = replicate(trajectory_replication, n_runs, child_seed(seed, "gwsq", policy),
                          args=(system, n_servers, "irg", q0, t_grid), kwargs={"levels": 2, "policy": policy},
                          desc=policy)
-        mean, low, high, se = band([r["occupancy"] for r in runs])
+        mean, low, high, se = band([r.occupancy for r in runs])
         for m in range(3):
             for l in range(2):
                 for g, t in enumerate(t_grid):
@@ -193,7 +193,7 @@ def convergence_claims(err_rows, slope: float, n_list, n_runs: int) -> tuple[Cla
                        "error, relatively $O(N^{-1/2}) = 0.1$ at $N = 100$, plus the fit's noise"))
 
 
-def chaos_claim(corr_rows, t_end: float) -> tuple[Claim, str]:
+def chaos_claim(corr_rows, horizon: float) -> tuple[Claim, str]:
     """Theorem 1 from the correlation rows: it agrees when, for each server type, the 95% interval
     at the largest N lies below the estimate at the smallest N. Returns the claim and its sentence."""
     n_small = min(r["N"] for r in corr_rows)
@@ -204,7 +204,7 @@ def chaos_claim(corr_rows, t_end: float) -> tuple[Claim, str]:
     nc = {n: np.mean([r["N_times_correlation"] for r in corr_rows if r["N"] == n]) for n in (n_small, n_big)}
     corr_small = ", ".join(f"{r['correlation']:.3f}" for r in small)
     corr_big = ", ".join(f"{r['correlation']:.4f}" for r in big)
-    sentence = (f"the correlation at $t = {t_end:g}$ goes from {corr_small} "
+    sentence = (f"the correlation at $t = {horizon:g}$ goes from {corr_small} "
                 f"(types 1-3, $N = {n_small}$) to {corr_big} "
                 f"($N = {n_big}$); $N$ times the correlation, averaged over the types, goes from {nc[n_small]:.2f} to "
                 f"{nc[n_big]:.2f}")
@@ -225,20 +225,20 @@ def theorems_1_2(*, seed: int, system: LocalitySystem, q0, t_grid, ode, n_list, 
     n_list = list(n_list)
     if sum(n >= FIT_FROM for n in n_list) < 2:
         raise ParameterError(f"`n_list` needs two sizes N >= {FIT_FROM} for the fitted slope (got {n_list!r})")
-    t_end = float(t_grid[-1])
+    horizon = float(t_grid[-1])
     err_rows, corr_rows = [], []
     for n in n_list:
         runs = replicate(trajectory_replication, n_runs, child_seed(seed, "thm2", n),
                          args=(system, n, "irg", q0, t_grid), kwargs={"levels": 10}, desc=f"N={n}")
-        errors = sup_l1_error(np.array([r["occupancy"] for r in runs]), ode[None])
+        errors = sup_l1_error(np.array([r.occupancy for r in runs]), ode[None])
         mean, low, high, se = band(errors)
         err_rows.append(dict(N=n, sup_l1_error=mean, ci_low=low, ci_high=high, se=se, runs=n_runs))
-        sizes = runs[0]["servers_per_type"]
+        sizes = runs[0].servers_per_type
         for m in range(3):
-            est, lo, hi = pair_correlation([r["mean_queue_length"][-1, m] for r in runs],
-                                           [r["mean_square"][-1, m] for r in runs], sizes[m],
+            est, lo, hi = pair_correlation([r.mean_queue_length[-1, m] for r in runs],
+                                           [r.mean_square[-1, m] for r in runs], sizes[m],
                                            seed=child_seed(seed, "thm1-bootstrap", n, m))
-            corr_rows.append(dict(N=n, server_type=m + 1, servers_of_type=int(sizes[m]), t=t_end, correlation=est,
+            corr_rows.append(dict(N=n, server_type=m + 1, servers_of_type=int(sizes[m]), t=horizon, correlation=est,
                                   ci_low=lo, ci_high=hi, N_times_correlation=n * est))
     fitted = [r for r in err_rows if r["N"] >= FIT_FROM]
     slope = loglog_slope([r["N"] for r in fitted], [r["sup_l1_error"] for r in fitted])
@@ -249,11 +249,11 @@ def theorems_1_2(*, seed: int, system: LocalitySystem, q0, t_grid, ode, n_list, 
         summary=dict(fitted_slope=slope),
         displays=(Table.from_values({"fitted log-log slope of the sup-error ($N \\ge 100$)": f"{slope:.3f}",
                            "fluctuation scale": "$-1/2$"}, caption="Theorem 2: rate of convergence"),),
-        figure={"caption": rf"largest $\ell_1$ distance over $t \le {t_end:g}$ between the occupancy and the ODE "
+        figure={"caption": rf"largest $\ell_1$ distance over $t \le {horizon:g}$ between the occupancy and the ODE "
                            rf"(3.7), mean of {n_runs} runs per $N$ (95% CI) on $\mathrm{{irg}}(p^1)$ from the Sec. 6 "
                            r"start, with the fitted slope for $N \ge 100$ and slope $-1/2$",
                 "slope": slope, "n_list": n_list})
-    chaos, _ = chaos_claim(corr_rows, t_end)
+    chaos, _ = chaos_claim(corr_rows, horizon)
     big = [r for r in corr_rows if r["N"] == max(n_list)]
     shown = {f"$N = {r['N']}$, type {r['server_type']}":
              f"{r['correlation']:.4f} [{r['ci_low']:.4f}, {r['ci_high']:.4f}]"
@@ -261,12 +261,12 @@ def theorems_1_2(*, seed: int, system: LocalitySystem, q0, t_grid, ode, n_list, 
     thm1 = ItemResult(
         "L-V-thm1", parameters, seed, corr_rows, claims=(chaos,),
         summary=dict(correlation_at_largest_N={r["server_type"]: r["correlation"] for r in big}),
-        displays=(Table.from_values(shown, caption=f"Theorem 1: correlation of two tagged queues at $t = {t_end:g}$ (95% CI)",
+        displays=(Table.from_values(shown, caption=f"Theorem 1: correlation of two tagged queues at $t = {horizon:g}$ (95% CI)",
                           header=("", "correlation")),),
-        figure={"caption": rf"correlation of the queue lengths of two servers of one type at $t = {t_end:g}$ (left, "
+        figure={"caption": rf"correlation of the queue lengths of two servers of one type at $t = {horizon:g}$ (left, "
                            rf"bootstrap 95% CI) and $N$ times it (right), from the spread of the type means over "
                            rf"{n_runs} runs per $N$; Sec. 6 system on $\mathrm{{irg}}(p^1)$",
-                "n_list": n_list, "t_end": t_end})
+                "n_list": n_list, "horizon": horizon})
     return thm2, thm1
 
 
@@ -290,7 +290,7 @@ def draw_theorem1(result: ItemResult):
     axes[0][0].set_yscale("symlog", linthresh=1e-3)
     axes[0][0].axhline(0, color="k", lw=0.6)
     axes[0][0].set_xlabel("$N$")
-    axes[0][0].set_ylabel(f"corr$(X_i(t), X_j(t))$, $t = {result.figure['t_end']:g}$")
+    axes[0][0].set_ylabel(f"corr$(X_i(t), X_j(t))$, $t = {result.figure['horizon']:g}$")
     log_n_axis(axes[0][1], n_list)
     axes[0][1].set_xlabel("$N$")
     axes[0][1].set_ylabel(r"$N \times$ correlation")
@@ -345,7 +345,7 @@ def theorem3(*, seed: int, system: LocalitySystem, t_grid, n_list, n_runs: int, 
                 runs = replicate(trajectory_replication, n_runs, child_seed(seed, "thm3", kind, start, n),
                                  args=(sparse_system, n, kind, q0_half, t_grid), kwargs={"levels": 10, "start": start},
                                  desc=f"{kind} {start} N={n}")
-                errors = sup_l1_error(np.array([r["occupancy"] for r in runs]), ode_half[None])
+                errors = sup_l1_error(np.array([r.occupancy for r in runs]), ode_half[None])
                 mean, low, high, se = band(errors)
                 rows.append(dict(graph=kind, start=start, N=n, sup_l1_error=mean, ci_low=low, ci_high=high, se=se))
     slopes = {f"{k}/{s}": loglog_slope([r["N"] for r in rows if r["graph"] == k and r["start"] == s],
@@ -377,10 +377,10 @@ def stationary_claim(dist_rows, slope: float) -> Claim:
                           f"{last['ci_high']:.4f}] (bootstrap) at $N = {last['N']}$; fitted slope {slope:.2f}")
 
 
-def theorem6(*, seed: int, system: LocalitySystem, n_list, n_runs: int, burn_in: float, horizon: float,
+def theorem6(*, seed: int, system: LocalitySystem, n_list, n_runs: int, warmup: float, horizon: float,
              parameters: dict) -> ItemResult:
     """L-V-thm6: for each N, `n_runs` systems from empty (seeds ``child_seed(seed, "thm6", N)``),
-    the occupancy averaged over [`burn_in`, `horizon`], and the :math:`\\ell_1` distance of its mean
+    the occupancy averaged over [`warmup`, `horizon`], and the :math:`\\ell_1` distance of its mean
     to the fixed point with a bootstrap interval (generator ``child_seed(seed, "thm6-bootstrap")``,
     shared by the sizes in order)."""
     n_list = list(n_list)
@@ -391,8 +391,8 @@ def theorem6(*, seed: int, system: LocalitySystem, n_list, n_runs: int, burn_in:
     boot = np.random.default_rng(child_seed(seed, "thm6-bootstrap"))
     for n in n_list:
         runs = replicate(stationary_replication, n_runs, child_seed(seed, "thm6", n),
-                         args=(system, n, "irg", burn_in, horizon), kwargs={"levels": 6}, desc=f"stationary N={n}")
-        occ = np.array([r["occupancy"] for r in runs])
+                         args=(system, n, "irg", warmup, horizon), kwargs={"levels": 6}, desc=f"stationary N={n}")
+        occ = np.array([r.occupancy for r in runs])
         mean, low, high, se = band(occ)
         for m in range(3):
             for l in range(3):
@@ -412,7 +412,7 @@ def theorem6(*, seed: int, system: LocalitySystem, n_list, n_runs: int, burn_in:
         summary=dict(fitted_slope=slope, distances={str(r["N"]): r["l1_distance"] for r in dist_rows}),
         displays=(Table.from_values(shown, caption=r"Theorem 6: $\ell_1$ distance of the stationary occupancy to $q^*$ "
                                          "(bootstrap 95% CI)", header=("", "distance")),),
-        figure={"caption": rf"time-averaged occupancy over $[{burn_in:g}, {horizon:g}]$ (left; dashed: the fixed point "
+        figure={"caption": rf"time-averaged occupancy over $[{warmup:g}, {horizon:g}]$ (left; dashed: the fixed point "
                            rf"$q^*$) and its $\ell_1$ distance to $q^*$ (right, bootstrap 95% CI), {n_runs} runs per "
                            rf"$N$ on $\mathrm{{irg}}(p^1)$",
                 "n_list": n_list})
@@ -449,23 +449,23 @@ def draw_theorem6(result: ItemResult):
     return fig
 
 
-def compute(*, seed: int, n_list, n_runs: int, t_end: float, n_times: int, reading: str, sparse_n_list,
-            sparse_runs: int, stat_n_list, stat_runs: int, stat_burn_in: float, stat_horizon: float,
+def compute(*, seed: int, n_list, n_runs: int, horizon: float, n_times: int, reading: str, sparse_n_list,
+            sparse_runs: int, stat_n_list, stat_runs: int, stat_warmup: float, stat_horizon: float,
             gwsq_servers: int, gwsq_runs: int) -> Results:
     """The five items of L-V-limits at the notebook's parameters (see the notebook for their
     meaning); every item records all of them. The Sec. 6 system starts from the matrix Q read
-    as `reading`; the ODE (3.7) is solved on `n_times` times up to `t_end`."""
-    parameters = dict(seed=seed, n_list=list(n_list), n_runs=n_runs, t_end=t_end, n_times=n_times, reading=reading,
+    as `reading`; the ODE (3.7) is solved on `n_times` times up to `horizon`."""
+    parameters = dict(seed=seed, n_list=list(n_list), n_runs=n_runs, horizon=horizon, n_times=n_times, reading=reading,
                       sparse_n_list=list(sparse_n_list), sparse_runs=sparse_runs, stat_n_list=list(stat_n_list),
-                      stat_runs=stat_runs, stat_burn_in=stat_burn_in, stat_horizon=stat_horizon,
+                      stat_runs=stat_runs, stat_warmup=stat_warmup, stat_horizon=stat_horizon,
                       gwsq_servers=gwsq_servers, gwsq_runs=gwsq_runs)
     system = paper_system("design")
     q0 = paper_initial_occupancy("Q", reading)
-    t_grid = np.linspace(0.0, t_end, n_times)
+    t_grid = np.linspace(0.0, horizon, n_times)
     ode = solve_meanfield(system, q0, t_grid).q
     common = dict(seed=seed, system=system, parameters=parameters)
     gwsq_result = gwsq(**common, q0=q0, t_grid=t_grid, ode=ode, n_servers=gwsq_servers, n_runs=gwsq_runs)
     thm2, thm1 = theorems_1_2(**common, q0=q0, t_grid=t_grid, ode=ode, n_list=n_list, n_runs=n_runs)
     thm3 = theorem3(**common, t_grid=t_grid, n_list=sparse_n_list, n_runs=sparse_runs)
-    thm6 = theorem6(**common, n_list=stat_n_list, n_runs=stat_runs, burn_in=stat_burn_in, horizon=stat_horizon)
+    thm6 = theorem6(**common, n_list=stat_n_list, n_runs=stat_runs, warmup=stat_warmup, horizon=stat_horizon)
     return Results(gwsq=gwsq_result, thm2=thm2, thm1=thm1, thm3=thm3, thm6=thm6)

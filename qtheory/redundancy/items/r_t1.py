@@ -373,7 +373,7 @@ def compute(*, seed: int, lam: float, n_runs: int, n_events: int, hist_max: int,
                "events each with three averaging conventions (time, event, arrival epochs; 95% CI), and the exact value "
                "of the product form (6) where it can be computed")
     table = ItemResult("R-T1", params, seed, rows, claims=claims, findings=(finding,),
-                       tables={"estimators": comparison}, summary=dict(paper_minus_ours_mean_q=diff),
+                       tables={"estimators": comparison}, summary=dict(paper_minus_ours_mean_jobs=diff),
                        displays=_table1_displays(rows, diff, verdicts, n_runs),
                        text=table1_remarks(rows, comparison, verdicts, n_runs, n_events),
                        figure=dict(caption=caption, t_quantile=float(st.t.ppf(0.975, n_runs - 1)),

@@ -42,7 +42,7 @@ PAPER = Paper(
     ),
     noted=(
         Noted("U-T1", "reconstruction",
-              "Table 1's setting as we read Sec. 3.4.1: runs from an empty system, averages over [`warmup`, `t_end`], "
+              "Table 1's setting as we read Sec. 3.4.1: runs from an empty system, averages over [`warmup`, `horizon`], "
               r"SLTA with $\beta_n = n^{-1/3}$; our rows are set beside the paper's table, and its statements about "
               "the table are checked",
               (("U-T1", "claim:shrinks as n grows"), ("U-T1", "claim:fractional case"), ("U-T1", "deviation_shrinks")),

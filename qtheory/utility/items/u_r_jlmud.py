@@ -77,7 +77,7 @@ def _cell(r: dict) -> str:
     return f"{r['mean_utility']:.4f} ± {(r['high'] - r['low']) / 2:.4f}"
 
 
-def compute(*, seed: int, rho: float, n_values, d_values, t_end: float, warmup: float, n_runs: int) -> ItemResult:
+def compute(*, seed: int, rho: float, n_values, d_values, horizon: float, warmup: float, n_runs: int) -> ItemResult:
     """U-R-jlmud at the notebook's parameters (see the notebook for their meaning).
 
     Rows: ``n, policy, d, bound, mean_utility, low, high, gap, gap_low, gap_high, runs, events``
@@ -85,7 +85,7 @@ def compute(*, seed: int, rho: float, n_values, d_values, t_end: float, warmup: 
     from `n_runs` stationary runs with the control variate of
     :func:`~qtheory.utility.experiments.policy_runs`.
     """
-    params = dict(seed=seed, rho=rho, n_values=n_values, d_values=d_values, t_end=t_end, warmup=warmup, n_runs=n_runs)
+    params = dict(seed=seed, rho=rho, n_values=n_values, d_values=d_values, horizon=horizon, warmup=warmup, n_runs=n_runs)
     check_positive("rho", rho)
     check_integer("n_runs", n_runs, low=2)
     if len(list(n_values)) < 2:
@@ -95,12 +95,12 @@ def compute(*, seed: int, rho: float, n_values, d_values, t_end: float, warmup: 
     system = table1_system(rho)
     policies = {"JLMU": JLMU(), **{f"JLMU({d})": JLMUd(d=d) for d in d_values}}
     for pol in policies.values():  # compile or load each kernel once: the forked workers inherit it
-        simulate(system, 10, pol, t_end=1.0, seed=0)
+        simulate(system, 10, pol, horizon=1.0, seed=0)
     rows = []
     for n in n_values:
         bound = upper_bound(system, n)
         for label, pol in policies.items():
-            est = policy_runs(system, n, pol, t_end=t_end, warmup=warmup, n_runs=n_runs,
+            est = policy_runs(system, n, pol, horizon=horizon, warmup=warmup, n_runs=n_runs,
                               seed=child_seed(seed, label, n), desc=f"{label} n={n}")
             rows.append(dict(n=n, policy=label, d=getattr(pol, "d", None), bound=bound,
                              mean_utility=est["mean_utility_cv"], low=est["utility_cv_low"], high=est["utility_cv_high"],
@@ -129,7 +129,7 @@ def compute(*, seed: int, rho: float, n_values, d_values, t_end: float, warmup: 
     ]
     n_mid = n_values[len(n_values) // 2]
     caption = (f"Left: gap between the bound $u(q_n^*)$ of Theorem 1 and the mean utility per pool of JLMU and "
-               f"JLMU($d$), $d$ in {d_values}, against $n$ (log-log; 95% CIs over {n_runs} runs of length {t_end:g}). "
+               f"JLMU($d$), $d$ in {d_values}, against $n$ (log-log; 95% CIs over {n_runs} runs of length {horizon:g}). "
                f"Right: the mean utility against $d$ at $n$ = {n_mid}, with JLMU's 95% CI and the bound. Table 1 system, "
                f"$\\rho$ = {rho:g}.")
     return ItemResult(ITEM, params, seed, rows, claims=claims, displays=(table,), text="\n".join(lines),

@@ -199,21 +199,21 @@ def _table_text(rows, rhos, policies, n_values, at_975, at_10, shrinks, closer) 
     return "\n".join(lines)
 
 
-def compute(*, seed: int, rhos, n_values, policies, t_end: float, warmup: float, n_runs: int) -> Table1Results:
+def compute(*, seed: int, rhos, n_values, policies, horizon: float, warmup: float, n_runs: int) -> Table1Results:
     """U-T1, U-P-jlmu, U-P-slta and U-V-thm2 at the notebook's parameters (see the notebook).
 
     U-T1's rows are :func:`wide_rows` and its table ``long`` the rows of
     :func:`~qtheory.utility.experiments.table1_rows` with ``beta_n`` (NaN for JLMU); U-P-jlmu and
     U-P-slta hold each policy's long rows; U-V-thm2 the rows of :func:`limit_rows`.
     """
-    params = dict(seed=seed, rhos=rhos, n_values=n_values, policies=policies, t_end=t_end, warmup=warmup,
+    params = dict(seed=seed, rhos=rhos, n_values=n_values, policies=policies, horizon=horizon, warmup=warmup,
                   n_runs=n_runs)
     if sorted(policies) != ["jlmu", "slta"]:
         raise ParameterError(f"`policies` must be ['jlmu', 'slta'], the two policies of Table 1 (got {policies!r})")
     if not list(rhos) or not list(n_values):
         raise ParameterError("`rhos` and `n_values` must each hold at least one value")
     check_integer("n_runs", n_runs, low=2)
-    rows = table1_rows(rhos, n_values, policies, t_end=t_end, warmup=warmup, n_runs=n_runs, seed=seed,
+    rows = table1_rows(rhos, n_values, policies, horizon=horizon, warmup=warmup, n_runs=n_runs, seed=seed,
                        system_factory=table1_system)
     for r in rows:
         r["beta_n"] = default_beta(r["n"]) if r["policy"] == "slta" else float("nan")
@@ -224,7 +224,7 @@ def compute(*, seed: int, rhos, n_values, policies, t_end: float, warmup: float,
     claims = (*assignments, shrinks, *((closer,) if closer is not None else ()), reading_claim(assignments))
     wide = wide_rows(rows, rhos, n_values)
     sizes, loads = ", ".join(str(n) for n in n_values), ", ".join(f"{x:g}" for x in rhos)
-    setting = f"{n_runs} runs to $t = {t_end:g}$, warm-up {warmup:g}"
+    setting = f"{n_runs} runs to $t = {horizon:g}$, warm-up {warmup:g}"
     columns = {r"$\rho$": lambda r: f"{r['rho']:g}", "$n$": lambda r: r["n"],
                "$u(q_n^*)$": lambda r: f"{r['upper_bound']:.5f}",
                **{f"{p.upper()} $E[u(q_n)]$ [95% CI]": (lambda r, p=p: f"{r[p + '_mean_utility']:.5f} "
@@ -233,7 +233,7 @@ def compute(*, seed: int, rhos, n_values, policies, t_end: float, warmup: float,
                **{f"{p.upper()} empirical bound": (lambda r, p=p: f"{r[p + '_empirical_bound']:.5f}")
                   for p in ("jlmu", "slta")}}
     shown = Table(tuple(wide), columns,
-                  caption=f"Table 1 of paper U: time-averaged utility over {n_runs} runs to $t = {t_end:g}$ (warm-up "
+                  caption=f"Table 1 of paper U: time-averaged utility over {n_runs} runs to $t = {horizon:g}$ (warm-up "
                           f"{warmup:g}), against the upper bound $u(q_n^*)$ of Theorem 1 and the empirical bound of "
                           "Sec. 3.4.1")
     gap_rows = [{"rho": r["rho"], "policy": r["policy"], "n": r["n"], "gap": r["upper_bound"] - r["mean_utility_cv"],
@@ -246,7 +246,7 @@ def compute(*, seed: int, rhos, n_values, policies, t_end: float, warmup: float,
                 "titles": {rho: rf"$\rho = {rho}$" + (" (fractional)" if rho % 1 else " (integral)") for rho in rhos},
                 "caption": rf"gap $u(q_n^*) - E[u(q_n)]$ of JLMU and SLTA (control-variate estimates, 95% CI) against the "
                            rf"number of pools $n = {sizes}$, at $\rho = {loads}$; {n_runs} runs per point from an empty "
-                           f"system to $t = {t_end:g}$, warm-up {warmup:g}"})
+                           f"system to $t = {horizon:g}$, warm-up {warmup:g}"})
     per_policy = {}
     for pol, item in (("jlmu", "U-P-jlmu"), ("slta", "U-P-slta")):
         mine = [r for r in rows if r["policy"] == pol]

@@ -152,7 +152,7 @@ def poisson_claims(summary: list[dict]) -> tuple[Claim, ...]:
 
 
 def _check_parameters(p: dict) -> None:
-    for name in ("rho", "base_t_end", "fluid_t_end", "limit_t_end", "slta_t_end", "poisson_t_end"):
+    for name in ("rho", "base_horizon", "fluid_horizon", "limit_horizon", "slta_horizon", "poisson_horizon"):
         check_positive(name, p[name])
     for name in ("base_runs", "limit_runs", "slta_runs", "poisson_runs"):
         check_integer(name, p[name], low=2)
@@ -166,7 +166,7 @@ def _check_parameters(p: dict) -> None:
 
 def _policy_section(p, system, opt) -> tuple[ItemResult, ItemResult]:
     rho, base_n, seed = p["rho"], p["base_n"], p["seed"]
-    runs = {pol: policy_runs(system, base_n, pol, t_end=p["base_t_end"], warmup=p["base_warmup"],
+    runs = {pol: policy_runs(system, base_n, pol, horizon=p["base_horizon"], warmup=p["base_warmup"],
                              n_runs=p["base_runs"], seed=child_seed(seed, "base", pol)) for pol in POLICIES}
     bound = optimal_assignment(system, alpha=system.pool_counts(base_n) / base_n).utility
     thm1 = [{"policy": pol, "n": base_n, "rho": rho, "upper_bound": bound, **r,
@@ -213,7 +213,7 @@ def _policy_section(p, system, opt) -> tuple[ItemResult, ItemResult]:
         figure={"bound": bound, "caption": (
             rf"time-averaged overall utility $u(q_n)$ of each policy (95% CI) against the bound $u(q_n^*)$ of Theorem 1: "
             rf"Table 1 system, $n = {base_n}$ pools, $\rho = {rho:g}$, {p['base_runs']} runs of length "
-            f"{p['base_t_end']:g} after a warm-up of {p['base_warmup']:g}")})
+            f"{p['base_horizon']:g} after a warm-up of {p['base_warmup']:g}")})
     loss = {pol: bound - runs[pol]["mean_utility"] for pol in POLICIES}
     base_rows = [r for r in thm1 if r["policy"] in BASELINES]
     base_result = ItemResult(
@@ -229,15 +229,15 @@ def _policy_section(p, system, opt) -> tuple[ItemResult, ItemResult]:
 _QUANTITY = {"quantity": lambda kv: kv[0], "value": lambda kv: kv[1]}
 
 
-def compute(*, seed: int, rho: float, base_n: int, base_t_end: float, base_warmup: float, base_runs: int,
-            n_random_lp: int, fluid_t_end: float, fluid_dts, limit_n, limit_t_end: float, limit_runs: int, slta_n,
-            slta_t_end: float, slta_t_late: float, slta_runs: int, poisson_n: int, poisson_t_end: float,
+def compute(*, seed: int, rho: float, base_n: int, base_horizon: float, base_warmup: float, base_runs: int,
+            n_random_lp: int, fluid_horizon: float, fluid_dts, limit_n, limit_horizon: float, limit_runs: int, slta_n,
+            slta_horizon: float, slta_t_late: float, slta_runs: int, poisson_n: int, poisson_horizon: float,
             poisson_runs: int) -> VerificationResults:
     """The eight U-V results at the notebook's parameters (see the notebook for their meaning)."""
-    p = dict(seed=seed, rho=rho, base_n=base_n, base_t_end=base_t_end, base_warmup=base_warmup, base_runs=base_runs,
-             n_random_lp=n_random_lp, fluid_t_end=fluid_t_end, fluid_dts=fluid_dts, limit_n=limit_n,
-             limit_t_end=limit_t_end, limit_runs=limit_runs, slta_n=slta_n, slta_t_end=slta_t_end,
-             slta_t_late=slta_t_late, slta_runs=slta_runs, poisson_n=poisson_n, poisson_t_end=poisson_t_end,
+    p = dict(seed=seed, rho=rho, base_n=base_n, base_horizon=base_horizon, base_warmup=base_warmup, base_runs=base_runs,
+             n_random_lp=n_random_lp, fluid_horizon=fluid_horizon, fluid_dts=fluid_dts, limit_n=limit_n,
+             limit_horizon=limit_horizon, limit_runs=limit_runs, slta_n=slta_n, slta_horizon=slta_horizon,
+             slta_t_late=slta_t_late, slta_runs=slta_runs, poisson_n=poisson_n, poisson_horizon=poisson_horizon,
              poisson_runs=poisson_runs)
     _check_parameters(p)
     system = table1_system(rho)
@@ -270,23 +270,23 @@ def compute(*, seed: int, rho: float, base_n: int, base_t_end: float, base_warmu
             rf"largest $\ell_1$ distance on $[0, 5]$ between the fluid trajectory of the exact event-driven solver and "
             rf"the splitting scheme with step $dt = {', '.join(f'{x:g}' for x in fluid_dts)}$, from three starts; "
             rf"Table 1 system, $\rho = {rho:g}$")})
-    conv = fluid_convergence_rows(system, starts, np.linspace(0, fluid_t_end, 151))
+    conv = fluid_convergence_rows(system, starts, np.linspace(0, fluid_horizon, 151))
     final = {name: [r["l1_to_q_star"] for r in conv if r["start"] == name][-1] for name in starts}
     mass_err = max(abs(r["total"] - r["total_closed_form"]) for r in conv)
     thm4 = ItemResult(
         "U-V-thm4", p, None, conv, summary=dict(final_l1=final, max_mass_error=mass_err),
         displays=(Table(tuple(final.items()), {"start": lambda kv: kv[0],
-                                               rf"$\|q(T) - q_*\|_1$ at $T = {fluid_t_end:g}$": lambda kv: f"{number(kv[1], digits=3)}"},
+                                               rf"$\|q(T) - q_*\|_1$ at $T = {fluid_horizon:g}$": lambda kv: f"{number(kv[1], digits=3)}"},
                         caption=f"Largest $|s(t) - \\rho - (s_0 - \\rho)e^{{-t}}|$: {number(mass_err, digits=2)}"),),
-        text=f"- **U-V-thm4** ($q(t) \\to q_*$): $\\|q(T) - q_*\\|_1$ at T = {fluid_t_end:g}: largest "
+        text=f"- **U-V-thm4** ($q(t) \\to q_*$): $\\|q(T) - q_*\\|_1$ at T = {fluid_horizon:g}: largest "
              f"{number(max(final.values()), digits=2)} over the {len(final)} starts; largest $|s(t) -$ closed form$|$ {number(mass_err, digits=2)}.",
         figure={"starts": list(starts), "floor": 1e-16, "caption": (
-            rf"fluid trajectories of the Table 1 system ($\rho = {rho:g}$) from three starts up to $t = {fluid_t_end:g}$. "
+            rf"fluid trajectories of the Table 1 system ($\rho = {rho:g}$) from three starts up to $t = {fluid_horizon:g}$. "
             r"Left: $\ell_1$ distance to $q_*$. Right: total mass $s(t)$ and its closed form")})
 
     # U-V-thm5: JLMU approaches the fluid trajectory
     err, paths = fluid_limit_rows(system, starts["class 1: 15 tasks, class 2: 2 tasks"], limit_n,
-                                  np.linspace(0, limit_t_end, 41), n_runs=limit_runs, seed=child_seed(seed, "thm5"),
+                                  np.linspace(0, limit_horizon, 41), n_runs=limit_runs, seed=child_seed(seed, "thm5"),
                                   track=TRACK)
     slope = loglog_slope([r["n"] for r in err], [r["sup_l1_error"] for r in err])
     thm5 = ItemResult(
@@ -299,12 +299,12 @@ def compute(*, seed: int, rho: float, base_n: int, base_t_end: float, base_warmu
              "($-1/2$ expected).",
         figure={"track": TRACK, "big": max(limit_n), "caption": (
             rf"JLMU against the fluid model (Table 1 system, $\rho = {rho:g}$, start: class 1 pools with 15 tasks, class 2 "
-            rf"with 2). Left: largest $\ell_1$ distance on $[0, {limit_t_end:g}]$ for "
+            rf"with 2). Left: largest $\ell_1$ distance on $[0, {limit_horizon:g}]$ for "
             rf"$n = {', '.join(str(n) for n in limit_n)}$ pools, {limit_runs} runs each (95% CI). Right: four occupancy "
             rf"fractions $q(i, j)$ at $n = {max(limit_n)}$ (dots) and in the fluid model (lines)")})
 
     # U-V-thm6: SLTA learns r_*
-    spaths, ssum = slta_learning_rows(system, slta_n, np.linspace(0, slta_t_end, 161), n_runs=slta_runs,
+    spaths, ssum = slta_learning_rows(system, slta_n, np.linspace(0, slta_horizon, 161), n_runs=slta_runs,
                                       seed=child_seed(seed, "thm6"), t_late=slta_t_late)
     thm6 = ItemResult(
         "U-V-thm6", p, seed, ssum, tables={"paths": spaths}, summary=dict(beta="n^(-1/3)", tau_fluid=ssum[0]["tau_fluid"]),
@@ -318,12 +318,12 @@ def compute(*, seed: int, rho: float, base_n: int, base_t_end: float, base_warmu
              + "; mean $\\|q_n - q_n^*\\|_1$ there: " + ", ".join(f"{r['mean_l1_late']:.4f}" for r in ssum) + ".",
         figure={"slta_n": list(slta_n), "r_star": ssum[0]["r_star"], "tau_fluid": ssum[0]["tau_fluid"], "caption": (
             rf"SLTA with $\beta_n = n^{{-1/3}}$ on the Table 1 system ($\rho = {rho:g}$), "
-            rf"$n = {', '.join(str(n) for n in slta_n)}$ pools, {slta_runs} runs each up to $t = {slta_t_end:g}$ (95% CI). "
+            rf"$n = {', '.join(str(n) for n in slta_n)}$ pools, {slta_runs} runs each up to $t = {slta_horizon:g}$ (95% CI). "
             r"Left: the learned rank $r_n(t)$ (dotted: $r_*$; dashed: the fluid model's time to reach it). Right: "
             r"$\ell_1$ distance to $q_n^*$")})
 
     # U-X-poisson: the number of tasks is Poisson(n rho) for every policy
-    pmf, psum = poisson_rows(system, poisson_n, list(POLICIES), t_end=poisson_t_end, warmup=base_warmup,
+    pmf, psum = poisson_rows(system, poisson_n, list(POLICIES), horizon=poisson_horizon, warmup=base_warmup,
                              n_runs=poisson_runs, seed=child_seed(seed, "poisson"))
     max_z = max(abs(r["z_score"]) for r in psum)
     max_count_t = max(r["max_count_t"] for r in psum)
@@ -344,7 +344,7 @@ def compute(*, seed: int, rho: float, base_n: int, base_t_end: float, base_warmu
              f"{psum[0]['count_t_limit']:.2f}.",
         figure={"policies": list(POLICIES), "mean": poisson_n * rho, "caption": (
             rf"stationary distribution of the number of tasks $n s_n$ under each policy (fraction of time), "
-            rf"$n = {poisson_n}$ pools, $\rho = {rho:g}$, {poisson_runs} runs of length {poisson_t_end:g}, beside the "
+            rf"$n = {poisson_n}$ pools, $\rho = {rho:g}$, {poisson_runs} runs of length {poisson_horizon:g}, beside the "
             rf"Poisson({poisson_n * rho:g}) probability mass function")})
     return VerificationResults(thm1, base, prop1, thm3, thm4, thm5, thm6, poisson)
 

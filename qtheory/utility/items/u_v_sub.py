@@ -47,7 +47,7 @@ def advantage_rows(eps_grid, rhos, a: float) -> list[dict]:
     return rows
 
 
-def check_rows(check_points, a: float, *, sim_t_end: float, sim_runs: int, seed: int) -> list[dict]:
+def check_rows(check_points, a: float, *, sim_horizon: float, sim_runs: int, seed: int) -> list[dict]:
     """Both policies at each ``(eps, rho)`` of `check_points` by three routes: the closed form,
     the truncated chain and `sim_runs` simulations (``t_vs_closed_form``: the simulation's
     :math:`t` statistic against the closed form; NaN for the exact routes)."""
@@ -56,7 +56,7 @@ def check_rows(check_points, a: float, *, sim_t_end: float, sim_runs: int, seed:
         for policy, closed, rule in (("jlmu", jlmu_mean_utility(eps, rho, a), jlmu_rule),
                                      ("conservative", conservative_mean_utility(eps, rho, a), conservative_rule)):
             ctmc = stationary_mean_utility(eps, rho, rule, a)
-            sim = simulated_mean_utility(eps, rho, policy, t_end=sim_t_end, n_runs=sim_runs,
+            sim = simulated_mean_utility(eps, rho, policy, horizon=sim_horizon, n_runs=sim_runs,
                                          seed=child_seed(seed, "sec83", k, policy), a=a)
             for method, val, lo, hi in (("closed form", closed, closed, closed), ("truncated CTMC", ctmc, ctmc, ctmc),
                                         ("simulation", float(sim.mean), float(sim.ci_low), float(sim.ci_high))):
@@ -113,7 +113,7 @@ def suboptimality_claim(grid: list[dict]) -> Claim:
                  r"a\,g(\rho)/\rho^2$ and $g(\rho) = h(\rho) - \rho$ with $h(\rho) = (1+\rho)(1-e^{-\rho})$")
 
 
-def compute(*, seed: int, a: float, n_eps: int, rho_max: float, n_rho: int, check_points, sim_t_end: float,
+def compute(*, seed: int, a: float, n_eps: int, rho_max: float, n_rho: int, check_points, sim_horizon: float,
             sim_runs: int) -> ItemResult:
     """U-V-sub at the notebook's parameters (see the notebook for their meaning).
 
@@ -121,7 +121,7 @@ def compute(*, seed: int, a: float, n_eps: int, rho_max: float, n_rho: int, chec
     loads up to `rho_max`; table ``checks``: :func:`check_rows` at `check_points`.
     """
     params = dict(seed=seed, a=a, n_eps=n_eps, rho_max=rho_max, n_rho=n_rho, check_points=check_points,
-                  sim_t_end=sim_t_end, sim_runs=sim_runs)
+                  sim_horizon=sim_horizon, sim_runs=sim_runs)
     check_positive("a", a)
     check_integer("n_eps", n_eps, low=1)
     check_positive("rho_max", rho_max)
@@ -132,7 +132,7 @@ def compute(*, seed: int, a: float, n_eps: int, rho_max: float, n_rho: int, chec
     rhos = np.linspace(rho_max / n_rho, rho_max, n_rho)
     eps_grid = [a * k / (n_eps + 1) for k in range(1, n_eps + 1)]
     grid = advantage_rows(eps_grid, rhos, a)
-    checks = check_rows(check_points, a, sim_t_end=sim_t_end, sim_runs=sim_runs, seed=seed)
+    checks = check_rows(check_points, a, sim_horizon=sim_horizon, sim_runs=sim_runs, seed=seed)
     worst = ctmc_error(checks)
     sim_t, t_limit, inside = simulation_agreement(checks, sim_runs)
     share = float(np.mean([r["jlmu_loses"] for r in grid]))
@@ -150,7 +150,7 @@ def compute(*, seed: int, a: float, n_eps: int, rho_max: float, n_rho: int, chec
     caption = (rf"Sec. 8.3 example with $a = {a:g}$. Left: advantage $E[V] - E[U]$ of sending every task to pool 2 over "
                rf"JLMU on a grid of {n_eps} values of $\varepsilon$ and {n_rho} loads up to {rho_max:g} (black line: zero; "
                rf"dashed: $\varepsilon_c(\rho)$). Right: both policies' closed forms at $\varepsilon = {eps0:g}$ and "
-               f"simulations ({sim_runs} runs to $t = {sim_t_end:g}$, 95% CI)")
+               f"simulations ({sim_runs} runs to $t = {sim_horizon:g}$, 95% CI)")
     advantage = np.array([r["advantage_conservative"] for r in grid]).reshape(len(eps_grid), rhos.size)
     figure = {"caption": caption, "rhos": rhos, "eps": np.array(sorted({r["eps"] for r in grid})),
               "advantage": advantage, "colour_range": (float(advantage.min()), max(float(advantage.max()), 1e-9)),

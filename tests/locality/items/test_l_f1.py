@@ -96,7 +96,7 @@ def test_the_with_replacement_chain_is_rejected_only_beyond_the_bound_at_d_2_or_
 
 
 def test_compute_at_a_tiny_scale_returns_both_items():
-    res = l_f1.compute(seed=4, n_servers=40, n_runs=3, t_end=0.5, n_times=4, levels=4, reading="lengths-1-3",
+    res = l_f1.compute(seed=4, n_servers=40, n_runs=3, horizon=0.5, n_times=4, levels=4, reading="lengths-1-3",
                        exact_horizon=1500.0, exact_runs=3)
     f1, jsqd = res
     assert f1.item == "L-F1" and jsqd.item == "L-P-jsqd"
@@ -120,7 +120,7 @@ def test_compute_at_a_tiny_scale_returns_both_items():
 @pytest.mark.parametrize("kwargs, name", [(dict(irg_graphs="two"), "irg_graphs"), (dict(irg_graphs="per run"), "irg_graphs"),
                                           (dict(n_times=1), "n_times")])
 def test_compute_names_a_wrong_parameter(kwargs, name):
-    args = dict(seed=4, n_servers=40, n_runs=2, t_end=0.5, n_times=4, levels=4, reading="lengths-1-3",
+    args = dict(seed=4, n_servers=40, n_runs=2, horizon=0.5, n_times=4, levels=4, reading="lengths-1-3",
                 exact_horizon=60.0, exact_runs=3) | kwargs
     with pytest.raises(ParameterError, match=name):
         l_f1.compute(**args)

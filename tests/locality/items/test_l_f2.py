@@ -42,7 +42,7 @@ def test_fastest_takes_the_largest_drop_at_the_level():
 
 
 def test_compute_at_a_tiny_scale_returns_rows_claim_and_figure():
-    res = l_f2.compute(seed=3, n_list=[20, 40], n_runs=3, t_end=0.4, n_times=5, reading="lengths-1-3")
+    res = l_f2.compute(seed=3, n_list=[20, 40], n_runs=3, horizon=0.4, n_times=5, reading="lengths-1-3")
     sim = [r for r in res.rows if r["method"] == "sim"]
     assert len(sim) == 2 * 3 * 2 * 5 and len(res.rows) == len(sim) + 2 * 3 * 2 * 5
     for r in sim:
@@ -57,4 +57,4 @@ def test_compute_at_a_tiny_scale_returns_rows_claim_and_figure():
 
 def test_compute_names_a_wrong_graph_reading():
     with pytest.raises(ParameterError, match="irg_graphs"):
-        l_f2.compute(seed=3, n_list=[20], n_runs=2, t_end=0.4, n_times=5, reading="lengths-1-3", irg_graphs="two")
+        l_f2.compute(seed=3, n_list=[20], n_runs=2, horizon=0.4, n_times=5, reading="lengths-1-3", irg_graphs="two")

@@ -45,7 +45,7 @@ def test_the_reading_reconstruction_says_whether_the_limit_depends_on_the_readin
 
 
 def test_compute_at_a_tiny_scale_returns_rows_claims_and_figure():
-    res = l_f3.compute(seed=0, t_end=30.0, n_times=4)
+    res = l_f3.compute(seed=0, horizon=30.0, n_times=4)
     assert len(res.rows) == 3 * 2 * 3 * 4 and res.seed is None
     assert {(r["initial"], r["reading"]) for r in res.rows} == {(i, r) for i in l_f3.INITIALS for r in l_f3.READINGS}
     # at t = 30 every start has reached the root-solved fixed point (the paper's Fig. 3)
@@ -54,10 +54,10 @@ def test_compute_at_a_tiny_scale_returns_rows_claims_and_figure():
     assert res.figure["fixed_point_q1"] == pytest.approx(list(res.summary["fixed_point_q1"]))
     assert "up to $t = 30$" in res.figure["caption"]
     # a short horizon has not reached the limit: the claim is judged on the data, not fixed
-    assert l_f3.compute(seed=0, t_end=0.5, n_times=3).claim("same limit").holds is False
+    assert l_f3.compute(seed=0, horizon=0.5, n_times=3).claim("same limit").holds is False
 
 
-@pytest.mark.parametrize("kwargs, name", [(dict(t_end=0.0, n_times=5), "t_end"), (dict(t_end=1.0, n_times=1), "n_times")])
+@pytest.mark.parametrize("kwargs, name", [(dict(horizon=0.0, n_times=5), "horizon"), (dict(horizon=1.0, n_times=1), "n_times")])
 def test_compute_names_a_wrong_parameter(kwargs, name):
     with pytest.raises(ParameterError, match=name):
         l_f3.compute(**kwargs)

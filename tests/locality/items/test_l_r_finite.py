@@ -156,8 +156,8 @@ def test_the_targets_text_counts_the_points_and_names_the_missed_ones():
 
 
 # -- the whole item at a tiny scale ---------------------------------------------------------------
-TINY = dict(seed=3, loads=[0.7], n_list=[10, 20], n_runs=3, events_per_run=20_000, burn_in_relaxations=5.0,
-            exact_buffers={"0.7": {"2": 12}, "0.95": {"2": 30}}, transient_n_list=[10], transient_runs=4, t_end=0.5,
+TINY = dict(seed=3, loads=[0.7], n_list=[10, 20], n_runs=3, events_per_run=20_000, warmup_relaxations=5.0,
+            exact_buffers={"0.7": {"2": 12}, "0.95": {"2": 30}}, transient_n_list=[10], transient_runs=4, horizon=0.5,
             n_times=3, reading="lengths-1-3")
 
 

@@ -56,7 +56,7 @@ def test_policy_row_names_a_missing_load():
 
 
 def test_compute_at_a_tiny_scale_returns_rows_check_and_figure():
-    res = l_r_jiq.compute(seed=5, n_servers=30, loads=[0.5, 0.8], n_runs=3, burn_in=1.0, horizon=6.0)
+    res = l_r_jiq.compute(seed=5, n_servers=30, loads=[0.5, 0.8], n_runs=3, warmup=1.0, horizon=6.0)
     assert [(r["load"], r["policy"]) for r in res.rows] == [(load, p) for load in (0.5, 0.8)
                                                             for p in res.figure["policies"]]
     for r in res.rows:
@@ -67,9 +67,9 @@ def test_compute_at_a_tiny_scale_returns_rows_check_and_figure():
 
 
 @pytest.mark.parametrize("kwargs, name", [(dict(loads=[0.5, 1.0]), "loads"), (dict(loads=[0.0]), "loads"),
-                                          (dict(loads=[0.5, 0.5]), "loads"), (dict(burn_in=7.0), "burn_in"),
-                                          (dict(burn_in=6.0), "burn_in"), (dict(burn_in=0.0), "burn_in")])
+                                          (dict(loads=[0.5, 0.5]), "loads"), (dict(warmup=7.0), "warmup"),
+                                          (dict(warmup=6.0), "warmup"), (dict(warmup=0.0), "warmup")])
 def test_compute_names_a_wrong_parameter(kwargs, name):
-    args = dict(seed=5, n_servers=30, loads=[0.5], n_runs=2, burn_in=1.0, horizon=6.0) | kwargs
+    args = dict(seed=5, n_servers=30, loads=[0.5], n_runs=2, warmup=1.0, horizon=6.0) | kwargs
     with pytest.raises(ParameterError, match=name):
         l_r_jiq.compute(**args)

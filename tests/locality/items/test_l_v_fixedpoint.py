@@ -48,7 +48,7 @@ def test_initial_states_name_a_wrong_parameter(kwargs, name):
 
 
 def test_theorem4_at_a_tiny_scale():
-    res = fp.theorem4(seed=7, n_random_starts=1, max_start_level=4, t_end=40.0, n_times=3, parameters={})
+    res = fp.theorem4(seed=7, n_random_starts=1, max_start_level=4, horizon=40.0, n_times=3, parameters={})
     assert len(res.rows) == 9 * 3 and {r["start"] for r in res.rows} >= {"empty", "random 0", "all at 4"}
     assert res.claims[0].judge() == "agrees"        # t = 40 is long enough at this accuracy
     assert res.claims[1].verdict.startswith("confirmed")

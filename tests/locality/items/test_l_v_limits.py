@@ -209,9 +209,9 @@ def test_theorem3_at_a_tiny_scale(setting):
 
 def test_theorem6_at_a_tiny_scale(setting):
     common, *_ = setting
-    res = lv.theorem6(**common, n_list=[20, 40], n_runs=2, burn_in=1.0, horizon=3.0)
+    res = lv.theorem6(**common, n_list=[20, 40], n_runs=2, warmup=1.0, horizon=3.0)
     dist = [r for r in res.rows if r["server_type"] == "all"]
     assert len(res.rows) == 2 * 9 + 2 and [r["N"] for r in dist] == [20, 40]
     assert all(r["ci_low"] <= r["ci_high"] for r in dist) and set(res.summary["distances"]) == {"20", "40"}
     with pytest.raises(ParameterError, match="stat_n_list"):
-        lv.theorem6(**common, n_list=[20, 20], n_runs=2, burn_in=1.0, horizon=3.0)
+        lv.theorem6(**common, n_list=[20, 20], n_runs=2, warmup=1.0, horizon=3.0)

@@ -129,7 +129,7 @@ def test_compute_at_a_tiny_scale_returns_the_four_items(tiny):
     assert len(table.rows) == 12 * 4 and len(table.findings) == 1
     # 12 E[Q] and 12 Var(Q) against the exact values, 24 shares, the erratum
     assert len(table.claims) == 49 and sum(c.finding == r_t1.MEAN_OFFSET for c in table.claims) == 13
-    assert set(table.summary["paper_minus_ours_mean_q"]) == {"time", "event", "arrival", "exact"}
+    assert set(table.summary["paper_minus_ours_mean_jobs"]) == {"time", "event", "arrival", "exact"}
     assert {c["estimator"] for c in table.tables["estimators"]} >= {"exact", "exact + 1", "after arrivals"}
     for r in table.rows:  # the DP gives E[Q] and Var(Q) of all twelve settings
         assert r["time_mean"] >= 0 and (r["quantity"].startswith("share") or not math.isnan(r["exact"]))

@@ -62,7 +62,7 @@ def test_gap_slopes_fit_log_gap_against_log_n_with_a_floor():
 
 
 def test_compute_at_a_tiny_scale_returns_rows_records_and_figure():
-    res = u_r_jlmud.compute(seed=2, rho=10.0, n_values=[4, 10], d_values=[1, 2], t_end=30.0, warmup=5.0, n_runs=2)
+    res = u_r_jlmud.compute(seed=2, rho=10.0, n_values=[4, 10], d_values=[1, 2], horizon=30.0, warmup=5.0, n_runs=2)
     assert [r["policy"] for r in res.rows] == ["JLMU", "JLMU(1)", "JLMU(2)"] * 2
     assert [r["d"] for r in res.rows[:3]] == [None, 1, 2]
     for r in res.rows:
@@ -76,6 +76,6 @@ def test_compute_at_a_tiny_scale_returns_rows_records_and_figure():
 @pytest.mark.parametrize("kwargs, name", [(dict(rho=0.0), "rho"), (dict(n_runs=1), "n_runs"),
                                           (dict(n_values=[5]), "n_values"), (dict(d_values=[]), "d_values")])
 def test_compute_names_a_wrong_parameter(kwargs, name):
-    args = dict(seed=2, rho=10.0, n_values=[4, 10], d_values=[1, 2], t_end=30.0, warmup=5.0, n_runs=2) | kwargs
+    args = dict(seed=2, rho=10.0, n_values=[4, 10], d_values=[1, 2], horizon=30.0, warmup=5.0, n_runs=2) | kwargs
     with pytest.raises(ParameterError, match=name):
         u_r_jlmud.compute(**args)

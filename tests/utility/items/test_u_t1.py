@@ -97,7 +97,7 @@ def test_wide_and_limit_rows_keep_the_paper_layout():
 
 
 def test_compute_at_a_tiny_scale_returns_four_results_with_records_and_figures():
-    res = u_t1.compute(seed=5, rhos=[9.75, 10.0], n_values=[4, 10], policies=["jlmu", "slta"], t_end=20.0,
+    res = u_t1.compute(seed=5, rhos=[9.75, 10.0], n_values=[4, 10], policies=["jlmu", "slta"], horizon=20.0,
                        warmup=5.0, n_runs=2)
     assert [r.item for r in res] == ["U-T1", "U-P-jlmu", "U-P-slta", "U-V-thm2"]
     assert len(res.table.rows) == 4 and len(res.table.tables["long"]) == 8
@@ -120,7 +120,7 @@ def test_compute_at_a_tiny_scale_returns_four_results_with_records_and_figures()
 @pytest.mark.parametrize("kwargs, name", [(dict(policies=["jlmu"]), "policies"), (dict(n_runs=1), "n_runs"),
                                           (dict(rhos=[]), "rhos")])
 def test_compute_names_a_wrong_parameter(kwargs, name):
-    args = dict(seed=5, rhos=[9.75, 10.0], n_values=[4, 10], policies=["jlmu", "slta"], t_end=20.0, warmup=5.0,
+    args = dict(seed=5, rhos=[9.75, 10.0], n_values=[4, 10], policies=["jlmu", "slta"], horizon=20.0, warmup=5.0,
                 n_runs=2) | kwargs
     with pytest.raises(ParameterError, match=name):
         u_t1.compute(**args)

@@ -81,9 +81,9 @@ def test_lp_cases_add_reproducible_random_systems_to_the_fixed_four():
     assert {len(u.slopes) for system in random for u in system.utilities} == {2, 3, 4}
 
 
-TINY = dict(seed=7, rho=9.75, base_n=4, base_t_end=15.0, base_warmup=5.0, base_runs=2, n_random_lp=1, fluid_t_end=2.0,
-            fluid_dts=[0.01, 0.005], limit_n=[10, 20], limit_t_end=0.5, limit_runs=2, slta_n=[10], slta_t_end=2.0,
-            slta_t_late=1.0, slta_runs=2, poisson_n=4, poisson_t_end=15.0, poisson_runs=2)
+TINY = dict(seed=7, rho=9.75, base_n=4, base_horizon=15.0, base_warmup=5.0, base_runs=2, n_random_lp=1, fluid_horizon=2.0,
+            fluid_dts=[0.01, 0.005], limit_n=[10, 20], limit_horizon=0.5, limit_runs=2, slta_n=[10], slta_horizon=2.0,
+            slta_t_late=1.0, slta_runs=2, poisson_n=4, poisson_horizon=15.0, poisson_runs=2)
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +129,7 @@ def test_the_figures_are_drawn_from_the_results(tiny):
 @pytest.mark.parametrize("kwargs, name", [(dict(rho=0.0), "rho"), (dict(base_runs=1), "base_runs"),
                                           (dict(fluid_dts=[0.01]), "fluid_dts"), (dict(limit_n=[10]), "limit_n"),
                                           (dict(slta_n=[]), "slta_n"), (dict(n_random_lp=-1), "n_random_lp"),
-                                          (dict(poisson_t_end=-1.0), "poisson_t_end")])
+                                          (dict(poisson_horizon=-1.0), "poisson_horizon")])
 def test_compute_names_a_wrong_parameter(kwargs, name):
     with pytest.raises(ParameterError, match=name):
         u_v.compute(**(TINY | kwargs))

@@ -69,7 +69,7 @@ def test_suboptimality_is_confirmed_when_jlmu_loses_somewhere_and_refuted_otherw
 
 
 def test_compute_at_a_tiny_scale_returns_rows_checks_records_and_figure():
-    res = u_v_sub.compute(seed=1, a=1.0, n_eps=3, rho_max=4.0, n_rho=5, check_points=[[0.1, 1.0]], sim_t_end=300.0,
+    res = u_v_sub.compute(seed=1, a=1.0, n_eps=3, rho_max=4.0, n_rho=5, check_points=[[0.1, 1.0]], sim_horizon=300.0,
                           sim_runs=3)
     assert len(res.rows) == 15 and len(res.tables["checks"]) == 2 * 3
     assert res.summary["max_ctmc_error"] < 1e-9 and res.summary["sim_agrees"] is True
@@ -87,7 +87,7 @@ def test_compute_at_a_tiny_scale_returns_rows_checks_records_and_figure():
 @pytest.mark.parametrize("kwargs, name", [(dict(a=0.0), "`a`"), (dict(n_eps=0), "n_eps"), (dict(rho_max=-1.0), "rho_max"),
                                           (dict(sim_runs=1), "sim_runs"), (dict(check_points=[]), "check_points")])
 def test_compute_names_a_wrong_parameter(kwargs, name):
-    args = dict(seed=1, a=1.0, n_eps=3, rho_max=4.0, n_rho=5, check_points=[[0.1, 1.0]], sim_t_end=300.0,
+    args = dict(seed=1, a=1.0, n_eps=3, rho_max=4.0, n_rho=5, check_points=[[0.1, 1.0]], sim_horizon=300.0,
                 sim_runs=3) | kwargs
     with pytest.raises(ParameterError, match=name):
         u_v_sub.compute(**args)

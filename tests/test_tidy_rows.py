@@ -41,7 +41,7 @@ CALLS = {
     LE.proposition1_rows: lambda: LE.proposition1_rows(2, 5),
     LE.lemma10_rows: lambda: LE.lemma10_rows(7, [60], 2, 5.0, exact_n_list=(10,)),
     LE.gwsq_weight_rows: lambda: LE.gwsq_weight_rows(paper_system(), {"Q": paper_initial_occupancy("Q")}, [100]),
-    LE.graph_meanfield_rows: lambda: LE.graph_meanfield_rows(1, n_list=(20,), n_graphs=1, burn_in=50.0, horizon=250.0),
+    LE.graph_meanfield_rows: lambda: LE.graph_meanfield_rows(1, n_list=(20,), n_graphs=1, warmup=50.0, horizon=250.0),
     LE.graph_meanfield_transient_rows: lambda: LE.graph_meanfield_transient_rows(1, n_list=(20,), n_runs=2, n_times=3),
     RE.stability_rows: lambda: RE.stability_rows(RE.random_systems(1, 3), 1, pod_cases=((6, 2),)),
     RE.local_stability_rows: lambda: RE.local_stability_rows(RE.random_systems(2, 3)),
@@ -66,7 +66,7 @@ CALLS = {
 OTHER_TABLES = {
     LE.occupancy_drops: lambda: LE.occupancy_drops(T_OCC, OCC, early=0.1),
     LE.graph_meanfield_summary: lambda: LE.graph_meanfield_summary(
-        LE.graph_meanfield_rows(1, n_list=(20,), n_graphs=2, burn_in=50.0, horizon=250.0)),
+        LE.graph_meanfield_rows(1, n_list=(20,), n_graphs=2, warmup=50.0, horizon=250.0)),
     RE.table1_comparison: lambda: RE.table1_comparison(T1, n_runs=10),
     RE.table1_verdicts: lambda: RE.table1_verdicts(RE.table1_comparison(T1, n_runs=10)),
     UE.pool_columns: lambda: UE.pool_columns(figure3_system(), 12, 2.0),

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..runtime import children
-from ..stats import StationaryStatistics, band, batch_estimate
+from ..stats import StationaryStatistics, band, batch_estimate, sample_batch_means
 from ..validation import check_array, check_integer, check_real, check_seed
 from .graphs import CompatibilityGraph, complete_bipartite, irg, window_graph
 from .meanfield import solve_meanfield
@@ -649,17 +649,17 @@ def per_server_view(system: LocalitySystem, graph: CompatibilityGraph):
     return view, single
 
 
-def server_statistics(system: LocalitySystem, graph: CompatibilityGraph, policy="jsqd", *, burn_in: float,
+def server_statistics(system: LocalitySystem, graph: CompatibilityGraph, policy="jsqd", *, warmup: float,
                       horizon: float, seed, initial_state=None, n_samples: int = 2000,
                       n_batches: int = 20) -> ServerStatistics:
     """Stationary mean queue length of every server and of every type from one run of `policy`
     (local JSQ(d) or JIQ) on `graph`, averaged over `n_samples` equally spaced times in
-    ``[burn_in, horizon]``, with batch-means standard errors (as :func:`stationary_statistics`).
+    ``[warmup, horizon]``, with batch-means standard errors (as :func:`stationary_statistics`).
     The run is on :func:`per_server_view` (one type per server), which costs O(N) per event."""
-    burn_in = check_real("burn_in", burn_in, low=0.0)
+    warmup = check_real("warmup", warmup, low=0.0)
     horizon = check_real("horizon", horizon, low=0.0)
-    if not horizon > burn_in:
-        raise ParameterError(f"`horizon` must exceed `burn_in` (got {horizon!r} <= {burn_in!r})")
+    if not horizon > warmup:
+        raise ParameterError(f"`horizon` must exceed `warmup` (got {horizon!r} <= {warmup!r})")
     n_samples = check_integer("n_samples", n_samples, low=2)
     n_batches = check_integer("n_batches", n_batches, low=2, high=n_samples)
     pol = as_policy(policy)
@@ -668,7 +668,7 @@ def server_statistics(system: LocalitySystem, graph: CompatibilityGraph, policy=
                              "reads the neighbour lists (local JSQ(d), JIQ)")
     view, single = per_server_view(system, graph)
     x0 = np.zeros(graph.n_servers, np.int64) if initial_state is None else initial_state
-    grid = np.concatenate([[0.0], np.linspace(burn_in, horizon, n_samples)]) if burn_in > 0 else \
+    grid = np.concatenate([[0.0], np.linspace(warmup, horizon, n_samples)]) if warmup > 0 else \
         np.linspace(0.0, horizon, n_samples)
     res = simulate(view, single, pol, x0, grid, seed, levels=1)
     lengths = res.mean_queue_length[-n_samples:]                       # (S, N): each server's length
@@ -679,7 +679,7 @@ def server_statistics(system: LocalitySystem, graph: CompatibilityGraph, policy=
     return ServerStatistics(m, m_se, t, t_se, n_samples, n_batches, res.events, res.wall_time)
 
 
-def graph_meanfield_replication(seed_sequence, system: LocalitySystem, n_servers: int, burn_in: float,
+def graph_meanfield_replication(seed_sequence, system: LocalitySystem, n_servers: int, warmup: float,
                                 horizon: float, *, n_samples: int = 2000, n_batches: int = 20) -> dict:
     """One irg graph of `system` with `n_servers` servers (drawn from `seed_sequence`): the graph
     mean field's stationary means (:func:`qtheory.locality.graphmf.fixed_point`) and a simulation
@@ -689,7 +689,7 @@ def graph_meanfield_replication(seed_sequence, system: LocalitySystem, n_servers
     graph_seed, _rng, sim_ss = _seeds(seed_sequence)
     graph = irg(system, n_servers, graph_seed)
     fp = graph_fixed_point(system, graph)
-    sim = server_statistics(system, graph, burn_in=burn_in, horizon=horizon, seed=sim_ss, n_samples=n_samples,
+    sim = server_statistics(system, graph, warmup=warmup, horizon=horizon, seed=sim_ss, n_samples=n_samples,
                             n_batches=n_batches)
     return {"server_type": graph.server_type.copy(), "gmf_server": fp.mean_queue_length,
             "gmf_type": fp.type_mean_queue_length, "gmf_seconds": fp.seconds, "sim_server": sim.mean_queue_length,
@@ -706,7 +706,7 @@ class GraphMeanFieldTables(NamedTuple):
 
 
 def graph_meanfield_rows(seed: int, n_list=(20, 50, 100, 200), n_graphs: int = 5, *, system=None,
-                         burn_in: float = 200.0, horizon: float = 20200.0, n_samples: int = 2000,
+                         warmup: float = 200.0, horizon: float = 20200.0, n_samples: int = 2000,
                          n_batches: int = 20, workers: int | None = None) -> GraphMeanFieldTables:
     """The graph mean field and ODE (3.7) against simulation of the same irg graphs (issue 30).
 
@@ -736,7 +736,7 @@ def graph_meanfield_rows(seed: int, n_list=(20, 50, 100, 200), n_graphs: int = 5
     types, servers = [], []
     for n in n_list:
         reps = replicate(graph_meanfield_replication, n_graphs, child_seed(seed, "graph-meanfield", n),
-                         args=(system, n, burn_in, horizon), kwargs=dict(n_samples=n_samples, n_batches=n_batches),
+                         args=(system, n, warmup, horizon), kwargs=dict(n_samples=n_samples, n_batches=n_batches),
                          workers=workers, desc=f"graph mean field N={n}")
         for k, rep in enumerate(reps):
             st = rep["server_type"]
@@ -805,7 +805,7 @@ def graph_meanfield_summary(tables: GraphMeanFieldTables) -> list[dict]:
 
 
 def graph_meanfield_transient_rows(seed: int, n_list=(50, 100, 1000), n_runs: int = 40, *, system=None, q0=None,
-                                   t_end: float = 2.5, n_times: int = 26, workers: int | None = None) -> list[dict]:
+                                   horizon: float = 2.5, n_times: int = 26, workers: int | None = None) -> list[dict]:
     """L-F1's S2 setting (Sec. 6.1: irg(p^1), initial matrix Q with lengths 1-3, i.i.d. start) on
     one graph per N: per type and time, the mean queue length of `n_runs` simulations on that
     graph (:func:`trajectory_replication` with the graph given, new initial state per run; mean
@@ -821,7 +821,7 @@ def graph_meanfield_transient_rows(seed: int, n_list=(50, 100, 1000), n_runs: in
     system = _paper_design() if system is None else system
     q0 = paper_initial_occupancy("Q") if q0 is None else q0
     n_runs = check_integer("n_runs", n_runs, low=2)
-    t_grid = np.linspace(0.0, check_real("t_end", t_end, low=0.0, low_open=True), check_integer("n_times", n_times,
+    t_grid = np.linspace(0.0, check_real("horizon", horizon, low=0.0, low_open=True), check_integer("n_times", n_times,
                                                                                                  low=2))
     ode = solve_meanfield(system, q0, t_grid, tol=1e-9).mean_queue_length
     rows = []
@@ -830,7 +830,7 @@ def graph_meanfield_transient_rows(seed: int, n_list=(50, 100, 1000), n_runs: in
         gmf = graph_solve(system, graph, per_server_tails(graph, q0), t_grid).type_mean_queue_length
         runs = replicate(trajectory_replication, n_runs, child_seed(seed, "runs", "S2", n),
                          args=(system, n, graph, q0, t_grid), workers=workers, desc=f"S2 transient N={n}")
-        paths = np.array([r["mean_queue_length"] for r in runs])           # (runs, T, M)
+        paths = np.array([r.mean_queue_length for r in runs])             # (runs, T, M)
         mean = paths.mean(axis=0)
         se = paths.std(axis=0, ddof=1) / np.sqrt(n_runs)
         for m in range(system.n_types):

@@ -186,10 +186,10 @@ def test_on_small_irg_graphs_the_graph_mean_field_is_closer_to_simulation_than_o
     for k in range(n_graphs):
         graph = irg(system, n_servers, child_seed(seed, "sim-graph", n_servers, k))
         gmf = graphmf.fixed_point(system, graph).type_mean_queue_length
-        st = stationary_statistics(system, graph, burn_in=200.0, horizon=30200.0,
+        st = stationary_statistics(system, graph, warmup=200.0, horizon=30200.0,
                                    seed=child_seed(seed, "sim", n_servers, k), levels=12)
-        margins.append(np.sign(gmf - target) * (st.mean_queue_length - (gmf + target) / 2))
-        ses.append(st.mean_queue_length_se)
+        margins.append(np.sign(gmf - target) * (st.mean_queue_length.mean - (gmf + target) / 2))
+        ses.append(st.mean_queue_length.se)
     statistic = np.mean(margins, axis=0)
     se = np.sqrt(np.sum(np.square(ses), axis=0)) / n_graphs
     assert np.all(statistic > 5 * se), (statistic, se)
@@ -286,11 +286,11 @@ def test_per_server_records_are_a_run_of_the_same_system():
     and the servers of a type average to the type's mean."""
     system = paper_system("design")
     graph = irg(system, 20, child_seed(SEED, "view"))
-    ours = server_statistics(system, graph, burn_in=200.0, horizon=30200.0, seed=child_seed(SEED, "view", 1))
-    plain = stationary_statistics(system, graph, burn_in=200.0, horizon=30200.0, seed=child_seed(SEED, "view", 2),
+    ours = server_statistics(system, graph, warmup=200.0, horizon=30200.0, seed=child_seed(SEED, "view", 1))
+    plain = stationary_statistics(system, graph, warmup=200.0, horizon=30200.0, seed=child_seed(SEED, "view", 2),
                                   levels=12)
-    z = (ours.type_mean_queue_length - plain.mean_queue_length) / np.hypot(ours.type_mean_queue_length_se,
-                                                                           plain.mean_queue_length_se)
+    z = (ours.type_mean_queue_length - plain.mean_queue_length.mean) / np.hypot(ours.type_mean_queue_length_se,
+                                                                                plain.mean_queue_length.se)
     assert np.all(np.abs(z) < 4.5), z
     np.testing.assert_allclose(graphmf.type_average(graph, ours.mean_queue_length), ours.type_mean_queue_length,
                                rtol=1e-12)
@@ -300,7 +300,7 @@ def test_per_server_records_are_a_run_of_the_same_system():
 
 
 def test_graph_meanfield_rows_hold_one_row_per_type_and_server():
-    tables = graph_meanfield_rows(3, n_list=(20,), n_graphs=2, burn_in=50.0, horizon=550.0, workers=1)
+    tables = graph_meanfield_rows(3, n_list=(20,), n_graphs=2, warmup=50.0, horizon=550.0, workers=1)
     assert len(tables.types) == 2 * 3 and len(tables.servers) == 2 * 20
     for row in tables.types:
         assert row["gmf_error"] == pytest.approx(row["gmf"] - row["sim"])

@@ -38,10 +38,15 @@ _SHIPPED = Path(__file__).resolve().parent / "_data"
 
 
 def _source(relative: str, shipped: str) -> Path:
-    """`relative` under the project folder, else the copy the wheel ships as `shipped`."""
+    """`relative` under the project folder, else in the package's own checkout, else the copy the
+    wheel ships as `shipped`."""
     own = project_root() / relative
     if own.exists():
         return own
+    # the package's own checkout (a results project elsewhere, QTHEORY_PROJECT, cites the companion)
+    checkout = Path(__file__).resolve().parents[1] / relative
+    if checkout.exists():
+        return checkout
     copy = _SHIPPED / shipped
     if copy.exists():
         return copy

@@ -88,6 +88,7 @@ def server(book_html):
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}/"
     httpd.shutdown()
+    httpd.server_close()
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

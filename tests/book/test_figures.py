@@ -13,15 +13,14 @@ import pytest
 
 from qtheory import manifest
 
-ROOT = Path(__file__).resolve().parents[2]
+#: figures still to redraw (issue 29, open): L-R-finite's seven narrow panels (legend over the
+#: y-label, N ticks overprinted) and L-X-homog's legend entries. Strict: a fixed one must leave.
+FIGURES_LEFT = {"L-R-finite", "L-X-homog"}
 
 
-def _sidecars(book_html: Path) -> list[Path]:
-    results = book_html.resolve().parents[1] / "results"
-    return sorted(p for p in results.glob("*/*.json") if p.stem == p.parent.name)
-
-
-@pytest.mark.parametrize("item", sorted(manifest.ITEMS))
+@pytest.mark.parametrize("item", [pytest.param(i, marks=pytest.mark.xfail(reason="figure to redraw (issue 29)",
+                                                                        strict=True))
+                                  if i in FIGURES_LEFT else i for i in sorted(manifest.ITEMS)])
 def test_every_figure_of_the_build_is_legible(item, book_html):
     path = book_html.resolve().parents[1] / "results" / item / f"{item}.json"
     if not path.exists():

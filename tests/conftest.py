@@ -22,3 +22,15 @@ def results_dir(tmp_path, monkeypatch):
     root = tmp_path / "results"
     monkeypatch.setenv("QTHEORY_RESULTS_DIR", str(root))
     return root
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Every test starts and ends with no open matplotlib figure: tests that draw (item figures,
+    figure checks) would otherwise accumulate them, and matplotlib's warning about many open
+    figures is an error in this suite."""
+    yield
+    if "matplotlib.pyplot" in __import__("sys").modules:
+        import matplotlib.pyplot as plt
+
+        plt.close("all")

@@ -806,7 +806,7 @@ def graph_meanfield_summary(tables: GraphMeanFieldTables) -> list[dict]:
 
 def graph_meanfield_transient_rows(seed: int, n_list=(50, 100, 1000), n_runs: int = 40, *, system=None, q0=None,
                                    horizon: float = 2.5, n_times: int = 26, workers: int | None = None) -> list[dict]:
-    """L-F1's S2 setting (Sec. 6.1: irg(p^1), initial matrix Q with lengths 1-3, i.i.d. start) on
+    """L-F1's S2 setting (Sec. 6.1: irg(:math:`p^1`), initial matrix Q with lengths 1-3, i.i.d. start) on
     one graph per N: per type and time, the mean queue length of `n_runs` simulations on that
     graph (:func:`trajectory_replication` with the graph given, new initial state per run; mean
     and SE over the runs), the graph mean field's transient

@@ -13,8 +13,11 @@ server j is chosen, when it holds :math:`\ell - 1` tasks, is an exact function o
 servers' marginals (:func:`arrival_intensity`), and each marginal solves the birth-death
 equation
 
-.. math:: \frac{d x_j(\ell)}{dt} = (x_j(\ell-1) - x_j(\ell))\, \alpha_j(\ell - 1; x)
-   - u_{m(j)} (x_j(\ell) - x_j(\ell+1)), \qquad \ell = 1, \dots, L,
+.. math::
+   \begin{aligned}
+   \frac{d x_j(\ell)}{dt} &= (x_j(\ell-1) - x_j(\ell))\, \alpha_j(\ell - 1; x) \\
+   &\quad - u_{m(j)} (x_j(\ell) - x_j(\ell+1)), \qquad \ell = 1, \dots, L,
+   \end{aligned}
 
 with :math:`x_j(L+1) = 0` (truncation), the per-server analogue of (3.7): there the first term is
 :math:`\lambda\zeta (q_{m,\ell-1} - q_{m,\ell}) \sum_k (p_{k,m} w_k/\delta_k)
@@ -37,9 +40,12 @@ probability :math:`a_k - b_k`, :math:`a_k = x_k(\ell-1)`; since :math:`1/(1+z) =
 Averaging over the :math:`\binom{n-1}{d-1}` equally likely T turns the product into the
 elementary symmetric polynomial :math:`e_{d-1}` of the other servers' :math:`f_k(t)`, and
 
-.. math:: \alpha_{ij}(\ell - 1) = \frac{\lambda}{\binom{n}{d}} \int_0^1
-   e_{d-1}\big(f_k(t) : k \in N(i) \setminus \{j\}\big)\, dt,
-   \qquad \alpha_j(\ell-1) = \sum_{i : j \in N(i)} \alpha_{ij}(\ell-1)
+.. math::
+   \begin{aligned}
+   \alpha_{ij}(\ell - 1) &= \frac{\lambda}{\binom{n}{d}} \int_0^1
+   e_{d-1}\big(f_k(t) : k \in N(i) \setminus \{j\}\big)\, dt, \\
+   \alpha_j(\ell-1) &= \sum_{i : j \in N(i)} \alpha_{ij}(\ell-1)
+   \end{aligned}
 
 (using :math:`(d/n)/\binom{n-1}{d-1} = 1/\binom{n}{d}`). The integrand is a polynomial of degree
 d - 1 in t, so Gauss-Legendre quadrature with :math:`\lceil d/2 \rceil` nodes is exact (one

@@ -253,10 +253,6 @@ def _g(x):
     return f"{x:.3g}" if isinstance(x, float) else str(x)
 
 
-def _values(values: dict, caption: str, header=("quantity", "value")) -> Table:
-    return Table(tuple(values.items()), {header[0]: lambda kv: kv[0], header[1]: lambda kv: kv[1]}, caption)
-
-
 def _table1_displays(rows, diff, verdicts, n_runs) -> list[Table]:
     labels = {"mean": "E[Q]", "var": "Var(Q)", "share_first": "share of the first type (x 1e-2)",
               "share_last": "share of the last type (x 1e-2)"}
@@ -272,7 +268,7 @@ def _table1_displays(rows, diff, verdicts, n_runs) -> list[Table]:
             "paper - exact (SE)": _z_paper,
         }, caption=f"Table 1, {labels[q]}: the paper's value beside ours (mean and sd over {n_runs} runs; "
                    f"the paper's sd is over its 10 runs)"))
-    out.append(_values({f"ours: {k}" + (" (product form (6))" if k == "exact" else " average"): f"{v:+.3f}"
+    out.append(Table.from_values({f"ours: {k}" + (" (product form (6))" if k == "exact" else " average"): f"{v:+.3f}"
                         for k, v in diff.items()},
                        "Mean over the 12 settings of the paper's $E[Q]$ minus ours", ("ours", "paper minus ours")))
     out.append(Table(tuple(verdicts), {
@@ -386,7 +382,7 @@ def compute(*, seed: int, lam: float, n_runs: int, n_events: int, hist_max: int,
         mech_name = "cancel-on-completion" if mech == "coc" else "cancel-on-start"
         out[f"R-P-{mech}"] = ItemResult(
             f"R-P-{mech}", params, seed, chk, summary=dict(max_abs_z=worst, n_quantities=len(chk)),
-            displays=(_values({"quantities compared": f"{len(chk)}",
+            displays=(Table.from_values({"quantities compared": f"{len(chk)}",
                                "largest $|z|$ between simulation and exact": f"{worst:.2f}"}, f"{mech_name} simulation"),),
             figure=dict(systems=[name for name, _, _ in systems], titles=[
                 "M-model,\n" + r"$p_{12} = 7/12$, $\lambda = 0.6$",

@@ -42,10 +42,6 @@ ORDER_TOLERANCE = 0.1
 TAIL_PRINTED, TAIL_LOAD, TAIL_Q = 4.7e-4, 0.6, 15
 
 
-def _values(values: dict, caption: str | None = None) -> Table:
-    return Table(tuple(values.items()), {"quantity": lambda kv: kv[0], "value": lambda kv: kv[1]}, caption)
-
-
 # -- judgements (plain numbers in, a Claim out) -------------------------------------------
 
 def types_claims(rows: list[dict]) -> list[Claim]:
@@ -215,7 +211,7 @@ def _stability(systems, params, seed, n_random) -> ItemResult:
     t1 = time.perf_counter()
     b = S.critical_subset(big, "flow")
     t2 = time.perf_counter()
-    shown = _values({
+    shown = Table.from_values({
         f"{len(rand)} random systems: the three searches and (1) $\\Leftrightarrow$ (2) agree": "yes" if agree else "no",
         "(3) against the general search, largest relative gap": f"{number(pod_gap, digits=2)}",
         f"power-of-2, $N = 20$ ($K = {big.n_types}$, $2^{{{big.n_types}}}$ type sets): server-set search":
@@ -236,7 +232,7 @@ def _stability(systems, params, seed, n_random) -> ItemResult:
 def _local(systems, params, seed) -> ItemResult:
     rows = local_stability_rows(systems)
     same, n_loc, necessary = local_stability_agreement(rows)
-    shown = _values({f"(7), (8), (9), (11) and the critical-subset test agree on all {len(rows)} systems":
+    shown = Table.from_values({f"(7), (8), (9), (11) and the critical-subset test agree on all {len(rows)} systems":
                      "yes" if same else "no", "locally stable systems": f"{n_loc} of {len(rows)}",
                      "(10) holds whenever they do": "yes" if necessary else "no"})
     keys = ("cond_7", "cond_8", "cond_9", "cond_11", "efficient", "cond_10")
@@ -257,7 +253,7 @@ def _product_forms(systems, params, seed, pf_runs, pf_events) -> ItemResult:
     rows = product_form_rows(small, pf_runs, pf_events, seed)
     zs = np.array([r["z"] for r in rows])
     check = product_form_check(zs, pf_runs - 1)
-    shown = _values({"quantities compared": f"{len(rows)}", "largest $|z|$": f"{np.abs(zs).max():.2f}",
+    shown = Table.from_values({"quantities compared": f"{len(rows)}", "largest $|z|$": f"{np.abs(zs).max():.2f}",
                      "share with $|z| > 2$": f"{100 * (np.abs(zs) > 2).mean():.1f} %",
                      f"expected under $t_{{{pf_runs - 1}}}$": f"{200 * st.t.sf(2.0, pf_runs - 1):.1f} %"})
     x = np.linspace(-4, 4, 200)
@@ -273,7 +269,7 @@ def _product_forms(systems, params, seed, pf_runs, pf_events) -> ItemResult:
 def _pgf(systems, params, seed) -> ItemResult:
     rows = pgf_rows(systems, seed)
     gap = max(r["abs_diff"] for r in rows)
-    shown = _values({r"systems, each at $0.95\,\lambda^*$": f"{len(rows)}",
+    shown = Table.from_values({r"systems, each at $0.95\,\lambda^*$": f"{len(rows)}",
                      r"largest $|f(z)/f(1) - \mathrm{DP}|$": f"{number(gap, digits=2)}"})
     return ItemResult("R-V-prop31", params, seed, rows, summary=dict(max_abs_diff=gap), displays=(shown,), figure=dict(
         caption=f"probability generating function of {len(rows)} random systems at $0.95\\,\\lambda^*$: Proposition 3.1 "
@@ -294,7 +290,7 @@ def _limits(params, seed, limit_loads, loads_text) -> list[ItemResult]:
         claim = linear_order_claim(item, f"{item}: distance to the limit shrinks linearly in "
                                          "$\\varepsilon = 1 - \\lambda/\\lambda^*$", rows)
         worst = max(r["distance"] for r in rows if r["load_fraction"] == max(limit_loads))
-        shown = _values({rf"largest distance to the limit at $\lambda = {max(limit_loads)}\,\lambda^*$": f"{number(worst, digits=3)}",
+        shown = Table.from_values({rf"largest distance to the limit at $\lambda = {max(limit_loads)}\,\lambda^*$": f"{number(worst, digits=3)}",
                          r"observed order of the gap in $\varepsilon = 1 - \lambda/\lambda^*$": f"{claim.ours:.3f}"}, item)
         out.append(ItemResult(item, params, seed, rows, claims=(claim,), summary=dict(max_distance_at_highest_load=worst),
                               displays=(shown,), figure=dict(title=title, caption=(
@@ -311,7 +307,7 @@ def _replicas(params, seed, limit_loads, loads_text) -> ItemResult:
     claim = linear_order_claim("R-V-cor31", "Corollary 3.1: scaled mean replicas per server $\\to q_n$, the gap "
                                             "shrinking linearly in $\\varepsilon = 1 - \\lambda/\\lambda^*$", rows)
     worst = max(r["distance"] for r in rows if r["load_fraction"] == max(limit_loads))
-    shown = _values({**{f"$q_{n + 1}$": f"{w:.4f}" for n, w in enumerate(lim.server_weights)},
+    shown = Table.from_values({**{f"$q_{n + 1}$": f"{w:.4f}" for n, w in enumerate(lim.server_weights)},
                      "largest gap at the highest load": f"{number(worst, digits=3)}",
                      r"observed order of the gap in $\varepsilon = 1 - \lambda/\lambda^*$": f"{claim.ours:.3f}"})
     return ItemResult("R-V-cor31", params, seed, rows, claims=(claim,), summary=dict(q_n=lim.server_weights),
@@ -327,7 +323,7 @@ def _sojourn(params, seed, limit_loads, loads_text) -> ItemResult:
     rows = sojourn_rows(sy, limit_loads, (0.5, 1.0, 2.0))
     top = [r for r in rows if r["load_fraction"] == max(limit_loads) and r["type"] == "{2,3}" and r["s"] == 1.0
            and r["mechanism"] == "coc"][0]
-    shown = _values({"exact": f"{top['laplace']:.5f}",
+    shown = Table.from_values({"exact": f"{top['laplace']:.5f}",
                      r"corrected limit $(1+s/\mu_{\mathcal{T}^*})^{-1}$": f"{top['limit_corrected']:.5f}",
                      r"limit as printed $(1+\rho_{\mathcal{T}^*}s)^{-1}$": f"{top['limit_as_printed']:.5f}"},
                     rf"Laplace transform at $s = 1$, load ${max(limit_loads)}\,\lambda^*$")
@@ -350,11 +346,11 @@ def _truncated(params, seed, limit_loads, loads_text) -> ItemResult:
     rows = truncated_pgf_rows(sy, limit_loads, zs)
     check = linear_order_claim("R-V-appD", "Theorem D.1: non-critical counts converge to the truncated system's, the "
                                            "PGF gap shrinking linearly in $\\varepsilon$", rows)
-    lemma = _values({"truncated system": f"{tr.system.n_servers} server(s), {tr.system.n_types} type(s): "
+    lemma = Table.from_values({"truncated system": f"{tr.system.n_servers} server(s), {tr.system.n_types} type(s): "
                                          + ", ".join(tr.system.labels),
                      "its load": f"{tr.load:.4f}", r"its own $\lambda^*$": f"{own:.4f}",
                      "stable": "yes" if stable else "no"}, "Lemma D.1")
-    order = _values({r"Theorem D.1: observed order of the PGF gap in $\varepsilon = 1 - \lambda/\lambda^*$":
+    order = Table.from_values({r"Theorem D.1: observed order of the PGF gap in $\varepsilon = 1 - \lambda/\lambda^*$":
                      f"{check.ours:.3f}"})
     return ItemResult("R-V-appD", params, seed, rows, claims=(truncated_stable_claim(stable, tr.load, own), check),
                       summary=dict(truncated_load=tr.load, truncated_lambda_star=own), displays=(lemma, order),
@@ -390,7 +386,7 @@ def _tail(params, seed) -> ItemResult:
             rows.append(dict(mechanism=mech, q=q, exact_P_Q_greater_q=float(tail[q]), exact_P_Q_at_least_q=float(tail[q - 1]),
                              exponential_14=float(np.exp(-0.4 * q)), mm1_tail_rho_pow_q=0.6 ** q))
     r15 = [r for r in rows if r["mechanism"] == "coc" and r["q"] == TAIL_Q][0]
-    shown = _values({"exact $P(Q > 15)$ (c.o.c.)": f"{number(r15['exact_P_Q_greater_q'], digits=4)}",
+    shown = Table.from_values({"exact $P(Q > 15)$ (c.o.c.)": f"{number(r15['exact_P_Q_greater_q'], digits=4)}",
                      r"exact $P(Q \geq 15)$ (c.o.c.)": f"{number(r15['exact_P_Q_at_least_q'], digits=4)}",
                      "approximation (14)": f"{number(r15['exponential_14'], digits=4)}", "$0.6^{15}$": f"{number(r15['mm1_tail_rho_pow_q'], digits=4)}",
                      "paper": r"$4.7\times10^{-4}$"}, "Load 0.6, M-model with $p_{12} = 7/12$")

@@ -89,6 +89,21 @@ class Replication:
     servers_per_type: np.ndarray | None = None
 
 
+def _sampling_window(warmup, horizon, n_samples, n_batches):
+    """Checked ``(warmup, horizon, n_samples, n_batches)`` of a stationary run and its recording
+    grid: time 0 (when there is a warm-up) and `n_samples` equally spaced times in
+    ``[warmup, horizon]``, the last `n_samples` of which are averaged."""
+    warmup = check_real("warmup", warmup, low=0.0)
+    horizon = check_real("horizon", horizon, low=0.0)
+    if not horizon > warmup:
+        raise ParameterError(f"`horizon` must exceed `warmup` (got {horizon!r} <= {warmup!r})")
+    n_samples = check_integer("n_samples", n_samples, low=2)
+    n_batches = check_integer("n_batches", n_batches, low=2, high=n_samples)
+    grid = np.concatenate([[0.0], np.linspace(warmup, horizon, n_samples)]) if warmup > 0 else \
+        np.linspace(0.0, horizon, n_samples)
+    return warmup, horizon, n_samples, n_batches, grid
+
+
 def stationary_statistics(system: LocalitySystem, graph: CompatibilityGraph, policy="jsqd", *, warmup: float,
                           horizon: float, seed, initial_state=None, n_samples: int = 2000, n_batches: int = 20,
                           levels: int = 6) -> StationaryStatistics:
@@ -107,15 +122,8 @@ def stationary_statistics(system: LocalitySystem, graph: CompatibilityGraph, pol
     the types weighted by their numbers of servers) and ``occupancy`` (time average of
     :math:`q_{m,l}`, shape (M, L)).
     """
-    warmup = check_real("warmup", warmup, low=0.0)
-    horizon = check_real("horizon", horizon, low=0.0)
-    if not horizon > warmup:
-        raise ParameterError(f"`horizon` must exceed `warmup` (got {horizon!r} <= {warmup!r})")
-    n_samples = check_integer("n_samples", n_samples, low=2)
-    n_batches = check_integer("n_batches", n_batches, low=2, high=n_samples)
+    warmup, horizon, n_samples, n_batches, grid = _sampling_window(warmup, horizon, n_samples, n_batches)
     x0 = np.zeros(graph.n_servers, np.int64) if initial_state is None else initial_state
-    grid = np.concatenate([[0.0], np.linspace(warmup, horizon, n_samples)]) if warmup > 0 else \
-        np.linspace(0.0, horizon, n_samples)
     res = simulate(system, graph, as_policy(policy), x0, grid, seed, levels=levels)
     occ = res.occupancy[-n_samples:]                          # (S, M, L)
     mql = res.mean_queue_length[-n_samples:]                  # (S, M)
@@ -656,20 +664,13 @@ def server_statistics(system: LocalitySystem, graph: CompatibilityGraph, policy=
     (local JSQ(d) or JIQ) on `graph`, averaged over `n_samples` equally spaced times in
     ``[warmup, horizon]``, with batch-means standard errors (as :func:`stationary_statistics`).
     The run is on :func:`per_server_view` (one type per server), which costs O(N) per event."""
-    warmup = check_real("warmup", warmup, low=0.0)
-    horizon = check_real("horizon", horizon, low=0.0)
-    if not horizon > warmup:
-        raise ParameterError(f"`horizon` must exceed `warmup` (got {horizon!r} <= {warmup!r})")
-    n_samples = check_integer("n_samples", n_samples, low=2)
-    n_batches = check_integer("n_batches", n_batches, low=2, high=n_samples)
+    warmup, horizon, n_samples, n_batches, grid = _sampling_window(warmup, horizon, n_samples, n_batches)
     pol = as_policy(policy)
     if pol.name == "gwsq":
         raise ParameterError("`policy` GWSQ(d) samples by type weights: per-server records need a policy that "
                              "reads the neighbour lists (local JSQ(d), JIQ)")
     view, single = per_server_view(system, graph)
     x0 = np.zeros(graph.n_servers, np.int64) if initial_state is None else initial_state
-    grid = np.concatenate([[0.0], np.linspace(warmup, horizon, n_samples)]) if warmup > 0 else \
-        np.linspace(0.0, horizon, n_samples)
     res = simulate(view, single, pol, x0, grid, seed, levels=1)
     lengths = res.mean_queue_length[-n_samples:]                       # (S, N): each server's length
     size = np.bincount(graph.server_type, minlength=graph.n_types).astype(float)

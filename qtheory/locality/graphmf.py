@@ -117,7 +117,7 @@ from scipy.special import roots_legendre
 from ..errors import InstabilityError, ParameterError
 from ..validation import check_array, check_integer, check_real
 from .graphs import CompatibilityGraph
-from .model import LocalitySystem
+from .model import LocalitySystem, check_tails
 from .policies import JIQ, LocalJSQ, as_policy
 
 __all__ = ["arrival_intensity", "drift", "GraphFixedPoint", "fixed_point", "GraphMeanFieldSolution",
@@ -338,15 +338,8 @@ def _check_graph(system: LocalitySystem, graph) -> CompatibilityGraph:
 
 
 def _check_tails(name: str, x, n_servers: int) -> np.ndarray:
-    x = check_array(name, x, ndim=2, low=0.0, high=1.0)
-    if x.shape[0] != n_servers:
-        raise ParameterError(f"`{name}` must have one row per server (N = {n_servers}, got {x.shape[0]})")
-    diffs = np.diff(x, axis=1)
-    if np.any(diffs > 1e-12):
-        j, l = np.argwhere(diffs > 1e-12)[0]
-        raise ParameterError(f"`{name}[{j}]` must be non-increasing in the level ({name}[{j}, {l + 1}] > "
-                             f"{name}[{j}, {l}])")
-    return x
+    """Per-server tails: :func:`qtheory.locality.model.check_tails` with one row per server."""
+    return check_tails(name, x, n_servers, row="server", symbol="N")
 
 
 def _padded(x: np.ndarray) -> np.ndarray:

@@ -196,13 +196,14 @@ def paper_system(compatibility="design", d: int = 2) -> LocalitySystem:
     return LocalitySystem(3.0, 1.0, (0.2, 0.8), (0.5, 0.3, 0.2), (1.0, 5.0, 10.0), compatibility, d)
 
 
-def check_tails(name: str, q, n_types: int) -> np.ndarray:
+def check_tails(name: str, q, n_types: int, *, row: str = "server type", symbol: str = "M") -> np.ndarray:
     """Return `q` as an (M, L) occupancy state of S: one row per server type, tails
     ``q[m, l-1] = P(queue >= l)`` in [0, 1], non-increasing in the level (up to 1e-12 of
-    round-off, which is not changed)."""
+    round-off, which is not changed). `row` and `symbol` name what a row is in the messages
+    (the graph mean field checks one row per server: ``row="server", symbol="N"``)."""
     q = check_array(name, q, ndim=2, low=0.0, high=1.0)
     if q.shape[0] != n_types:
-        raise ParameterError(f"`{name}` must have one row per server type (M = {n_types}, got {q.shape[0]})")
+        raise ParameterError(f"`{name}` must have one row per {row} ({symbol} = {n_types}, got {q.shape[0]})")
     diffs = np.diff(q, axis=1)
     if np.any(diffs > 1e-12):
         m, l = np.argwhere(diffs > 1e-12)[0]

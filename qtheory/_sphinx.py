@@ -287,12 +287,8 @@ class FindingDirective(Directive):
         para += title
         para += nodes.Text(" ")
         para.extend(text_with_math(f.text.replace("**", "").replace("*", "") + " "))
-        docname = env.docname
-        depth = docname.count("/")
-        ref = nodes.reference("", "", internal=True,
-                              refuri="../" * depth + f"book/claims.html#{finding_anchor(f.id)}"
-                              if not docname.startswith("book/") else
-                              "../" * (depth - 1) + f"claims.html#{finding_anchor(f.id)}")
+        claims_page = env.app.builder.get_relative_uri(env.docname, "book/claims")
+        ref = nodes.reference("", "", internal=True, refuri=f"{claims_page}#{finding_anchor(f.id)}")
         ref += nodes.Text("(the records it explains)")
         para += ref
         container += para

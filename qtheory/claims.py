@@ -731,9 +731,13 @@ def first_sentence(text: str) -> str:
     return out
 
 
+def _record_page(c: Claim) -> str:
+    """The generated page that lists a record: claims (and checks), reconstructions or errata."""
+    return {"reconstruction": "reconstructions", "erratum": "errata"}.get(c.category, "claims")
+
+
 def _box_record(c: Claim, anchor: str, prefix: str) -> str:
-    page = "claims" if c.category in ("claim", "check") else \
-        ("reconstructions" if c.category == "reconstruction" else "errata")
+    page = _record_page(c)
     where = f"{'Paper' if c.category in ('claim', 'erratum') else 'Ours'}" + (f" ({c.source})" if c.source else "")
     values = []
     if c.holds is None and c.category in ("claim", "check"):
@@ -791,8 +795,7 @@ def verdict_box(metas: list[dict], *, prefix: str = "../") -> str:
             kind = {"agrees": "claims of the paper agree", "differs": "claims of the paper differ",
                     "internal check": "internal checks hold", "internal check fails": "internal checks fail",
                     "reconstruction": "reconstructions", "erratum": "suspected errata"}[label]
-            page = "claims" if group[0].category in ("claim", "check") else \
-                ("reconstructions" if group[0].category == "reconstruction" else "errata")
+            page = _record_page(group[0])
             lines.append(f"- {_label_html(label)} {item}: {len(group)} {kind}"
                          + (f" ({_box_text(sources)})" if sources else "")
                          + f' <a href="{prefix}{page}.html#{anchors[id(group[0])]}">records</a>')

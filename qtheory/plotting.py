@@ -190,11 +190,11 @@ def _undrawn_tick_labels(fig) -> set:
     return out
 
 
-def _texts(fig, renderer):
-    """Visible, non-empty text artists of `fig` that are drawn, with their window extents."""
+def _texts(fig, renderer, undrawn: set):
+    """Visible, non-empty text artists of `fig` that are drawn (not in `undrawn`), with their
+    window extents."""
     from matplotlib.text import Text
 
-    undrawn = _undrawn_tick_labels(fig)
     out = []
     for t in fig.findobj(Text):
         if t in undrawn or not t.get_visible() or not t.get_text().strip():
@@ -261,15 +261,15 @@ def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0
         canvas.draw()
         renderer = canvas.get_renderer()
         width_in = fig.get_size_inches()[0]
+        undrawn = _undrawn_tick_labels(fig)
         for ax in fig.get_axes():
-            undrawn = _undrawn_tick_labels(fig)
             for t in ax.get_xticklabels() + ax.get_yticklabels():
                 if t not in undrawn and t.get_visible() and t.get_text().strip():
                     px = rendered_font_px(t.get_fontsize(), width_in, column_px)
                     if px < MIN_TICK_PX - 1e-9:
                         problems.append(f"tick label '{t.get_text()}' renders at {px:.1f} px (< {MIN_TICK_PX:g} px)")
                         break
-        texts = _texts(fig, renderer)
+        texts = _texts(fig, renderer, undrawn)
         for k, (t1, b1) in enumerate(texts):
             for t2, b2 in texts[k + 1:]:
                 area = _overlap(b1, b2)

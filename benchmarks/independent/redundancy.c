@@ -132,14 +132,16 @@ static int run_coc(const setup_t *c, long n_warm, long n_events, uint64_t seed, 
 }
 
 /* c.o.s.-ALIS: fifo[t] holds the stamps of the waiting type-t jobs (all servers of type t are
-   then busy); a busy server serves one job; idle_since orders idle servers (ALIS) */
+   then busy); a busy server serves one job; idle_since orders idle servers (ALIS). A server
+   turns idle only by its own completion, picked by its position in the busy list: no
+   back-pointers */
 static int run_cos(const setup_t *c, long n_warm, long n_events, uint64_t seed, double *mean, double *check,
                    long *events_out, stamp_t *t0, stamp_t *t1) {
     const int32_t n = c->n, d = c->d;
     rng_t rng = rng_seed(seed);
     uint32_t *fifo = malloc((size_t)n * CAP * sizeof(uint32_t));
     uint32_t head[MAX_SERVERS] = {0}, tail[MAX_SERVERS] = {0};
-    int32_t busy[MAX_SERVERS], pos[MAX_SERVERS];
+    int32_t busy[MAX_SERVERS];
     uint8_t serving[MAX_SERVERS] = {0};
     int64_t idle_since[MAX_SERVERS];
     for (int32_t s = 0; s < n; s++) idle_since[s] = s - n;   /* at the start, lower numbers idle longer */
@@ -167,7 +169,6 @@ static int run_cos(const setup_t *c, long n_warm, long n_events, uint64_t seed, 
                 if (!serving[s] && (pick < 0 || idle_since[s] < idle_since[pick])) pick = s;
             if (pick >= 0) {
                 serving[pick] = 1;
-                pos[pick] = n_busy;
                 busy[n_busy++] = pick;
             } else {
                 if (UNLIKELY(tail[t] - head[t] >= CAP)) {
@@ -197,9 +198,7 @@ static int run_cos(const setup_t *c, long n_warm, long n_events, uint64_t seed, 
             } else {
                 serving[s] = 0;
                 idle_since[s] = step;
-                const int32_t last = busy[--n_busy];
-                busy[k] = last;
-                pos[last] = k;
+                busy[k] = busy[--n_busy];
             }
             total--;
         }
@@ -213,7 +212,6 @@ static int run_cos(const setup_t *c, long n_warm, long n_events, uint64_t seed, 
     *check = NAN;
     (void)area_busy;
 #endif
-    (void)pos;
     free(fifo);
     return overflow;
 }

@@ -216,6 +216,7 @@ def independent_section(data) -> str:
     """Each kernel against the independent C loop of its model: one table."""
     if not data:
         return ""
+    from qtheory.display import number
     sizes = [r["results"][i]["events_per_run"] / 1e6 for r in data["cases"].values() for i in ("numba", "c")]
     out = ["## Kernels against independent C\n",
            "Each numba kernel against a C loop written from the paper's model as one would write it for speed "
@@ -239,7 +240,7 @@ def independent_section(data) -> str:
         out.append(f"| {INDEPENDENT_LABEL[key]} | {n['best_events_per_cpu_second'] / 1e6:.1f} | "
                    f"{c['best_events_per_cpu_second'] / 1e6:.1f} | {row['ratio_c_over_numba_cpu_median']:.2f} | "
                    f"{min(pair):.2f}-{max(pair):.2f} | {row['ratio_c_over_numba_median']:.2f} | "
-                   f"{n['statistic']:.4g} ± {n['statistic_se']:.2g}, {c['statistic']:.4g} ± {c['statistic_se']:.2g} "
+                   f"{number(n['statistic'], n['statistic_se'])}, {number(c['statistic'], c['statistic_se'])} "
                    f"({row['z_statistic']:.1f}) |")
     out.append("")
     return "\n".join(out)

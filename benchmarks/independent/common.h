@@ -13,6 +13,7 @@
 #ifndef QTHEORY_INDEPENDENT_COMMON_H
 #define QTHEORY_INDEPENDENT_COMMON_H
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,15 @@ ALWAYS_INLINE uint64_t rng_next(rng_t *r) {
 
 /* a double in [0, 1) with 53 random bits */
 ALWAYS_INLINE double rng_uniform(rng_t *r) { return (double)(rng_next(r) >> 11) * 0x1.0p-53; }
+
+/* The weight of a state in a time average: its holding time's conditional mean 1 / R (`inv`),
+   or, built with -DDRAWN_HOLDING_TIMES (an ablation, to measure what the draws cost), a drawn
+   exponential holding time -log(1 - U) / R, as an event-driven simulation would draw it. */
+#ifdef DRAWN_HOLDING_TIMES
+#define HOLDING(rng, inv) (-log(1.0 - rng_uniform(rng)) * (inv))
+#else
+#define HOLDING(rng, inv) (inv)
+#endif
 
 static uint64_t splitmix64(uint64_t *x) {
     uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);

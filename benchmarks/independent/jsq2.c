@@ -25,7 +25,7 @@
  *   numbers, no statistics beyond the one read (a second one, the busy fraction, whose
  *   stationary mean is lambda exactly, only when built with -DCHECK for the tests).
  *
- * Build: gcc -O3 -march=native [-DCHECK] -o jsq2 jsq2.c
+ * Build: gcc -O3 -march=native [-DCHECK] [-DDRAWN_HOLDING_TIMES (ablation, common.h)] -o jsq2 jsq2.c
  * Usage: jsq2 N lambda horizon warmup seed
  * Output: events wall_seconds cpu_seconds mean_queue_length busy_fraction nan (checks nan
  *   unless built with -DCHECK)
@@ -84,11 +84,11 @@ int main(int argc, char **argv) {
     } while (0)
 
     while (clock < warmup) {
-        clock += inv_rate[n_busy];
+        clock += HOLDING(&rng, inv_rate[n_busy]);
         STEP();
     }
     while (clock < horizon) {
-        const double w = inv_rate[n_busy];
+        const double w = HOLDING(&rng, inv_rate[n_busy]);
         area += w * (double)total;
 #ifdef CHECK
         area_busy += w * (double)n_busy;

@@ -35,7 +35,7 @@
  *   one read (with -DCHECK also the time average of the departure rate over lambda W,
  *   whose stationary mean is 1 by flow balance, for the tests).
  *
- * Build: gcc -O3 -march=native [-DCHECK] -o jsq2_graph jsq2_graph.c
+ * Build: gcc -O3 -march=native [-DCHECK] [-DDRAWN_HOLDING_TIMES (ablation, common.h)] -o jsq2_graph jsq2_graph.c
  * Usage: jsq2_graph W N M E lambda horizon warmup seed < arrays
  *   arrays: u (M float64), server_type (N int32), offset (W int32), degree (W int32),
  *   neighbors (E int32)
@@ -167,13 +167,13 @@ int main(int argc, char **argv) {
     while (clock < warmup) {
         const double rate = lam_total + dep_rate;
         const double x = rng_uniform(&rng) * rate;
-        clock += 1.0 / rate;
+        clock += HOLDING(&rng, 1.0 / rate);
         STEP(x);
     }
     while (clock < horizon) {
         const double rate = lam_total + dep_rate;
         const double x = rng_uniform(&rng) * rate;
-        const double w = 1.0 / rate;
+        const double w = HOLDING(&rng, 1.0 / rate);
         area += w * (double)total;
 #ifdef CHECK
         area_dep += w * dep_rate;

@@ -32,7 +32,7 @@
  *   beyond the one read (with -DCHECK for c.o.s. also the time-averaged number of busy
  *   servers over lambda N, whose stationary mean is 1: each job is one unit of work).
  *
- * Build: gcc -O3 -march=native [-DCHECK] -o redundancy redundancy.c
+ * Build: gcc -O3 -march=native [-DCHECK] [-DDRAWN_HOLDING_TIMES (ablation, common.h)] -o redundancy redundancy.c
  * Usage: redundancy coc|cos N d lambda n_events warmup seed
  * Output: events wall_seconds cpu_seconds mean_jobs busy_ratio(c.o.s. with -DCHECK, else nan) nan;
  *   exit 3 on overflow of a FIFO
@@ -73,7 +73,7 @@ static int run_coc(const setup_t *c, long n_warm, long n_events, uint64_t seed, 
     *t0 = stamp();
     for (long step = 0; step < n_warm + n_events; step++) {
         if (step >= n_warm) {
-            const double w = c->inv_rate[n_busy];
+            const double w = HOLDING(&rng, c->inv_rate[n_busy]);
             area += w * (double)total;
             weight += w;
         }
@@ -153,7 +153,7 @@ static int run_cos(const setup_t *c, long n_warm, long n_events, uint64_t seed, 
     *t0 = stamp();
     for (long step = 0; step < n_warm + n_events; step++) {
         if (step >= n_warm) {
-            const double w = c->inv_rate[n_busy];
+            const double w = HOLDING(&rng, c->inv_rate[n_busy]);
             area += w * (double)total;
 #ifdef CHECK
             area_busy += w * (double)n_busy;

@@ -38,7 +38,7 @@
  *   integrated (with -DCHECK also the tasks per pool, whose stationary mean is rho: the
  *   task count is an M/M/infinity queue under any policy, and SLTA's time-averaged r).
  *
- * Build: gcc -O3 -march=native [-DCHECK] -o utility utility.c -lm
+ * Build: gcc -O3 -march=native [-DCHECK] [-DDRAWN_HOLDING_TIMES (ablation, common.h)] -o utility utility.c -lm
  * Usage: utility jlmu|slta n m J lambda mu horizon warmup u_start r0 green_min K seed < arrays
  *   arrays: pools per class (m int32), Delta (m x J float64), key (m x J float64), for SLTA
  *   the K coordinates of the ranking: classes (K int32) and levels j_k (K int32)
@@ -116,7 +116,7 @@ int main(int argc, char **argv) {
     long events = 0;
     int recording = 0;
     for (;;) {
-        const double w = inv_rate[N];
+        const double w = HOLDING(&rng, inv_rate[N]);
         if (recording) {
             area += w * U;
 #ifdef CHECK

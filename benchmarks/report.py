@@ -15,14 +15,15 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "latest"
 PAGE = ROOT / "book" / "performance.md"
 IMPL_SHORT = {"numba": "numba", "c": "C", "c_mt": "C, MT", "plain": "Python", "simpy": "SimPy", "ciw": "Ciw"}
-IMPL_LABEL = {"numba": "qtheory (numba)", "c": "C, gcc -O2", "c_mt": "C, gcc -O2, Mersenne Twister", "plain": "plain Python", "simpy": "SimPy",
+IMPL_LABEL = {"numba": "qtheory (numba)", "c": "C, same algorithm (port), gcc -O2",
+              "c_mt": "C, same algorithm (port), gcc -O2, Mersenne Twister", "plain": "plain Python", "simpy": "SimPy",
               "ciw": "Ciw"}
 
 INTRO = """# Performance
 
 What was measured, against what, and the ratios: the summary below; each measurement's
 tables and plots are folded under it. Rerun them with `python benchmarks/run.py` (all
-sections, or `--only c|scaling|book|...`; see `benchmarks/README.md`), which rewrites this
+sections, or `--only independent|c|scaling|book|...`; see `benchmarks/README.md`), which rewrites this
 page from `benchmarks/latest/*.json`. The machine is shared, so ratios are taken within one
 run, between interleaved runs. How the numbers got here (the development diary) is in
 `CHANGELOG.md`.
@@ -39,6 +40,11 @@ C_GOAL = 1.25
 SCALE_GOAL = 0.5
 BOOK_GOAL_MIN = 5.0
 C_KEYS = ("supermarket", "coc", "cos", "jlmu", "slta")
+#: the models of the independent C loops (benchmarks/independent, issue 33)
+INDEPENDENT_KEYS = ("supermarket", "local_jsqd", "coc", "cos", "jlmu", "slta")
+INDEPENDENT_LABEL = {"supermarket": "L JSQ(2) supermarket, N = 1000", "local_jsqd": "L local JSQ(2), irg(p¹), N = 1000",
+                     "coc": "R c.o.c., circular-2, N = 20", "cos": "R c.o.s.-ALIS, circular-2, N = 20",
+                     "jlmu": "U JLMU, n = 100", "slta": "U SLTA, n = 100"}
 C_LABEL = {"supermarket": "L JSQ(2) supermarket, N = 100", "coc": "R c.o.c., circular-2, N = 20",
            "cos": "R c.o.s.-ALIS, circular-2, N = 20", "jlmu": "U JLMU, n = 100", "slta": "U SLTA, n = 100"}
 
@@ -88,17 +94,30 @@ def _run_label(data) -> str:
     return _date(data) + (f" (qtheory {commit})" if commit else "") + (f": {note}" if note else "")
 
 
-def summary_section(c, scaling, book) -> str:
-    """One screen: each goal of issue 18, the last run, the run before, and the machine."""
-    prev = {name: (d or {}).get("previous") for name, d in (("c", c), ("scaling", scaling), ("book", book))}
-    lines = ["## Summary\n",
-             f"Kernels against C: last run {_run_label(c)}; run before {_run_label(prev['c'])}.\n",
-             "| goal | last run | run before | met |", "|---|---|---|---|"]
+def summary_section(c, scaling, book, indep=None) -> str:
+    """One screen: each goal of issues 18 and 33, the last run, the run before, and the machine."""
+    prev = {name: (d or {}).get("previous") for name, d in (("c", c), ("scaling", scaling), ("book", book),
+                                                             ("independent", indep))}
+    lines = ["## Summary\n"]
+    if indep:
+        lines.append(f"Kernels against independent C (loops written from the papers for speed): last run "
+                     f"{_run_label(indep)}; run before {_run_label(prev['independent'])}. Kernels against C of the "
+                     f"same algorithm (ports of the kernels): last run {_run_label(c)}.\n")
+    else:
+        lines.append(f"Kernels against C: last run {_run_label(c)}; run before {_run_label(prev['c'])}.\n")
+    lines += ["| goal | last run | run before | met |", "|---|---|---|---|"]
+    for key in INDEPENDENT_KEYS:
+        now, before = _c_ratio(indep, key), _c_ratio(prev["independent"], key)
+        if now is None and before is None:
+            continue
+        lines.append(f"| {INDEPENDENT_LABEL[key]}: independent C / numba <= {C_GOAL} | {f'{now:.2f}' if now else '-'} | "
+                     f"{f'{before:.2f}' if before else '-'} | {'yes' if now and now <= C_GOAL else 'no'} |")
     for key in C_KEYS:
         now, before = _c_ratio(c, key), _c_ratio(prev["c"], key)
         if now is None and before is None:
             continue
-        lines.append(f"| {C_LABEL[key]}: C / numba <= {C_GOAL} | {f'{now:.2f}' if now else '-'} | "
+        lines.append(f"| {C_LABEL[key]}: C of the same algorithm (port) / numba <= {C_GOAL} | "
+                     f"{f'{now:.2f}' if now else '-'} | "
                      f"{f'{before:.2f}' if before else '-'} | {'yes' if now and now <= C_GOAL else 'no'} |")
     for policy, graph in (("jsqd", "irg"), ("gwsq", "irg"), ("jsqd", "complete")):
         now, before = _scale_ratio(scaling, policy, graph), _scale_ratio(prev["scaling"], policy, graph)
@@ -137,14 +156,14 @@ def summary_section(c, scaling, book) -> str:
                      f"{now[0]:.1f} min{detail}"
                      f"{'' if now[1] else ' (unfinished)'} | {f'{before[0]:.1f} min' if before else '-'} | "
                      f"{'yes' if now[1] and run < BOOK_GOAL_MIN else 'no'} |")
-    env = (c or scaling or {}).get("environment", {})
+    env = (indep or c or scaling or {}).get("environment", {})
     if env:
         lines.append(f"\nMachine: {env.get('cpu', '?')}, {env.get('cpus', '?')} cores, Linux "
                      f"{env.get('machine', '')}; Python {env.get('python', '?')}, NumPy {env.get('numpy', '?')}, "
                      f"numba {env.get('numba', '?')}; load average {env.get('load_average_at_start', float('nan')):.1f} "
                      f"at the start of the kernel runs. C / numba is the ratio of events per second of processor "
                      f"time (time spent waiting for a core on the shared machine left out), median over "
-                     f"{c.get('rounds', '?') if c else '?'} pairs of runs made one after the other.")
+                     f"{(indep or c or {}).get('rounds', '?')} pairs of runs made one after the other.")
     lines.append("")
     return "\n".join(lines)
 
@@ -163,7 +182,7 @@ def c_section(c, instr) -> str:
     """Each kernel against the C loop of its model: throughput and instructions per event."""
     if not c and not instr:
         return ""
-    out = ["## Kernels against C\n",
+    out = ["## Kernels against C of the same algorithm (ports)\n",
            "Each numba kernel against a C loop of the same model written statement for statement "
            "(`benchmarks/peers/*.c`, gcc -O2, the same xoshiro256+ draws; fed the same stream, each C loop "
            "takes the numba kernel's path to the last bit, `tests/test_benchmark_peers.py`). Throughput: "
@@ -193,14 +212,48 @@ def c_section(c, instr) -> str:
     out.append("")
     return "\n".join(out)
 
+def independent_section(data) -> str:
+    """Each kernel against the independent C loop of its model: one table."""
+    if not data:
+        return ""
+    from qtheory.display import number
+    sizes = [r["results"][i]["events_per_run"] / 1e6 for r in data["cases"].values() for i in ("numba", "c")]
+    out = ["## Kernels against independent C\n",
+           "Each numba kernel against a C loop written from the paper's model as one would write it for speed "
+           f"(`benchmarks/independent/*.c`, gcc {data.get('compiler_flags', '-O3 -march=native')}; each file's "
+           "first comment lists its design choices: no exponential draws, since time averages weight each state by "
+           "its holding time's conditional mean; one uniform per event; tables of 1 / rate; the generator in local "
+           "variables; int32 data; only the statistic read). Its statistic agrees with the kernel's and with the "
+           "exact values where known (`tests/test_independent_peers.py`). Pairs of runs of "
+           f"{min(sizes):.0f}-{max(sizes):.0f} million events, numba and C one right after the other, in events per "
+           "second of processor time (best run); C / numba per pair (median, range; *wall*: the median in wall-clock "
+           "time); the statistic (mean queue length, mean jobs, utility per pool) of each, with its standard error "
+           "over the runs.\n",
+           "| model | numba M ev/s | C M ev/s | C / numba | range | wall | statistic numba, C (z) |",
+           "|---|---|---|---|---|---|---|"]
+    for key in INDEPENDENT_KEYS:
+        row = data["cases"].get(key)
+        if not row:
+            continue
+        n, c = row["results"]["numba"], row["results"]["c"]
+        pair = row["ratio_c_over_numba_cpu_pairs"]
+        out.append(f"| {INDEPENDENT_LABEL[key]} | {n['best_events_per_cpu_second'] / 1e6:.1f} | "
+                   f"{c['best_events_per_cpu_second'] / 1e6:.1f} | {row['ratio_c_over_numba_cpu_median']:.2f} | "
+                   f"{min(pair):.2f}-{max(pair):.2f} | {row['ratio_c_over_numba_median']:.2f} | "
+                   f"{number(n['statistic'], n['statistic_se'])}, {number(c['statistic'], c['statistic_se'])} "
+                   f"({row['z_statistic']:.1f}) |")
+    out.append("")
+    return "\n".join(out)
+
+
 PEERS_TEXT = """## Simulators against peers
 
 Each simulator of the package is written again, as the same model, in plain Python (an
 event loop with the `random` module), in SimPy (a process per job, a `Resource` per
 server) and in Ciw (a zero-time dispatcher node whose custom routing object runs JSQ(d)
 or GWSQ(d) over the server nodes); the JSQ(2) supermarket loop (one server type, complete
-graph) is also written in C and compiled with `gcc -O2` at benchmark time, as the speed
-limit. Ciw cannot express redundancy (replicas cancelled on completion or on start) or
+graph) is also ported to C (the same algorithm, statement for statement) and compiled with
+`gcc -O2` at benchmark time. Ciw cannot express redundancy (replicas cancelled on completion or on start) or
 infinite-server pools with state-dependent dispatching without rewriting its node logic,
 so those models have no Ciw version. An event is an arrival or a departure. The compared
 statistic is the same stationary quantity for every implementation, averaged over the
@@ -245,7 +298,7 @@ def peers_section(data) -> str:
 
 def limit_section(data) -> str:
     case = data["case"]
-    out = ["## The speed limit: C\n",
+    out = ["## The supermarket at N = 1000: C of the same algorithm (port)\n",
            "The JSQ(2) supermarket loop at N = 1000 (lambda = 0.9), the package's local JSQ(d) "
            "simulator on the complete graph with one server type against `benchmarks/peers/supermarket.c` "
            "(the same event loop and recording, gcc -O2). The package's kernels draw from xoshiro256+ "
@@ -454,9 +507,9 @@ def notes_section(peers, limit, book) -> str:
 
 
 def write_page(extra_notes: str = "") -> str:
-    peers, limit, scaling, book, dask, c, instr = (_load(n) for n in ("peers", "limit", "scaling", "book", "dask",
-                                                                       "c", "instructions"))
-    details = [c_section(c, instr), notes_section(peers, limit, book)]
+    peers, limit, scaling, book, dask, c, instr, indep = (_load(n) for n in ("peers", "limit", "scaling", "book",
+                                                                              "dask", "c", "instructions", "independent"))
+    details = [independent_section(indep), c_section(c, instr), notes_section(peers, limit, book)]
     if peers:
         details.append(peers_section(peers))
     if limit:
@@ -467,7 +520,7 @@ def write_page(extra_notes: str = "") -> str:
     if dask:
         details.append(dask_section(dask))
     # one screen for the reader: the summary open, every measurement folded under it
-    parts = [INTRO, summary_section(c, scaling, book), "## Details\n"] + [folded(d) for d in details]
+    parts = [INTRO, summary_section(c, scaling, book, indep), "## Details\n"] + [folded(d) for d in details if d]
     text = "\n".join(parts).rstrip() + "\n"
     PAGE.write_text(text)
     return text

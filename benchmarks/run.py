@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 from benchmarks.peers import models  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "latest"
-SECTIONS = ("peers", "c", "limit", "scaling", "book", "dask")
+SECTIONS = ("peers", "c", "independent", "limit", "scaling", "book", "dask")
 
 #: per-implementation run sizes (events scale with the horizon); Ciw is ~1000x slower
 SCALES = {
@@ -249,6 +249,60 @@ def bench_c(preset: str, repeats: int) -> dict:
               f"[{min(pair_cpu):.2f}, {max(pair_cpu):.2f}]", flush=True)
     out["load_average_at_end"] = os.getloadavg()[0]
     _save("c", out)
+    return out
+
+
+# -- every kernel against an independent C loop -----------------------------------------------
+#: the independent C loops (benchmarks/independent) and the size of one timed run: about 10^7
+#: events each (L: N = 1000, about 1800 (supermarket) and 6000 (irg) events per unit time; U:
+#: about 2000; R: events counted, warm-up included)
+INDEPENDENT_CASES = {"supermarket": {"horizon": 5600.0, "n_factor": 10}, "local_jsqd": {"horizon": 1700.0, "n_factor": 10},
+                     "coc": {"r_events": 10_000_000}, "cos": {"r_events": 10_000_000}, "jlmu": {"u_horizon": 5200.0},
+                     "slta": {"u_horizon": 5200.0}}
+INDEPENDENT_LABEL = {"supermarket": "L JSQ(2) supermarket, N = 1000", "local_jsqd": "L local JSQ(2), irg(p¹), N = 1000",
+                     "coc": "R c.o.c., circular-2, N = 20", "cos": "R c.o.s.-ALIS, circular-2, N = 20",
+                     "jlmu": "U JLMU, n = 100", "slta": "U SLTA, n = 100"}
+
+
+def bench_independent(preset: str, repeats: int) -> dict:
+    """Each numba kernel against the independent C loop of its model (written from the paper
+    for speed, ``benchmarks/independent``): pairs of runs of about 10^7 events, numba and C one
+    right after the other (the order alternating), events per second of processor time; the
+    ratio C / numba per pair, and its median (the headline of issue 33: <= 1.25)."""
+    from benchmarks import independent
+
+    rounds = max(repeats, 5) if preset == "full" else max(repeats, 3)
+    out = {"environment": _environment(), "rounds": rounds, "goal_ratio": C_GOAL, "cases": {},
+           "compiler_flags": f"{independent.OPTIMISE} {' '.join(independent.FLAGS)}"}
+    for key, scale in INDEPENDENT_CASES.items():
+        small = {**scale, "horizon": 5.0, "r_events": 1000, "u_horizon": 2.0}
+        models.run(key, "numba", 0, small)                      # compile or load the kernel
+        independent.run(key, 0, small)                          # compile the loop
+        runs = {"numba": [], "c": []}
+        for rnd in range(rounds):
+            order = ("numba", "c") if rnd % 2 == 0 else ("c", "numba")
+            for impl in order:
+                seed = 4000 + rnd
+                runs[impl].append(models.run(key, "numba", seed, scale) if impl == "numba"
+                                  else independent.run(key, seed, scale))
+        pair_cpu = [c.events_per_cpu_second / n.events_per_cpu_second for n, c in zip(runs["numba"], runs["c"])]
+        pair = [c.events_per_second / n.events_per_second for n, c in zip(runs["numba"], runs["c"])]
+        res = {impl: _summary(r) for impl, r in runs.items()}
+        comb = np.hypot(res["numba"]["statistic_se"], res["c"]["statistic_se"])
+        row = {"name": INDEPENDENT_LABEL[key], "paper": models.CASES[key].paper, "statistic": models.CASES[key].statistic,
+               "scale": scale, "results": res,
+               "ratio_c_over_numba_cpu_pairs": pair_cpu, "ratio_c_over_numba_cpu_median": float(np.median(pair_cpu)),
+               "ratio_c_over_numba_pairs": pair, "ratio_c_over_numba_median": float(np.median(pair)),
+               "z_statistic": float((res["c"]["statistic"] - res["numba"]["statistic"]) / comb) if comb > 0 else 0.0}
+        out["cases"][key] = row
+        print(f"{key:12s} numba {res['numba']['best_events_per_cpu_second'] / 1e6:6.2f}, independent C "
+              f"{res['c']['best_events_per_cpu_second'] / 1e6:6.2f} M events per processor second (best of {rounds}); "
+              f"C / numba: median of pairs {row['ratio_c_over_numba_cpu_median']:.2f} [{min(pair_cpu):.2f}, "
+              f"{max(pair_cpu):.2f}] (wall {row['ratio_c_over_numba_median']:.2f}); statistic numba "
+              f"{res['numba']['statistic']:.4f} +- {res['numba']['statistic_se']:.4f}, C {res['c']['statistic']:.4f} "
+              f"+- {res['c']['statistic_se']:.4f} (z = {row['z_statistic']:.1f})", flush=True)
+    out["load_average_at_end"] = os.getloadavg()[0]
+    _save("independent", out)
     return out
 
 
@@ -667,6 +721,8 @@ def main(argv=None) -> int:
         bench_peers(preset, args.repeats, set(args.skip))
     if "c" in args.only:
         bench_c(preset, args.repeats)
+    if "independent" in args.only:
+        bench_independent(preset, args.repeats)
     if "limit" in args.only:
         bench_limit(preset, args.repeats)
     if "scaling" in args.only:

@@ -10,9 +10,10 @@ statistics can be checked to agree within standard errors.
 - ``ciw_models``: Ciw networks with custom routing objects, where Ciw can express the model;
 - ``csupermarket``, ``credundancy``, ``cutility``: compile and run the C loops
   ``supermarket.c`` (JSQ(2) supermarket), ``redundancy.c`` (c.o.s.-ALIS and c.o.c. on
-  circular-d) and ``utility.c`` (JLMU and SLTA) with gcc -O2: the speed limit. Each is the
-  numba kernel's event loop written in C with the same generator and the same draws, so
-  that fed the same stream it takes the same path.
+  circular-d) and ``utility.c`` (JLMU and SLTA) with gcc -O2: the same algorithm in C (ports).
+  Each is the numba kernel's event loop written in C with the same generator and the same
+  draws, so that fed the same stream it takes the same path. The loops written from the
+  models for speed are in ``benchmarks/independent``.
 """
 
 from dataclasses import dataclass

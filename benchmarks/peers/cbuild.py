@@ -11,16 +11,19 @@ HERE = Path(__file__).resolve().parent
 _BINARIES: dict = {}
 
 
-def build(name: str, flags: tuple = ()) -> Path:
-    """Compile ``<name>.c`` with ``gcc -O2`` (no -march, no fast-math: the same arithmetic as
-    numba's, which the identical-path tests rely on) into a temporary folder; cached."""
-    key = (name, tuple(flags))
+def build(name: str, flags: tuple = (), folder: Path = HERE, optimise: str = "-O2") -> Path:
+    """Compile ``<folder>/<name>.c`` with ``gcc -O2`` (no -march, no fast-math: the same arithmetic
+    as numba's, which the identical-path tests rely on) into a temporary folder; cached.
+
+    The independent loops (``benchmarks/independent``) pass their folder and ``-O3`` (with
+    ``-march=native`` among the flags)."""
+    key = (str(folder), name, tuple(flags), optimise)
     if key in _BINARIES and _BINARIES[key].exists():
         return _BINARIES[key]
     gcc = shutil.which("gcc") or shutil.which("cc")
     if gcc is None:
         raise RuntimeError("a C compiler (gcc or cc) is needed for the C peers")
     out = Path(tempfile.mkdtemp(prefix="qtheory-bench-")) / name
-    subprocess.run([gcc, "-O2", *flags, "-o", str(out), str(HERE / f"{name}.c"), "-lm"], check=True)
+    subprocess.run([gcc, optimise, *flags, "-o", str(out), str(Path(folder) / f"{name}.c"), "-lm"], check=True)
     _BINARIES[key] = out
     return out

@@ -31,6 +31,8 @@ ITEM = "L-R-graph"
 METHODS = {"ode": "ODE (3.7)", "gmf": "graph mean field", "grmf": "refined graph mean field"}
 #: an error is resolved by the simulation when it exceeds this many standard errors of the mean
 RESOLVED_SE = 3.0
+#: the label of the simulation's standard error of the mean in the error figure
+SE_LABEL = "SE of the simulated mean"
 #: the refinement's target and the graph mean field's (issue 30): error at most this fraction
 TARGET_RATIO = 0.5
 #: the graph mean field's target against (3.7) is judged for N up to this (issue 30)
@@ -95,37 +97,54 @@ def _mean_over_types(summary, n, key):
     return float(np.mean(vals)) if vals and all(v is not None for v in vals) else None
 
 
+def _sizes(ns) -> str:
+    return listing([f"$N = {n}$" for n in ns], conjunction="and")
+
+
 def usage_text(summary: list[dict], seconds: dict) -> str:
-    """Where each approximation is worth using, from the errors (mean over types and graphs) and the
-    computing times: Markdown bullets."""
+    """Where each approximation is worth using, from the errors (mean over types and graphs), the
+    simulation's standard errors and the computing times (wall seconds of the fixed point):
+    Markdown bullets. An error counts as resolved above :data:`RESOLVED_SE` standard errors."""
     ns = sorted({r["N"] for r in error_rows(summary)})
     ode = {n: _mean_over_types(summary, n, "ode_abs_error") for n in ns}
     gmf = {n: _mean_over_types(summary, n, "gmf_abs_error") for n in ns}
     grmf = {n: _mean_over_types(summary, n, "grmf_abs_error") for n in ns}
     se = {n: _mean_over_types(summary, n, "sim_se_of_mean") for n in ns}
-    noise_ode = [n for n in ns if ode[n] <= RESOLVED_SE * se[n]]
+    ode_resolved = [n for n in ns if ode[n] > RESOLVED_SE * se[n]]
+    gmf_resolved = [n for n in ns if gmf[n] > RESOLVED_SE * se[n]]
     gmf_better = [n for n in ns if gmf[n] < ode[n]]
     refined_ns = [n for n in ns if grmf[n] is not None]
+    corr = {r["N"]: r for r in summary if r["server_type"] == "all"}
     lines = [
-        "- **ODE (3.7)**: one fixed point for every graph and every $N$. Its error (mean over types and graphs) is "
-        + listing([f"{number(ode[n], digits=2)} at $N = {n}$" for n in ns], conjunction="and")
-        + (f"; it is within {number(RESOLVED_SE)} SE of the simulated means from $N = {min(noise_ode)}$ on"
-           if noise_ode else "; the simulation resolves it at every $N$")
-        + ". It cannot tell the servers of a type apart.",
-        "- **Graph mean field**: the given graph's own fixed point, "
+        "- **ODE (3.7)**: one fixed point for every graph and every $N$, and one value per server type. Its "
+        "error (mean over types and graphs) is "
+        + listing([f"{number(ode[n], digits=2)} at $N = {n}$" for n in ns], conjunction="and") + ". "
+        + (f"The simulation resolves it (above {number(RESOLVED_SE)} SE) at {_sizes(ode_resolved)}"
+           + (f" and not at {_sizes([n for n in ns if n not in ode_resolved])}: there (3.7) is enough for "
+              "type means" if len(ode_resolved) < len(ns) else "")
+           if ode_resolved else "The simulation resolves it at none of the sizes: (3.7) is enough for type means")
+        + ".",
+        "- **Graph mean field**: the given graph's own fixed point, in "
         + listing([f"{number(seconds[n], digits=2)} s at $N = {n}$" for n in ns if n in seconds], conjunction="and")
-        + ". Its error is "
+        + " (wall time). Its error is "
         + listing([f"{number(gmf[n], digits=2)} at $N = {n}$" for n in ns], conjunction="and")
-        + (f", below (3.7)'s at $N = {listing(gmf_better, conjunction='and')}$" if gmf_better else "")
-        + "; it is the only one of the three that predicts each server's mean (figure 2).",
+        + (", below (3.7)'s at every size" if len(gmf_better) == len(ns)
+           else f", below (3.7)'s at {_sizes(gmf_better)}" if gmf_better else ", nowhere below (3.7)'s")
+        + ". Unlike (3.7) it predicts each server's mean"
+        + (f" (correlation with the simulated means at least "
+           f"{listing([number(corr[n]['correlation_min'], digits=3) for n in sorted(corr)], conjunction='and')} "
+           f"over the graphs at {_sizes(sorted(corr))})" if corr else "")
+        + ": it is worth using wherever (3.7)'s error is resolved, and whenever the servers of a type differ.",
     ]
     if refined_ns:
         lines.append(
-            "- **Refined graph mean field** (local JSQ(2), dense in $N L$): error "
+            "- **Refined graph mean field** (local JSQ(2); a dense Lyapunov equation in $N L$ unknowns): error "
             + listing([f"{number(grmf[n], digits=2)} at $N = {n}$" for n in refined_ns], conjunction="and")
             + ", against the simulation's standard error of the mean "
-            + listing([f"{number(se[n], digits=1)}" for n in refined_ns], conjunction="and")
-            + "; worth its cost where the graph mean field's own error matters, at small $N$.")
+            + listing([number(se[n], digits=1) for n in refined_ns], conjunction="and") + ". The graph mean "
+            + (f"field's own error is resolved at {_sizes(gmf_resolved)}: the refinement is worth its cost there"
+               if gmf_resolved else "field's own error is resolved at no size: the refinement adds little here")
+            + ".")
     return "\n".join(lines)
 
 
@@ -197,8 +216,15 @@ def compute(*, seed: int, n_list, n_graphs: int, events_per_run: int, warmup: fl
         caption="L-F1's S2 setting: largest error over time of the mean queue length per type (one graph per $N$)")
     se1 = interval_words("se1")
     n_small = min(transient_n_list)
+    labels = [*METHODS.values(), SE_LABEL]
+    points = [dict(server_type=r["server_type"], method=label, N=r["N"], error=r[key])
+              for r in error_rows(summary)
+              for label, key in zip(labels, [f"{k}_abs_error" for k in METHODS] + ["sim_se_of_mean"])
+              if r.get(key) is not None]
     figure = {
-        "methods": METHODS, "scatter_n": scatter_n, "transient_n": n_small,
+        "types": sorted({r["server_type"] for r in points}), "n_list": n_list,
+        "error_styles": dict(zip(labels, [("o-", 0), ("s-", 1), ("^-", 2), (":", 7)])),
+        "error_points": points, "scatter_n": scatter_n, "transient_n": n_small,
         "error_caption": (f"mean absolute error of the stationary mean queue length of each server type against "
                           f"$N$ (log-log; mean over {n_graphs} irg($p^1$) graphs of the Sec. 6 system, local JSQ(2), "
                           f"$\\lambda = 3$) for (3.7), the graph mean field and, for $N \\le {refine_up_to}$, its "

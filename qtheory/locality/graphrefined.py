@@ -38,8 +38,9 @@ linearly). Hence, with :math:`y = E[Y]` and :math:`C = \operatorname{Cov}(Y)`, e
    \operatorname{Cov}\big(D_{j\ell}, g_e(\ell)\big),
 
 :math:`B` the (cross-server) second derivatives of F: only the covariances of servers that
-share a dispatcher enter. (For d > 2 the drift has products of d - 1 partners and the same
-expansion holds to :math:`O(1/N^2)`; only d = 2 is implemented.)
+share a dispatcher enter. (For d > 2 the drift has products of d - 1 partners, the expansion
+gains terms in the joint cumulants of three or more servers, and its second-order part has
+the same form; only d = 2, where it is exact, is implemented and tested.)
 
 **The covariance (Lyapunov equation).** No event moves two servers, so the jump covariance
 is diagonal: :math:`Q_{j\ell} = D_{j\ell}\alpha_j(\ell-1) + u_{m(j)}(x_j(\ell) - x_j(\ell+1))`

@@ -681,22 +681,40 @@ def server_statistics(system: LocalitySystem, graph: CompatibilityGraph, policy=
 
 
 def graph_meanfield_replication(seed_sequence, system: LocalitySystem, n_servers: int, warmup: float,
-                                horizon: float, *, n_samples: int = 2000, n_batches: int = 20) -> dict:
+                                horizon: float, *, n_samples: int = 2000, n_batches: int = 20,
+                                refine: bool = False, per_server: bool = True) -> dict:
     """One irg graph of `system` with `n_servers` servers (drawn from `seed_sequence`): the graph
     mean field's stationary means (:func:`qtheory.locality.graphmf.fixed_point`) and a simulation
-    of local JSQ(d) on the same graph (:func:`server_statistics`), per server and per type."""
+    of local JSQ(d) on the same graph (:func:`server_statistics`), per server and per type; with
+    `refine`, also the refined graph mean field
+    (:func:`qtheory.locality.graphrefined.refined_fixed_point`, local JSQ(2) only) under the keys
+    ``grmf_server``, ``grmf_type``, ``grmf_seconds``. Without `per_server` the simulation records
+    the type means only (:func:`stationary_statistics`, O(M) per event instead of O(N)) and
+    ``sim_server``, ``sim_server_se`` are None."""
     from .graphmf import fixed_point as graph_fixed_point
+    from .graphrefined import refined_fixed_point
 
     graph_seed, _rng, sim_ss = _seeds(seed_sequence)
     graph = irg(system, n_servers, graph_seed)
     fp = graph_fixed_point(system, graph)
-    sim = server_statistics(system, graph, warmup=warmup, horizon=horizon, seed=sim_ss, n_samples=n_samples,
-                            n_batches=n_batches)
+    out = {}
+    if refine:
+        rf = refined_fixed_point(system, graph)
+        out = {"grmf_server": rf.refined_mean_queue_length, "grmf_type": rf.refined_type_mean_queue_length,
+               "grmf_seconds": rf.seconds}
+    if per_server:
+        sim = server_statistics(system, graph, warmup=warmup, horizon=horizon, seed=sim_ss, n_samples=n_samples,
+                                n_batches=n_batches)
+        records = {"sim_server": sim.mean_queue_length, "sim_server_se": sim.mean_queue_length_se,
+                   "sim_type": sim.type_mean_queue_length, "sim_type_se": sim.type_mean_queue_length_se}
+    else:
+        sim = stationary_statistics(system, graph, warmup=warmup, horizon=horizon, seed=sim_ss, n_samples=n_samples,
+                                    n_batches=n_batches)
+        records = {"sim_server": None, "sim_server_se": None, "sim_type": sim.mean_queue_length.mean,
+                   "sim_type_se": sim.mean_queue_length.se}
     return {"server_type": graph.server_type.copy(), "gmf_server": fp.mean_queue_length,
-            "gmf_type": fp.type_mean_queue_length, "gmf_seconds": fp.seconds, "sim_server": sim.mean_queue_length,
-            "sim_server_se": sim.mean_queue_length_se, "sim_type": sim.type_mean_queue_length,
-            "sim_type_se": sim.type_mean_queue_length_se, "events": sim.events, "sim_seconds": sim.wall_time,
-            "edges": graph.n_edges}
+            "gmf_type": fp.type_mean_queue_length, "gmf_seconds": fp.seconds, **records, "events": sim.events,
+            "sim_seconds": sim.wall_time, "edges": graph.n_edges, **out}
 
 
 class GraphMeanFieldTables(NamedTuple):
@@ -708,21 +726,29 @@ class GraphMeanFieldTables(NamedTuple):
 
 def graph_meanfield_rows(seed: int, n_list=(20, 50, 100, 200), n_graphs: int = 5, *, system=None,
                          warmup: float = 200.0, horizon: float = 20200.0, n_samples: int = 2000,
-                         n_batches: int = 20, workers: int | None = None) -> GraphMeanFieldTables:
+                         n_batches: int = 20, workers: int | None = None,
+                         refine_up_to: int = 0, per_server_up_to: int | None = None,
+                         events_per_run: int | None = None) -> GraphMeanFieldTables:
     """The graph mean field and ODE (3.7) against simulation of the same irg graphs (issue 30).
 
     For each N in `n_list`, `n_graphs` graphs irg(p) of `system` (default Sec. 6's design
     :math:`p^1` at :math:`\\lambda = 3`), each from ``child_seed(seed, "graph-meanfield", N)``'s
     k-th child: the stationary mean queue length of every server and every type by the graph
     mean field, by (3.7)'s fixed point (the same for every server of a type) and by one
-    simulation of local JSQ(d) on that graph (:func:`server_statistics`, with its SE).
+    simulation of local JSQ(d) on that graph (:func:`server_statistics`, with its SE). For
+    N <= `refine_up_to` also the refined graph mean field (local JSQ(2):
+    :func:`qtheory.locality.graphrefined.refined_fixed_point`). For N > `per_server_up_to` (default:
+    every N) the simulation records type means only and the ``servers`` table has no rows for that N.
+    With `events_per_run`, each run's averaging window holds about that many events: `horizon` is
+    ``warmup + events_per_run / (2 lambda zeta N)`` (arrivals and departures) instead of the value given.
 
     Returns
     -------
     GraphMeanFieldTables
         ``types``: N, graph, server_type (1-based), servers (of the type), sim, sim_se, gmf, ode,
-        gmf_error, ode_error (approximation minus simulation), gmf_seconds, events.
-        ``servers``: N, graph, server, server_type, sim, sim_se, gmf, ode.
+        gmf_error, ode_error (approximation minus simulation), gmf_seconds, events, and for refined
+        sizes grmf, grmf_error, grmf_seconds (empty otherwise).
+        ``servers``: N, graph, server, server_type, sim, sim_se, gmf, ode (and grmf when refined).
     """
     from .meanfield import fixed_point as ode_fixed_point
     from ..runtime import child_seed, replicate
@@ -733,25 +759,40 @@ def graph_meanfield_rows(seed: int, n_list=(20, 50, 100, 200), n_graphs: int = 5
         raise ParameterError(f"`system` must be a LocalitySystem (got {type(system).__name__})")
     n_list = [check_integer("n_list", n, low=2) for n in n_list]
     n_graphs = check_integer("n_graphs", n_graphs, low=1)
+    refine_up_to = check_integer("refine_up_to", refine_up_to, low=0)
+    if per_server_up_to is not None:
+        per_server_up_to = check_integer("per_server_up_to", per_server_up_to, low=0)
+    if events_per_run is not None:
+        events_per_run = check_integer("events_per_run", events_per_run, low=1)
     ode = ode_fixed_point(system).q.sum(axis=1)
     types, servers = [], []
     for n in n_list:
+        refine = n <= refine_up_to
+        per_server = per_server_up_to is None or n <= per_server_up_to
+        end = horizon if events_per_run is None else \
+            warmup + events_per_run / (2.0 * float(system.arrival_rate) * float(system.zeta) * n)
         reps = replicate(graph_meanfield_replication, n_graphs, child_seed(seed, "graph-meanfield", n),
-                         args=(system, n, warmup, horizon), kwargs=dict(n_samples=n_samples, n_batches=n_batches),
+                         args=(system, n, warmup, end),
+                         kwargs=dict(n_samples=n_samples, n_batches=n_batches, refine=refine, per_server=per_server),
                          workers=workers, desc=f"graph mean field N={n}")
         for k, rep in enumerate(reps):
             st = rep["server_type"]
             for m in range(system.n_types):
+                refined = dict(grmf=float(rep["grmf_type"][m]),
+                               grmf_error=float(rep["grmf_type"][m] - rep["sim_type"][m]),
+                               grmf_seconds=float(rep["grmf_seconds"])) if refine else {}
                 types.append(dict(N=n, graph=k, server_type=m + 1, servers=int(np.sum(st == m)),
                                   sim=float(rep["sim_type"][m]), sim_se=float(rep["sim_type_se"][m]),
                                   gmf=float(rep["gmf_type"][m]), ode=float(ode[m]),
                                   gmf_error=float(rep["gmf_type"][m] - rep["sim_type"][m]),
                                   ode_error=float(ode[m] - rep["sim_type"][m]),
-                                  gmf_seconds=float(rep["gmf_seconds"]), events=int(rep["events"])))
-            for j in range(st.size):
+                                  gmf_seconds=float(rep["gmf_seconds"]), events=int(rep["events"]),
+                                  horizon=float(end), **refined))
+            for j in range(st.size if per_server else 0):
                 servers.append(dict(N=n, graph=k, server=j, server_type=int(st[j]) + 1,
                                     sim=float(rep["sim_server"][j]), sim_se=float(rep["sim_server_se"][j]),
-                                    gmf=float(rep["gmf_server"][j]), ode=float(ode[st[j]])))
+                                    gmf=float(rep["gmf_server"][j]), ode=float(ode[st[j]]),
+                                    **({"grmf": float(rep["grmf_server"][j])} if refine else {})))
     return GraphMeanFieldTables(types, servers)
 
 
@@ -763,7 +804,9 @@ def _paper_design() -> LocalitySystem:
 def graph_meanfield_summary(tables: GraphMeanFieldTables) -> list[dict]:
     """Per N and type: the mean over graphs of the absolute and of the signed error (approximation
     minus simulation) of the graph mean field and of (3.7), the ratio of the mean absolute errors, and
-    the standard error of the mean of the simulated values behind them. Per N (server_type =
+    the standard error of the mean of the simulated values behind them; where the rows hold the
+    refined graph mean field, also its mean absolute and signed errors and ``refined_ratio`` (its
+    mean absolute error over the graph mean field's). Per N (server_type =
     "all"): over the graphs, the mean and smallest Pearson correlation of the per-server means of
     the graph mean field with the simulated ones, the same within types (deviations from each
     type's mean, which (3.7) cannot predict), the correlation of (3.7)'s per-server values (its
@@ -777,10 +820,17 @@ def graph_meanfield_summary(tables: GraphMeanFieldTables) -> list[dict]:
             gmf = float(np.mean([abs(r["gmf_error"]) for r in part]))
             ode = float(np.mean([abs(r["ode_error"]) for r in part]))
             se = float(np.sqrt(np.sum([r["sim_se"] ** 2 for r in part])) / len(part))
-            rows.append(dict(N=n, server_type=str(m), graphs=len(part), gmf_abs_error=gmf, ode_abs_error=ode,
-                             ratio=gmf / ode if ode > 0 else None,
-                             gmf_signed_error=float(np.mean([r["gmf_error"] for r in part])),
-                             ode_signed_error=float(np.mean([r["ode_error"] for r in part])), sim_se_of_mean=se))
+            row = dict(N=n, server_type=str(m), graphs=len(part), gmf_abs_error=gmf, ode_abs_error=ode,
+                       ratio=gmf / ode if ode > 0 else None,
+                       gmf_signed_error=float(np.mean([r["gmf_error"] for r in part])),
+                       ode_signed_error=float(np.mean([r["ode_error"] for r in part])), sim_se_of_mean=se)
+            if all(r.get("grmf_error") is not None for r in part):
+                grmf = float(np.mean([abs(r["grmf_error"]) for r in part]))
+                row.update(grmf_abs_error=grmf, grmf_signed_error=float(np.mean([r["grmf_error"] for r in part])),
+                           refined_ratio=grmf / gmf if gmf > 0 else None)
+            rows.append(row)
+        if not any(r["N"] == n for r in servers):
+            continue
         corr, within, ode_corr, ses = [], [], [], []
         for k in sorted({r["graph"] for r in sel}):
             part = [r for r in servers if r["N"] == n and r["graph"] == k]

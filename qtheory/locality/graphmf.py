@@ -82,7 +82,9 @@ mean queue length: graph mean field :math:`-2.87/N`, refined :math:`-1.63/N`; si
 N = 10, 20, 50 the errors are -0.089, -0.039, -0.025 against (3.7)'s 0.175, 0.099, 0.032 and
 the refined one's 0.012, 0.017, -0.001, SE 0.022, 0.014, 0.013). On a sparse graph (irg(p))
 the graph mean field keeps what (3.7) averages away: which servers share dispatchers, and
-how many.
+how many. The correlations it drops are restored to first order by its refinement
+(:mod:`qtheory.locality.graphrefined`, local JSQ(2)), whose :math:`1/N` term on the complete
+graph is the refined mean field's (tested).
 
 **JIQ** (:class:`~qtheory.locality.policies.JIQ`: a uniform idle neighbour if there is one,
 else a uniform neighbour). With :math:`b_k = x_k(1)` the chance that neighbour k is busy, an idle

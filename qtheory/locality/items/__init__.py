@@ -45,6 +45,8 @@ PAPER = Paper(
              "L-R-finite"),
         Item("L-R-jiq", "R", "beyond the paper: JIQ with locality (an idle compatible server, else a random one) against "
              "local JSQ(2), GWSQ(2) and random routing on the Sec. 6 system", "L-R-jiq"),
+        Item("L-R-graph", "R", "beyond the paper: the mean field of one given graph (per server) and its refinement "
+             "against (3.7) and simulation of the same irg graphs", "L-R-graph"),
     ),
     noted=(
         Noted("L-V-lemma10", "reconstruction",

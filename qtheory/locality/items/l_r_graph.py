@@ -1,0 +1,249 @@
+"""L-R-graph: how far is *this* graph from the limit? The graph mean field and its refinement (beyond paper L).
+
+:func:`compute` draws irg(:math:`p^1`) graphs of the Sec. 6 system for each N and compares, per
+server type and per server, the stationary mean queue length of local JSQ(2) simulated on each
+graph with three approximations: paper L's limit ODE (3.7) (its fixed point, the same for every
+graph), the graph mean field of the given graph (:mod:`qtheory.locality.graphmf`) and, for small
+N, its refinement (:mod:`qtheory.locality.graphrefined`). It also follows L-F1's S2 setting in
+time on one graph per N. No paper states these values: every record is an internal check.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...claims import Claim
+from ...display import Table, listing, number
+from ...errors import ParameterError
+from ...plotting import interval_words
+from ...results import ItemResult
+from ...runtime import child_seed
+from ..experiments import graph_meanfield_rows, graph_meanfield_summary, graph_meanfield_transient_rows
+from ..graphmf import fixed_point as graph_fixed_point
+from ..graphs import irg
+from ..model import paper_system
+
+__all__ = ["ITEM", "METHODS", "RESOLVED_SE", "compute", "error_rows", "ratio_points", "ratio_claim",
+           "correlation_claim", "usage_text"]
+
+ITEM = "L-R-graph"
+#: the approximations compared, by column of the rows, and how the page names them
+METHODS = {"ode": "ODE (3.7)", "gmf": "graph mean field", "grmf": "refined graph mean field"}
+#: an error is resolved by the simulation when it exceeds this many standard errors of the mean
+RESOLVED_SE = 3.0
+#: the label of the simulation's standard error of the mean in the error figure
+SE_LABEL = "SE of the simulated mean"
+#: the refinement's target and the graph mean field's (issue 30): error at most this fraction
+TARGET_RATIO = 0.5
+#: the graph mean field's target against (3.7) is judged for N up to this (issue 30)
+GRAPH_TARGET_N = 200
+
+
+def error_rows(summary: list[dict]) -> list[dict]:
+    """The per-type rows of :func:`~qtheory.locality.experiments.graph_meanfield_summary`
+    (``server_type`` "1", "2", ...), without the per-N correlation rows."""
+    return [r for r in summary if r["server_type"] != "all"]
+
+
+def ratio_points(summary: list[dict], better: str, worse: str, n_max: int) -> list[dict]:
+    """For each (N <= `n_max`, type) where both are present: the mean absolute errors of `better`
+    and `worse` (keys of :data:`METHODS`), their ratio and whether `worse`'s error is resolved
+    (above :data:`RESOLVED_SE` standard errors of the simulated mean); a point whose `worse`
+    error is not resolved cannot show a ratio and is not judged."""
+    out = []
+    for r in error_rows(summary):
+        if r["N"] > n_max or r.get(f"{better}_abs_error") is None or r.get(f"{worse}_abs_error") is None:
+            continue
+        b, w = r[f"{better}_abs_error"], r[f"{worse}_abs_error"]
+        out.append(dict(N=r["N"], server_type=r["server_type"], better=b, worse=w,
+                        ratio=b / w if w > 0 else None, se=r["sim_se_of_mean"],
+                        resolved=bool(w > RESOLVED_SE * r["sim_se_of_mean"])))
+    return out
+
+
+def ratio_claim(summary: list[dict], better: str, worse: str, n_max: int) -> Claim:
+    """Internal check: `better`'s mean absolute error (over the graphs) is at most
+    :data:`TARGET_RATIO` of `worse`'s at every resolved (N <= `n_max`, type) point."""
+    points = ratio_points(summary, better, worse, n_max)
+    judged = [p for p in points if p["resolved"]]
+    missed = [p for p in judged if p["ratio"] > TARGET_RATIO]
+    shown = "; ".join(f"N = {p['N']}, type {p['server_type']}: {number(p['ratio'], digits=2)}"
+                      + ("" if p["resolved"] else " (not resolved)") for p in points)
+    return Claim(item=ITEM, category="check", holds=bool(judged) and not missed,
+                 text=f"{METHODS[better]}: error at most {number(TARGET_RATIO)} of the {METHODS[worse]}'s "
+                      f"(per type, mean over graphs, $N \\le {n_max}$, points the simulation resolves)",
+                 evidence=f"ratios {shown}; {len(judged) - len(missed)} of {len(judged)} resolved points meet it "
+                          f"(resolved: the {METHODS[worse]}'s error above {number(RESOLVED_SE)} SE of the "
+                          "simulated mean)")
+
+
+def correlation_claim(summary: list[dict], n: int, threshold: float = 0.9) -> Claim:
+    """Internal check: at N = `n`, the per-server means of the graph mean field correlate with the
+    simulated ones at least at `threshold` on every graph."""
+    rows = [r for r in summary if r["server_type"] == "all" and r["N"] == n]
+    if not rows:
+        raise ParameterError(f"no per-server rows at N = {n} (is `scatter_n` in `n_list` and per-server?)")
+    r = rows[0]
+    return Claim(item=ITEM, category="check", holds=bool(r["correlation_min"] >= threshold),
+                 text=f"graph mean field against simulation, per server at $N = {n}$: correlation at least "
+                      f"{number(threshold)} on every graph",
+                 evidence=f"smallest over {r['graphs']} graphs {number(r['correlation_min'], digits=4)}, mean "
+                          f"{number(r['correlation'], digits=4)}; within types (deviations from each type's mean) "
+                          f"smallest {number(r['within_type_correlation_min'], digits=3)}")
+
+
+def _mean_over_types(summary, n, key):
+    vals = [r.get(key) for r in error_rows(summary) if r["N"] == n]
+    return float(np.mean(vals)) if vals and all(v is not None for v in vals) else None
+
+
+def _sizes(ns) -> str:
+    return listing([f"$N = {n}$" for n in ns], conjunction="and")
+
+
+def usage_text(summary: list[dict], seconds: dict) -> str:
+    """Where each approximation is worth using, from the errors (mean over types and graphs), the
+    simulation's standard errors and the computing times (wall seconds of the fixed point):
+    Markdown bullets. An error counts as resolved above :data:`RESOLVED_SE` standard errors."""
+    ns = sorted({r["N"] for r in error_rows(summary)})
+    ode = {n: _mean_over_types(summary, n, "ode_abs_error") for n in ns}
+    gmf = {n: _mean_over_types(summary, n, "gmf_abs_error") for n in ns}
+    grmf = {n: _mean_over_types(summary, n, "grmf_abs_error") for n in ns}
+    se = {n: _mean_over_types(summary, n, "sim_se_of_mean") for n in ns}
+    ode_resolved = [n for n in ns if ode[n] > RESOLVED_SE * se[n]]
+    gmf_resolved = [n for n in ns if gmf[n] > RESOLVED_SE * se[n]]
+    gmf_better = [n for n in ns if gmf[n] < ode[n]]
+    refined_ns = [n for n in ns if grmf[n] is not None]
+    corr = {r["N"]: r for r in summary if r["server_type"] == "all"}
+    lines = [
+        "- **ODE (3.7)**: one fixed point for every graph and every $N$, and one value per server type. Its "
+        "error (mean over types and graphs) is "
+        + listing([f"{number(ode[n], digits=2)} at $N = {n}$" for n in ns], conjunction="and") + ". "
+        + (f"The simulation resolves it (above {number(RESOLVED_SE)} SE) at {_sizes(ode_resolved)}"
+           + (f" and not at {_sizes([n for n in ns if n not in ode_resolved])}: there (3.7) is enough for "
+              "type means" if len(ode_resolved) < len(ns) else "")
+           if ode_resolved else "The simulation resolves it at none of the sizes: (3.7) is enough for type means")
+        + ".",
+        "- **Graph mean field**: the given graph's own fixed point, in "
+        + listing([f"{number(seconds[n], digits=2)} s at $N = {n}$" for n in ns if n in seconds], conjunction="and")
+        + " (wall time). Its error is "
+        + listing([f"{number(gmf[n], digits=2)} at $N = {n}$" for n in ns], conjunction="and")
+        + (", below (3.7)'s at every size" if len(gmf_better) == len(ns)
+           else f", below (3.7)'s at {_sizes(gmf_better)}" if gmf_better else ", nowhere below (3.7)'s")
+        + ". Unlike (3.7) it predicts each server's mean"
+        + (f" (correlation with the simulated means at least "
+           f"{listing([number(corr[n]['correlation_min'], digits=3) for n in sorted(corr)], conjunction='and')} "
+           f"over the graphs at {_sizes(sorted(corr))})" if corr else "")
+        + ": it is worth using wherever (3.7)'s error is resolved, and whenever the servers of a type differ.",
+    ]
+    if refined_ns:
+        lines.append(
+            "- **Refined graph mean field** (local JSQ(2); a dense Lyapunov equation in $N L$ unknowns): error "
+            + listing([f"{number(grmf[n], digits=2)} at $N = {n}$" for n in refined_ns], conjunction="and")
+            + ", against the simulation's standard error of the mean "
+            + listing([number(se[n], digits=1) for n in refined_ns], conjunction="and") + ". The graph mean "
+            + (f"field's own error is resolved at {_sizes(gmf_resolved)}: the refinement is worth its cost there"
+               if gmf_resolved else "field's own error is resolved at no size: the refinement adds little here")
+            + ".")
+    return "\n".join(lines)
+
+
+def compute(*, seed: int, n_list, n_graphs: int, events_per_run: int, warmup: float, refine_up_to: int,
+            per_server_up_to: int, scatter_n: int, transient_n_list, transient_runs: int, horizon: float,
+            n_times: int) -> ItemResult:
+    """L-R-graph at the notebook's parameters (see the notebook for their meaning).
+
+    Rows: one per (N, graph, server type): ``sim``, ``sim_se`` (batch means of one run on that
+    graph), ``ode``, ``gmf``, ``grmf`` (N <= `refine_up_to`) and their errors (approximation minus
+    simulation), ``gmf_seconds``. Tables: ``servers`` (per server, N <= `per_server_up_to`),
+    ``summary`` (:func:`~qtheory.locality.experiments.graph_meanfield_summary`) and ``transient``
+    (:func:`~qtheory.locality.experiments.graph_meanfield_transient_rows`).
+    """
+    n_list = sorted(int(n) for n in n_list)
+    if not n_list or len(set(n_list)) != len(n_list):
+        raise ParameterError(f"`n_list` must hold distinct sizes, at least one (got {n_list!r})")
+    if scatter_n not in n_list or scatter_n > per_server_up_to:
+        raise ParameterError(f"`scatter_n` = {scatter_n} must be in `n_list` and at most `per_server_up_to` = "
+                             f"{per_server_up_to}")
+    if not 0 < warmup:
+        raise ParameterError(f"`warmup` must be positive (got {warmup!r})")
+    params = dict(seed=seed, n_list=n_list, n_graphs=n_graphs, events_per_run=events_per_run, warmup=warmup,
+                  refine_up_to=refine_up_to, per_server_up_to=per_server_up_to, scatter_n=scatter_n,
+                  transient_n_list=list(transient_n_list), transient_runs=transient_runs, horizon=horizon,
+                  n_times=n_times)
+    # compile (or load) the graph mean field's kernel here, so that no timed fixed point includes it
+    system = paper_system("design")
+    graph_fixed_point(system, irg(system, 20, child_seed(seed, "warm-up")))
+    tables = graph_meanfield_rows(seed, n_list, n_graphs, warmup=warmup, events_per_run=events_per_run,
+                                  refine_up_to=refine_up_to, per_server_up_to=per_server_up_to)
+    summary = graph_meanfield_summary(tables)
+    transient = graph_meanfield_transient_rows(seed, list(transient_n_list), transient_runs, horizon=horizon,
+                                               n_times=n_times)
+    seconds = {n: float(np.mean([r["gmf_seconds"] for r in tables.types if r["N"] == n])) for n in n_list}
+    refined_seconds = {n: float(np.mean([r["grmf_seconds"] for r in tables.types if r["N"] == n]))
+                       for n in n_list if n <= refine_up_to}
+    n_refined = max([n for n in n_list if n <= refine_up_to], default=None)
+    claims = [ratio_claim(summary, "gmf", "ode", GRAPH_TARGET_N), correlation_claim(summary, scatter_n)]
+    if n_refined is not None:
+        claims.insert(0, ratio_claim(summary, "grmf", "gmf", n_refined))
+    n_big = max(n_list)
+    big = [r for r in error_rows(summary) if r["N"] == n_big]
+    record = {"N": n_big, "graph_meanfield_seconds": seconds[n_big],
+              "per_type": {r["server_type"]: {"gmf_abs_error": r["gmf_abs_error"], "ode_abs_error": r["ode_abs_error"],
+                                              "sim_se_of_mean": r["sim_se_of_mean"]} for r in big}}
+    table = Table(tuple(error_rows(summary)), {
+        "$N$": lambda r: str(r["N"]),
+        "type": lambda r: r["server_type"],
+        "|error| (3.7)": lambda r: number(r["ode_abs_error"], digits=2),
+        "|error| graph MF": lambda r: number(r["gmf_abs_error"], digits=2),
+        "|error| refined": lambda r: number(r.get("grmf_abs_error"), digits=2),
+        "SE of the simulated mean": lambda r: number(r["sim_se_of_mean"], digits=2),
+    }, caption=f"Mean absolute error of the stationary mean queue length per server type, over {n_graphs} "
+               f"irg($p^1$) graphs per $N$ (approximation minus the simulation on the same graph)")
+    transient_max = []
+    for n in transient_n_list:
+        for m in sorted({r["server_type"] for r in transient}):
+            sel = [r for r in transient if r["N"] == n and r["server_type"] == m]
+            transient_max.append(dict(N=n, server_type=m,
+                                      gmf=float(max(abs(r["gmf_error"]) for r in sel)),
+                                      ode=float(max(abs(r["ode_error"]) for r in sel)),
+                                      se=float(max(r["sim_se"] for r in sel))))
+    transient_table = Table(tuple(transient_max), {
+        "$N$": lambda r: str(r["N"]), "type": lambda r: str(r["server_type"]),
+        "max |error| (3.7)": lambda r: number(r["ode"], digits=2),
+        "max |error| graph MF": lambda r: number(r["gmf"], digits=2),
+        "largest SE": lambda r: number(r["se"], digits=2)},
+        caption="L-F1's S2 setting: largest error over time of the mean queue length per type (one graph per $N$)")
+    se1 = interval_words("se1")
+    n_small = min(transient_n_list)
+    labels = [*METHODS.values(), SE_LABEL]
+    points = [dict(server_type=r["server_type"], method=label, N=r["N"], error=r[key])
+              for r in error_rows(summary)
+              for label, key in zip(labels, [f"{k}_abs_error" for k in METHODS] + ["sim_se_of_mean"])
+              if r.get(key) is not None]
+    figure = {
+        "types": sorted({r["server_type"] for r in points}), "n_list": n_list,
+        "error_styles": dict(zip(labels, [("o-", 0), ("s-", 1), ("^-", 2), (":", 7)])),
+        "error_points": points, "scatter_n": scatter_n, "transient_n": n_small,
+        "error_caption": (f"mean absolute error of the stationary mean queue length of each server type against "
+                          f"$N$ (log-log; mean over {n_graphs} irg($p^1$) graphs of the Sec. 6 system, local JSQ(2), "
+                          f"$\\lambda = 3$) for (3.7), the graph mean field and, for $N \\le {refine_up_to}$, its "
+                          "refinement; the dotted line is the standard error of the simulated mean, below which an "
+                          "error is not resolved"),
+        "scatter_caption": (f"stationary mean queue length of each server at $N = {scatter_n}$ ({n_graphs} graphs): "
+                            f"graph mean field (filled) and (3.7) (open, one value per type) against the simulation "
+                            f"on the same graph ({se1} of the simulated mean); the line is equality"),
+        "transient_caption": (f"L-F1's S2 setting on one irg($p^1$) graph with $N = {n_small}$: mean queue length per "
+                              f"server type over time, {transient_runs} simulations ({se1} band), the graph mean field "
+                              "and the ODE (3.7), from i.i.d. initial lengths with the tails of the initial matrix Q"),
+    }
+    text = usage_text(summary, seconds)
+    if refined_seconds:
+        text += ("\n- Computing times of the refinement: "
+                 + listing([f"{number(s, digits=2)} s at $N = {n}$" for n, s in refined_seconds.items()],
+                           conjunction="and") + ".")
+    return ItemResult(ITEM, params, seed, tables.types, claims=tuple(claims),
+                      tables={"servers": tables.servers, "summary": summary, "transient": transient},
+                      summary={"largest_N": record, "graph_meanfield_seconds": {str(n): s for n, s in seconds.items()},
+                               "refined_seconds": {str(n): s for n, s in refined_seconds.items()}},
+                      figure=figure, displays=(table, transient_table), text=text)

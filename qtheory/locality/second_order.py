@@ -4,7 +4,11 @@ For the systems whose occupancy is a density-dependent population process (GWSQ(
 compatibility matrix, local JSQ(d) on the complete bipartite graph; see
 :mod:`qtheory.locality.refined`) the stationary mean has the size expansion of Gast,
 Bortolussi and Tribastone ("Size expansions of mean field approximation: transient and
-steady-state analysis", Performance Evaluation 2019, Sec. 4 and Theorem 4 there):
+steady-state analysis", Performance Evaluation 2019; its steady-state 1/N^2 result, the
+"refined refined" approximation of rmf_tool). The paper's text is not among the project's
+sources, so its equation numbers are not quoted here: the equations below are derived in
+this docstring and checked against rmf_tool 0.5's ``refinedRefined_fixedPoint.computePiVA``
+(test), which implements the paper's steady-state equations for an N-independent drift:
 
 .. math:: E[q^N] = q^* + V / N + A / N^2 + O(1/N^3).
 
@@ -21,10 +25,11 @@ departure term; its 1/N part ``Q1 = diag(f1) / v``), ``R_ijk = sum_e e_i e_j e_k
 (raw moments, orders O(N^-3) dropped).
 
 **Equations.** The stationary law makes the generator of every polynomial average to
-zero; applied to ``Y_i``, ``Y_i Y_j``, ``Y_i Y_j Y_k`` and ``Y_i Y_j Y_k Y_l`` and
-expanded in 1/N this gives, order by order (Gast, Bortolussi and Tribastone 2019,
-Lemma 5 and eqs. (23)-(28) there for f1 = 0; rmf_tool's ``computePiVA`` implements the
-same five equations):
+zero, ``E[sum_e N beta_e(x) (h(x + e/N) - h(x))] = 0``; applied to ``h = Y_i``, ``Y_i Y_j``,
+``Y_i Y_j Y_k`` and ``Y_i Y_j Y_k Y_l``, with the drift, Q and R Taylor-expanded around q*
+and the terms collected by powers of 1/N, this gives, order by order (for f1 = f2 = 0 these
+are rmf_tool's ``computeW``, ``computeV``, ``computeD``, ``computeC``, ``computeB`` and
+``computeA``):
 
 * (W) ``J W + W J^T + Q = 0`` (Lyapunov);
 * (V) ``J V + F'':W / 2 + f1 = 0``;

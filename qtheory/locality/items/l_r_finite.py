@@ -162,9 +162,12 @@ def sweep_rows(rows, loads) -> list[dict]:
         sim, se = value(rows, case, "gwsq", SWEEP_N, "simulation")
         if sim is None:
             raise ParameterError(f"no simulation row of the Sec. 6 system at load {load:g} and N = {SWEEP_N} in `rows`")
-        err = {m: abs(value(rows, case, "gwsq", SWEEP_N, m)[0] - sim) for m in METHODS}
+        approx = {m: value(rows, case, "gwsq", SWEEP_N, m)[0] for m in METHODS}
+        err = {m: abs(approx[m] - sim) for m in METHODS}
         verdict = second_order_verdict(err["refined"], err["second-order"], se)
-        out.append(dict(load=load, N=SWEEP_N, simulation=sim, se=se, mf_error=err["mean-field"],
+        out.append(dict(load=load, N=SWEEP_N, simulation=sim, se=se, mean_field=approx["mean-field"],
+                        first_order_term=approx["refined"] - approx["mean-field"],
+                        second_order_term=approx["second-order"] - approx["refined"], mf_error=err["mean-field"],
                         refined_error=err["refined"], second_order_error=err["second-order"],
                         ratio=err["second-order"] / err["refined"] if err["refined"] > 0 else float("inf"),
                         resolved=bool(err["refined"] > RESOLVED_SE * se), verdict=verdict))
@@ -303,6 +306,16 @@ def targets_text(rows, targets, local_share, *, sec6_seconds: float, sec6_levels
                         f"(second order), SE {number(r['se'], digits=2)}, ratio {number(r['ratio'], digits=2)}, "
                         + (r["verdict"] if r["resolved"] else "unresolved (refined error below 4 SE)")
                         for r in sweep) + f" ({len(resolved)} of {len(sweep)} loads resolved).")
+        short = [r for r in sweep if r["verdict"] != "met"]
+        if short:
+            text.append(" Where it is not met, the expansion's terms at N = " + str(SWEEP_N) + " shrink slowly: " + "; ".join(
+                f"load {number(r['load'])}: V/N adds {number(r['first_order_term'], digits=2)}, V₂/N² adds "
+                f"{number(r['second_order_term'], digits=2)}, and the simulation differs from their sum by "
+                f"{number(r['simulation'] - r['mean_field'] - r['first_order_term'] - r['second_order_term'], digits=2)} "
+                "(the size of a next term, were the terms to keep shrinking by the factor "
+                f"{number(r['first_order_term'] / r['second_order_term'], digits=2)}: "
+                f"{number(r['second_order_term'] ** 2 / r['first_order_term'], digits=2)})"
+                for r in short) + ".")
     if local_share:
         f1s = np.array([r["f1_share"] for r in local_share])
         tot = np.array([r["refined_share"] for r in local_share])

@@ -106,6 +106,17 @@ def test_sweep_rows_measure_the_three_errors_and_judge_target_3():
         lrf.sweep_rows(rows, [0.95])
 
 
+def test_the_targets_text_reports_target_3_and_the_terms_where_it_is_not_met():
+    rows = _sweep_point(0.7, 1.0, 1.1, 1.12, 1.125, 0.001) + _sweep_point(0.9, 2.0, 2.5, 2.75, 3.0, 0.01)
+    text = lrf.targets_text([], [], [], sec6_seconds=0.1, sec6_levels=8, transient_seconds=0.2,
+                            sec6_sizes10=(5, 3, 2), sweep=lrf.sweep_rows(rows, [0.7, 0.9]), second_order_seconds=0.25)
+    assert "the second-order expansion 0.25 s" in text
+    assert "load 0.7: errors 0.12 (mean field), 0.025 (refined), 0.005 (second order), SE 0.001, ratio 0.2, met" in text
+    # load 0.9 is missed: the terms 0.5 and 0.25 (factor 2) and the remainder 0.25
+    assert "load 0.9: V/N adds 0.5, V₂/N² adds 0.25, and the simulation differs from their sum by 0.25" in text
+    assert "factor 2: 0.12" in text and "load 0.7: V/N" not in text
+
+
 def test_target_3_does_not_hold_without_a_resolved_load():
     # refined error 0.003 = 3 SE: not resolved (needs more than 4 SE)
     sweep = lrf.sweep_rows(_sweep_point(0.7, 1.0, 1.1, 1.1, 1.103, 0.001), [0.7])

@@ -1,11 +1,12 @@
 """L-R-finite: how far is N from infinity? Refined mean field, simulation and exact chains (beyond
 the paper).
 
-:func:`compute` measures the error of the mean-field limit (3.7) and of its refined
-(:math:`1/N`) correction (:mod:`qtheory.locality.refined`) at finite :math:`N` against exact
-Markov chains (tiny :math:`N`) and simulation, for the homogeneous JSQ(2) under GWSQ(2) and
-local JSQ(2) on the complete graph, and for the Sec. 6 system under GWSQ(2); and the transient
-of the Sec. 6 system from the L-F2 start.
+:func:`compute` measures the error of the mean-field limit (3.7), of its refined (:math:`1/N`)
+correction (:mod:`qtheory.locality.refined`) and of the second-order (:math:`1/N^2`) expansion
+(:mod:`qtheory.locality.second_order`) at finite :math:`N` against exact Markov chains (tiny
+:math:`N`) and simulation, for the homogeneous JSQ(2) under GWSQ(2) and local JSQ(2) on the
+complete graph, for the Sec. 6 system under GWSQ(2) (against N at its own load, and at
+:math:`N = 10` against the load); and the transient of the Sec. 6 system from the L-F2 start.
 
 Nothing here is a claim of paper L: every judgement is an internal check (category ``check``)
 of our own targets.
@@ -16,6 +17,9 @@ of our own targets.
   :func:`target_claim` judges the points of load at most 0.9 that the simulation resolves.
 * Target 2 (:func:`speed_claim`): the refined stationary approximation of the Sec. 6 system
   computes in under a second.
+* Target 3 (:func:`second_order_verdict`, :func:`second_order_claim`, issue 30): on the Sec. 6
+  system at :math:`N = 10` and every load of `loads`, the second-order error is at most a third
+  of the first-order (refined) error.
 * :func:`refined_vs_simulation_check`: the refined mean queue length of the Sec. 6 system at
   :math:`N = 50` against simulation.
 """
@@ -27,7 +31,8 @@ from math import comb
 import numpy as np
 
 from ...claims import Claim
-from ...display import Table, number
+from ...display import Table, listing, number
+from ...plotting import interval_words
 from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed, replicate
@@ -36,9 +41,11 @@ from ..exact import occupancy_stationary
 from ..experiments import occupancy_summary, population_stationary_replication, trajectory_replication
 from ..model import LocalitySystem, paper_initial_occupancy, paper_system, system_sizes
 from ..refined import refined_stationary, refined_transient
+from ..second_order import second_order_stationary
 
-__all__ = ["ITEM", "POLICY_NAME", "compute", "value", "target_verdict", "target_rows", "target_counts",
-           "target_claim", "speed_claim", "refined_vs_simulation_check", "error_points", "slope_rows",
+__all__ = ["ITEM", "POLICY_NAME", "METHODS", "compute", "value", "target_verdict", "target_rows", "target_counts",
+           "target_claim", "speed_claim", "second_order_verdict", "sweep_rows", "second_order_claim",
+           "error_summary", "sweep_case", "sec6_at", "refined_vs_simulation_check", "error_points", "slope_rows",
            "local_gap_shares", "targets_text"]
 
 ITEM = "L-R-finite"
@@ -57,6 +64,25 @@ SPEED_SECONDS = 1.0
 #: does not resolve it) and left out of the slope fit
 DRAWN_SE = 3.0
 SEC6_CASE = "Sec. 6, $p^1$"
+#: the approximations compared, in order, and how the page names them
+METHODS = {"mean-field": "mean field (3.7)", "refined": "refined, 1/N", "second-order": "second order, 1/N²"}
+#: target 3: the second-order error is at most this share of the first-order error ...
+SECOND_ORDER_RATIO = 1.0 / 3.0
+#: ... on the Sec. 6 system at this size (issue 30)
+SWEEP_N = 10
+
+
+def sweep_case(load: float) -> str:
+    """Name of the Sec. 6 case at `load` in the N = 10 sweep."""
+    return f"Sec. 6, $p^1$, load {load:g}"
+
+
+def sec6_at(load: float) -> LocalitySystem:
+    """The Sec. 6 system (:math:`p^1`) with its arrival rate scaled to `load` (capacity
+    :math:`\\sum_m v_m u_m = 4`; the paper's own load is 3/4)."""
+    base = paper_system("design")
+    return LocalitySystem(load * base.capacity / base.zeta, base.zeta, base.cluster_weights, base.type_fractions,
+                          base.service_rates, base.compatibility, base.d)
 
 
 def value(rows, case: str, policy: str, n: int, method: str, quantity: str = "mean"):
@@ -84,12 +110,13 @@ def target_rows(rows, cases, n_list) -> list[dict]:
         for n in n_list:
             mf, _ = value(rows, c["case"], c["policy"], n, "mean-field")
             rf, _ = value(rows, c["case"], c["policy"], n, "refined")
+            so, _ = value(rows, c["case"], c["policy"], n, "second-order")
             sim, se = value(rows, c["case"], c["policy"], n, "simulation")
             e_mf, e_rf = abs(mf - sim), abs(rf - sim)
             verdict = target_verdict(e_mf, e_rf, se)
             out.append(dict(case=c["case"], policy=c["policy"], load=c["load"], N=n, mf_error=e_mf,
-                            refined_error=e_rf, se=se, resolved=bool(e_mf > RESOLVED_SE * se), verdict=verdict,
-                            met=verdict == "met"))
+                            refined_error=e_rf, second_order_error=None if so is None else abs(so - sim), se=se,
+                            resolved=bool(e_mf > RESOLVED_SE * se), verdict=verdict, met=verdict == "met"))
     return out
 
 
@@ -115,6 +142,51 @@ def target_claim(targets) -> Claim:
                       "simulation resolves)",
                  evidence=f"{n_met} of {len(k['resolved'])} resolved points meet it, {len(k['noisy'])} within 3 SE, "
                           f"{len(k['missed'])} missed; {len(k['unresolved'])} points unresolved")
+
+
+def second_order_verdict(first_error: float, second_error: float, se: float) -> str:
+    """Target 3 at one point: ``"met"`` when the second-order error is at most a third of the
+    first-order error; else ``"within noise"`` when it is within 3 SE of zero; else ``"missed"``."""
+    if second_error <= SECOND_ORDER_RATIO * first_error:
+        return "met"
+    return "within noise" if second_error <= NOISE_SE * se else "missed"
+
+
+def sweep_rows(rows, loads) -> list[dict]:
+    """Target 3, one row per load: the Sec. 6 system at N = :data:`SWEEP_N`, the errors of the
+    three approximations against simulation, its SE, their ratio, whether the simulation resolves
+    the first-order error (above 4 SE) and :func:`second_order_verdict`."""
+    out = []
+    for load in loads:
+        case = sweep_case(load)
+        sim, se = value(rows, case, "gwsq", SWEEP_N, "simulation")
+        if sim is None:
+            raise ParameterError(f"no simulation row of the Sec. 6 system at load {load:g} and N = {SWEEP_N} in `rows`")
+        approx = {m: value(rows, case, "gwsq", SWEEP_N, m)[0] for m in METHODS}
+        err = {m: abs(approx[m] - sim) for m in METHODS}
+        verdict = second_order_verdict(err["refined"], err["second-order"], se)
+        out.append(dict(load=load, N=SWEEP_N, simulation=sim, se=se, mean_field=approx["mean-field"],
+                        first_order_term=approx["refined"] - approx["mean-field"],
+                        second_order_term=approx["second-order"] - approx["refined"], mf_error=err["mean-field"],
+                        refined_error=err["refined"], second_order_error=err["second-order"],
+                        ratio=err["second-order"] / err["refined"] if err["refined"] > 0 else float("inf"),
+                        resolved=bool(err["refined"] > RESOLVED_SE * se), verdict=verdict))
+    return out
+
+
+def second_order_claim(sweep) -> Claim:
+    """Target 3 as an internal check: holds when no load whose first-order error the simulation
+    resolves is missed (points within noise do not count against it), and at least one is resolved."""
+    resolved = [r for r in sweep if r["resolved"]]
+    missed = [r for r in resolved if r["verdict"] == "missed"]
+    noisy = [r for r in resolved if r["verdict"] == "within noise"]
+    ratios = listing([f"{number(r['ratio'], digits=2)} at load {number(r['load'])}" for r in sweep])
+    return Claim(item=ITEM, category="check", holds=bool(resolved) and not missed,
+                 text=f"Sec. 6 system, $N = {SWEEP_N}$: second-order error at most a third of the refined "
+                      "(first-order) error at every load",
+                 evidence=f"{len(resolved) - len(missed) - len(noisy)} of {len(resolved)} resolved loads meet it, "
+                          f"{len(noisy)} within 3 SE, {len(missed)} missed; {len(sweep) - len(resolved)} unresolved; "
+                          f"error ratios {ratios}")
 
 
 def speed_claim(seconds: float) -> Claim:
@@ -145,6 +217,8 @@ def error_points(rows, case: str, policy: str, method: str) -> list[dict]:
     out = []
     for n in sorted({r["N"] for r in rows if r["case"] == case and r["policy"] == policy}):
         approx, _ = value(rows, case, policy, n, method)
+        if approx is None:                    # the method has no row at this N
+            continue
         ex, _ = value(rows, case, policy, n, "exact")
         sim, se = value(rows, case, policy, n, "simulation")
         if ex is not None:
@@ -164,7 +238,7 @@ def slope_rows(rows, panels) -> list[dict]:
     ``(case, policy)`` and method."""
     out = []
     for case, policy in panels:
-        for method in ("mean-field", "refined"):
+        for method in METHODS:
             resolved = [p for p in error_points(rows, case, policy, method) if p["resolved"]]
             if len(resolved) >= 2:
                 out.append(dict(case=case, policy=policy, method=method,
@@ -193,8 +267,9 @@ def local_gap_shares(rows, cases, n_list) -> list[dict]:
 
 
 def targets_text(rows, targets, local_share, *, sec6_seconds: float, sec6_levels: int,
-                 transient_seconds: float, sec6_sizes10) -> str:
-    """The page's "Targets and what they show" bullets (Markdown), from the data."""
+                 transient_seconds: float, sec6_sizes10, sweep=(), second_order_seconds: float | None = None) -> str:
+    """The page's "Targets and what they show" bullets (Markdown), from the data (`sweep`: the
+    rows of :func:`sweep_rows`, target 3)."""
     k = target_counts(targets)
     resolved, missed, noisy, unresolved, high_load = (k[x] for x in ("resolved", "missed", "noisy", "unresolved",
                                                                      "high_load"))
@@ -208,7 +283,7 @@ def targets_text(rows, targets, local_share, *, sec6_seconds: float, sec6_levels
         text.append("; it is missed at " + ", ".join(f"{r['case']} {POLICY_NAME[r['policy']]} N = {r['N']} "
                                                     f"(ratio {r['refined_error'] / r['mf_error']:.2f}, refined error "
                                                     f"{r['refined_error'] / r['se']:.1f} SE)" for r in missed))
-    text.append(f". At {len(unresolved)} points (N = {sorted({r['N'] for r in unresolved})}) the mean-field error "
+    text.append(f". At {len(unresolved)} points (N = {listing(sorted({r['N'] for r in unresolved}))}) the mean-field error "
                 "itself is within 4 SE of zero, so the simulation cannot tell the two apart there.")
     if high_load:
         ok_high = [r for r in high_load if r["met"]]
@@ -216,9 +291,31 @@ def targets_text(rows, targets, local_share, *, sec6_seconds: float, sec6_levels
         text.append(f"\n* Load 0.95 (outside the target): the refined error is at most a quarter of the mean-field "
                     f"error at {len(ok_high)} of {len(high_load)} resolved points; worst ratio "
                     f"{worst['refined_error'] / worst['mf_error']:.2f} (N = {worst['N']}).")
-    text.append(f"\n* Target 2: the refined stationary approximation of the Sec. 6 system took {sec6_seconds:.3f} s "
+    text.append(f"\n* Target 2: the refined stationary approximation of the Sec. 6 system took {number(sec6_seconds)} s "
                 f"({sec6_levels} levels; fixed point, Lyapunov equation and V), the transient on the "
-                f"L-F2 grid {transient_seconds:.2f} s.")
+                f"L-F2 grid {number(transient_seconds)} s")
+    text.append("." if second_order_seconds is None else
+                f"; the second-order expansion {number(second_order_seconds)} s on the build machine "
+                "(benchmarks/bench_second_order.py measures it on one core).")
+    if sweep:
+        resolved = [r for r in sweep if r["resolved"]]
+        text.append(f"\n* Target 3 (Sec. 6 system at N = {SWEEP_N}: second-order error at most a third of the refined "
+                    "error): " + "; ".join(
+                        f"load {number(r['load'])}: errors {number(r['mf_error'], digits=2)} (mean field), "
+                        f"{number(r['refined_error'], digits=2)} (refined), {number(r['second_order_error'], digits=2)} "
+                        f"(second order), SE {number(r['se'], digits=2)}, ratio {number(r['ratio'], digits=2)}, "
+                        + (r["verdict"] if r["resolved"] else "unresolved (refined error below 4 SE)")
+                        for r in sweep) + f" ({len(resolved)} of {len(sweep)} loads resolved).")
+        short = [r for r in sweep if r["verdict"] != "met"]
+        if short:
+            text.append(" Where it is not met, the expansion's terms at N = " + str(SWEEP_N) + " shrink slowly: " + "; ".join(
+                f"load {number(r['load'])}: V/N adds {number(r['first_order_term'], digits=2)}, V₂/N² adds "
+                f"{number(r['second_order_term'], digits=2)}, and the simulation differs from their sum by "
+                f"{number(r['simulation'] - r['mean_field'] - r['first_order_term'] - r['second_order_term'], digits=2)} "
+                "(the size of a next term, were the terms to keep shrinking by the factor "
+                f"{number(r['first_order_term'] / r['second_order_term'], digits=2)}: "
+                f"{number(r['second_order_term'] ** 2 / r['first_order_term'], digits=2)})"
+                for r in short) + ".")
     if local_share:
         f1s = np.array([r["f1_share"] for r in local_share])
         tot = np.array([r["refined_share"] for r in local_share])
@@ -230,7 +327,7 @@ def targets_text(rows, targets, local_share, *, sec6_seconds: float, sec6_levels
                        if f1s.max() < 0 else "."))
     exact = [r for r in rows if r["method"] == "exact" and r["quantity"] == "mean"]
     if exact:
-        text.append(f"\n* Exact chains: {len(exact)} cases with N = {sorted({r['N'] for r in exact})}; the largest "
+        text.append(f"\n* Exact chains: {len(exact)} cases with N = {listing(sorted({r['N'] for r in exact}))}; the largest "
                     f"boundary mass (share of servers at the buffer) is {number(max(r['boundary_mass'] for r in exact), digits=2)}, "
                     f"the largest chain has {max(r['n_states'] for r in exact)} states.")
     states10 = int(np.prod([comb(int(k) + 8, 8) for k in sec6_sizes10]))
@@ -238,12 +335,6 @@ def targets_text(rows, targets, local_share, *, sec6_seconds: float, sec6_levels
                 f"({', '.join(map(str, sec6_sizes10))} servers per type), whose chain has {states10:,} states "
                 "already with buffers of 8 tasks.")
     return "".join(text)
-
-
-def _fmt(x, se=None) -> str:
-    if x is None:
-        return ""
-    return f"{x:.4f}" if se is None else f"{x:.4f} ± {se:.4f}"
 
 
 def _homogeneous(load: float) -> LocalitySystem:
@@ -258,8 +349,11 @@ def _cases(loads) -> list[dict]:
             cases.append(dict(case=f"JSQ(2), load {load}", load=load, policy=policy, system=_homogeneous(load)))
     sec6 = paper_system("design")
     cases.append(dict(case=SEC6_CASE, load=sec6.total_arrival_rate / sec6.capacity, policy="gwsq", system=sec6))
+    for load in loads:
+        cases.append(dict(case=sweep_case(load), load=load, policy="gwsq", system=sec6_at(load), sweep=True))
     for c in cases:
         c["refined"] = refined_stationary(c["system"], policy=c["policy"])
+        c["second"] = second_order_stationary(c["system"], policy=c["policy"])
         c["V_gwsq"] = refined_stationary(c["system"]).V      # the term without f1, for local JSQ(d)
     return cases
 
@@ -276,9 +370,12 @@ def _stationary_rows(cases, *, seed, n_list, n_runs, events_per_run, warmup_rela
         ref, v = c["refined"], c["system"].v
         sizes_exact = {int(k): b for k, b in exact_buffers.get(str(c["load"]), {}).items()} \
             if c["system"].n_types == 1 else {}
-        for n in sorted(set(n_list) | set(sizes_exact)):
+        sizes = [SWEEP_N] if c.get("sweep") else n_list
+        second = c["second"]
+        for n in sorted(set(sizes) | set(sizes_exact)):
             add_rows(c, n, "mean-field", occupancy_summary(ref.q, ref.mean_queue_length(), v))
             add_rows(c, n, "refined", occupancy_summary(ref.occupancy(n), ref.mean_queue_length(n), v))
+            add_rows(c, n, "second-order", occupancy_summary(second.occupancy(n), second.mean_queue_length(n), v))
             if c["policy"] == "jsqd-complete":
                 occ = ref.q + c["V_gwsq"] / n
                 add_rows(c, n, "refined without f1", occupancy_summary(occ, occ.sum(axis=1), v))
@@ -287,7 +384,7 @@ def _stationary_rows(cases, *, seed, n_list, n_runs, events_per_run, warmup_rela
             add_rows(c, n, "exact", occupancy_summary(law.occupancy, law.mean_queue_length, v),
                      buffer=buffer, boundary_mass=law.boundary_mass, n_states=law.n_states)
         warmup = warmup_relaxations * ref.relaxation_time
-        for n in n_list:
+        for n in sizes:
             rate = 2.0 * c["system"].total_arrival_rate * n        # arrivals plus as many departures
             horizon = warmup + events_per_run / rate
             n_samples = int(min(200_000, max(1000, 10 * (horizon - warmup) / ref.relaxation_time)))
@@ -329,44 +426,68 @@ def _transient(sec6, *, seed, transient_n_list, transient_runs, horizon, n_times
     return transient, tr_rows, sup_rows, bands
 
 
-def _displays(rows, cases, n_list, sup_rows, transient_n_list) -> tuple:
-    lines = []
-    for c in cases:
-        for n in sorted({r["N"] for r in rows if r["case"] == c["case"] and r["policy"] == c["policy"]}):
-            mf, _ = value(rows, c["case"], c["policy"], n, "mean-field")
-            rf, _ = value(rows, c["case"], c["policy"], n, "refined")
-            sim, se = value(rows, c["case"], c["policy"], n, "simulation")
+def error_summary(rows, cases) -> list[dict]:
+    """One row per N: the largest error of each approximation of the mean queue length over the
+    cases measured at that N (against the exact chain where there is one, else simulation), the
+    number of such cases and the largest simulation SE among them (0 when all are exact)."""
+    out = []
+    sizes = sorted({r["N"] for c in cases for r in rows if r["case"] == c["case"]})
+    for n in sizes:
+        errors = {m: [] for m in METHODS}
+        ses, sources = [], set()
+        for c in cases:
             ex, _ = value(rows, c["case"], c["policy"], n, "exact")
+            sim, se = value(rows, c["case"], c["policy"], n, "simulation")
             target = ex if ex is not None else sim
-            err = (f"{abs(mf - target):.4f}", f"{abs(rf - target):.4f}") if target is not None else ("", "")
-            lines.append({"case": c["case"], "policy": POLICY_NAME[c["policy"]], "N": n, "mean field": f"{mf:.4f}",
-                          "refined": f"{rf:.4f}", "simulation ± SE": _fmt(sim, se), "exact": _fmt(ex),
-                          "MF error": err[0], "refined error": err[1]})
-    means = Table(tuple(lines), {h: (lambda r, h=h: r[h]) for h in lines[0]},
-                  caption="Mean queue length (all servers). Errors are against the exact value where there is one, "
-                          "else against the simulation (whose SE they include).")
-    sec6 = cases[-1]
-    quantities = list(occupancy_summary(sec6["refined"].q, sec6["refined"].mean_queue_length(), sec6["system"].v))
-    per_type = []
-    for n in n_list:
-        for method in ("mean-field", "refined", "simulation"):
-            per_type.append({"N": n, "method": method,
-                             **{q: _fmt(*value(rows, sec6["case"], "gwsq", n, method, q)) for q in quantities}})
-    types = Table(tuple(per_type), {h: (lambda r, h=h: r[h]) for h in per_type[0]},
-                  caption="Sec. 6 system, GWSQ(2), $p^1$: per server type (mean[m]: mean queue length of type $m$; "
-                          r"q[m,l]: fraction of type-$m$ servers with at least $\ell$ tasks).")
+            if target is None:
+                continue
+            sources.add("exact" if ex is not None else "simulation")
+            ses.append(0.0 if ex is not None else se)
+            for m in METHODS:
+                errors[m].append(abs(value(rows, c["case"], c["policy"], n, m)[0] - target))
+        if ses:
+            out.append(dict(N=n, cases=len(ses), against=" and ".join(sorted(sources)), max_se=max(ses),
+                            **{f"{m}_max_error": max(errors[m]) for m in METHODS}))
+    return out
+
+
+def _displays(summary_rows, sweep, sup_rows, transient_n_list) -> tuple:
+    def err(r, m):
+        return number(r[f"{m}_max_error"], digits=2)
+
+    summary = Table(tuple(summary_rows),
+                    {"N": lambda r: r["N"], "cases": lambda r: r["cases"], "against": lambda r: r["against"],
+                     **{f"largest error, {METHODS[m]}": (lambda r, m=m: err(r, m)) for m in METHODS},
+                     "largest SE": lambda r: number(r["max_se"], digits=2) if r["max_se"] > 0 else "exact"},
+                    caption="Largest error of each approximation of the stationary mean queue length over the cases "
+                            "measured at each N (the homogeneous JSQ(2) at every load under both policies, and the "
+                            "Sec. 6 system), against the exact chain where there is one, else against simulation; "
+                            "errors below about 3 SE are noise. Every case and quantity is in the CSV file.")
+    targets3 = Table(tuple(sweep),
+                     {"load": lambda r: number(r["load"]), "simulation": lambda r: number(r["simulation"], r["se"]),
+                      **{f"error, {METHODS[m]}": (lambda r, m=m: number(r[f"{_key(m)}_error"], digits=2))
+                         for m in METHODS},
+                      "ratio second / first": lambda r: number(r["ratio"], digits=2),
+                      "target 3": lambda r: r["verdict"] if r["resolved"] else "unresolved"},
+                     caption=f"Sec. 6 system ($p^1$, GWSQ(2)) at $N = {SWEEP_N}$: mean queue length from simulation "
+                             "(± 1 SE) and the error of each approximation; target 3 asks for a ratio of at most 1/3.")
 
     def sup(n, method):
         r = next(r for r in sup_rows if r["N"] == n and r["method"] == method)
-        return f"{r['sup_error']:.4f} (t = {r['t']:.1f}, q[{r['server_type']},{r['level']}])", f"{r['se_at_sup']:.4f}"
+        return (f"{number(r['sup_error'], digits=2)} (t = {number(r['t'], digits=2)}, "
+                f"type {r['server_type']}, level {r['level']})", number(r["se_at_sup"], digits=2))
 
     gaps = Table(tuple(transient_n_list),
-                 {"N": lambda n: n, "sup error, ODE (3.7)": lambda n: sup(n, "ode")[0],
-                  "sup error, refined": lambda n: sup(n, "refined")[0],
+                 {"N": lambda n: n, "largest gap, ODE (3.7)": lambda n: sup(n, "ode")[0],
+                  "largest gap, refined": lambda n: sup(n, "refined")[0],
                   "SE there (ODE, refined)": lambda n: f"{sup(n, 'ode')[1]}, {sup(n, 'refined')[1]}"},
                  caption="Largest gap over $t$ and the six curves between the mean of the runs and each "
                          "approximation (transient of the Sec. 6 system under GWSQ(2)).")
-    return means, types, gaps
+    return summary, targets3, gaps
+
+
+def _key(method: str) -> str:
+    return {"mean-field": "mf", "refined": "refined", "second-order": "second_order"}[method]
 
 
 def compute(*, seed: int, loads, n_list, n_runs: int, events_per_run: int, warmup_relaxations: float,
@@ -376,70 +497,89 @@ def compute(*, seed: int, loads, n_list, n_runs: int, events_per_run: int, warmu
 
     Rows (``L-R-finite.csv``): ``case, load, policy, N, method, quantity, value, se`` (+ the
     exact chain's ``buffer, boundary_mass, n_states``, the simulation's ``warmup, horizon,
-    events``), methods ``mean-field``, ``refined``, ``refined without f1`` (local JSQ(2)),
-    ``exact``, ``simulation``. Tables: ``transient`` (mean paths beside the ODE and the refined
-    transient), ``transient_sup`` (largest gaps), ``targets`` (target 1 per point, with
-    :func:`target_verdict`) and ``slopes``.
+    events``), methods ``mean-field``, ``refined``, ``second-order``, ``refined without f1``
+    (local JSQ(2)), ``exact``, ``simulation``; the Sec. 6 system at each load of `loads` is a
+    case of its own (``Sec. 6, $p^1$, load x``), simulated at N = :data:`SWEEP_N` only. Tables:
+    ``transient`` (mean paths beside the ODE and the refined transient), ``transient_sup``
+    (largest gaps), ``targets`` (target 1 per point, with :func:`target_verdict`, and the
+    second-order error), ``sweep`` (target 3 per load, :func:`sweep_rows`), ``errors``
+    (:func:`error_summary`) and ``slopes``.
     """
     if not list(n_list) or not list(transient_n_list):
         raise ParameterError("`n_list` and `transient_n_list` must name at least one system size")
     if not all(0 < load < 1 for load in loads):
-        raise ParameterError(f"`loads` must lie in (0, 1) for a stationary system (got {list(loads)!r})")
+        raise ParameterError(f"`loads` must lie in (0, 1) for a stationary system (got {listing(list(loads))})")
     # exact_buffers may name loads that are not run (a rerun with fewer loads keeps the preset's buffers)
     params = dict(seed=seed, loads=list(loads), n_list=list(n_list), n_runs=n_runs, events_per_run=events_per_run,
                   warmup_relaxations=warmup_relaxations, exact_buffers=exact_buffers,
                   transient_n_list=list(transient_n_list), transient_runs=transient_runs, horizon=horizon,
                   n_times=n_times, reading=reading)
     cases = _cases(loads)
+    main_cases = [c for c in cases if not c.get("sweep")]
     # load the compiled simulation kernels once here, so that the forked workers inherit them
     population_stationary_replication(np.random.SeedSequence(0), _homogeneous(0.5), 2, "gwsq", 1.0, 2.0)
     population_stationary_replication(np.random.SeedSequence(0), _homogeneous(0.5), 2, "jsqd-complete", 1.0, 2.0)
     rows = _stationary_rows(cases, seed=seed, n_list=n_list, n_runs=n_runs, events_per_run=events_per_run,
                             warmup_relaxations=warmup_relaxations, exact_buffers=exact_buffers)
-    panels = [(c["case"], c["policy"]) for c in cases if c["policy"] == "gwsq"] + \
-        [(c["case"], c["policy"]) for c in cases if c["policy"] == "jsqd-complete"]
+    panels = [(c["case"], c["policy"]) for c in main_cases if c["policy"] == "gwsq"] + \
+        [(c["case"], c["policy"]) for c in main_cases if c["policy"] == "jsqd-complete"]
     slopes = slope_rows(rows, panels)
-    sec6 = cases[-1]
+    sec6 = next(c for c in cases if c["case"] == SEC6_CASE)
     transient, tr_rows, sup_rows, bands = _transient(sec6["system"], seed=seed, transient_n_list=transient_n_list,
                                               transient_runs=transient_runs, horizon=horizon, n_times=n_times,
                                               reading=reading)
-    targets = target_rows(rows, cases, n_list)
+    targets = target_rows(rows, main_cases, n_list)
     counts = target_counts(targets)
-    local_share = local_gap_shares(rows, cases, n_list)
+    local_share = local_gap_shares(rows, main_cases, n_list)
+    sweep = sweep_rows(rows, list(loads))
+    errors = error_summary(rows, main_cases)
     sec6_time = sec6["refined"].seconds
     claims = (refined_vs_simulation_check(rows, list(n_list), n_runs=n_runs, events_per_run=events_per_run, seed=seed),
-              target_claim(targets), speed_claim(sec6_time))
+              target_claim(targets), speed_claim(sec6_time), second_order_claim(sweep))
     text = targets_text(rows, targets, local_share, sec6_seconds=sec6_time, sec6_levels=sec6["refined"].levels,
                         transient_seconds=transient.seconds,
-                        sec6_sizes10=system_sizes(sec6["system"], 10).servers_per_type)
+                        sec6_sizes10=system_sizes(sec6["system"], 10).servers_per_type,
+                        sweep=sweep, second_order_seconds=sec6["second"].seconds)
     summary = dict(own_results="every number on this page is a computation of ours (beyond paper L), none is a "
                                "paper claim",
-                   sec6_refined_seconds=sec6_time, transient_seconds=transient.seconds,
+                   sec6_refined_seconds=sec6_time, sec6_second_order_seconds=sec6["second"].seconds,
+                   transient_seconds=transient.seconds,
                    target_points_resolved=len(counts["resolved"]), target_points_missed=len(counts["missed"]),
-                   target_points_within_noise=len(counts["noisy"]), slopes=slopes, local_jsqd_gap_shares=local_share)
-    slope_of = {(s["case"], s["policy"], s["method"]): s["slope"] for s in slopes}
+                   target_points_within_noise=len(counts["noisy"]), slopes=slopes, local_jsqd_gap_shares=local_share,
+                   second_order_ratios={f"load {r['load']:g}": r["ratio"] for r in sweep})
     points = [dict(case=case, policy=policy, method=method, **p) for case, policy in panels
-              for method in ("mean-field", "refined") for p in error_points(rows, case, policy, method)]
+              for method in METHODS for p in error_points(rows, case, policy, method)]
     n_show = transient_n_list[min(1, len(transient_n_list) - 1)]
+    homogeneous_panels = [dict(title=f"JSQ(2), load {number(load)}", cases=[(f"JSQ(2), load {load}", p)
+                                                                            for p in ("gwsq", "jsqd-complete")])
+                          for load in loads]
+    sec6_panel = dict(title=f"Sec. 6 system, load {number(sec6['load'])}", cases=[(SEC6_CASE, "gwsq")])
     figure = {
-        "caption": (f"error of the mean-field and refined mean-field approximations of the stationary mean queue "
-                    f"length against $N = {', '.join(str(n) for n in n_list)}$ at loads "
-                    f"{', '.join(f'{x:g}' for x in loads)}, measured against the exact Markov chains where they fit "
-                    f"and otherwise against {n_runs} simulation runs of {events_per_run:,} events each (95% CI); one "
-                    "panel per system and policy"),
-        "panels": [dict(case=case, policy=policy, title=f"{case}\n{POLICY_NAME[policy]}",
-                        labels={m: (f"{m} (slope {slope_of[(case, policy, m)]:.2f})"
-                                    if (case, policy, m) in slope_of else m) for m in ("mean-field", "refined")})
-                   for case, policy in panels],
+        "caption": (f"Error of the three approximations of the stationary mean queue length against $N$, on log "
+                    f"axes: the homogeneous JSQ(2) at loads {listing(list(loads))} with replacement (GWSQ(2), "
+                    f"circles) and without (local JSQ(2) on the complete graph, squares), and the Sec. 6 system "
+                    f"(GWSQ(2), $p^1$). Errors are against the exact Markov chains for tiny $N$ (no bar) and "
+                    f"otherwise against {n_runs} simulation runs of {number(events_per_run)} events each "
+                    f"({interval_words('se1')}); open markers: the simulation does not resolve the error (below 3 SE), "
+                    "drawn at 3 SE"),
+        "panels": homogeneous_panels + [sec6_panel],
+        "methods": METHODS,
         "error_points": points,
+        "sweep": sweep,
+        "sweep_columns": {m: f"{_key(m)}_error" for m in METHODS},
+        "sweep_caption": (f"Sec. 6 system ($p^1$, GWSQ(2)) at $N = {SWEEP_N}$: error of the three approximations "
+                          f"of the mean queue length against the load, against {n_runs} simulation runs of "
+                          f"{number(events_per_run)} events each ({interval_words('se1')}); target 3 asks the "
+                          "second-order error to be at most a third of the refined one"),
         "transient_n": n_show,
         # the 95% band of the mean path at N = transient_n (the transient table holds its SE)
         "transient_band": bands[n_show],
         "transient_caption": (rf"Sec. 6 system under GWSQ(2) from the L-F2 start: occupancy $q_{{m,\ell}}(t)$, mean of "
-                              rf"{transient_runs} runs with $N = {n_show}$ (95% CI) up to $t = {horizon:g}$, against the "
-                              "ODE (3.7) and the refined transient"),
+                              rf"{transient_runs} runs with $N = {n_show}$ ({interval_words('ci95')}) up to "
+                              rf"$t = {horizon:g}$, against the ODE (3.7) and the refined transient"),
     }
     return ItemResult(ITEM, params, seed, rows, claims=claims,
-                      tables={"transient": tr_rows, "transient_sup": sup_rows, "targets": targets, "slopes": slopes},
-                      summary=summary, figure=figure, displays=_displays(rows, cases, n_list, sup_rows, transient_n_list),
+                      tables={"transient": tr_rows, "transient_sup": sup_rows, "targets": targets, "sweep": sweep,
+                              "errors": errors, "slopes": slopes},
+                      summary=summary, figure=figure, displays=_displays(errors, sweep, sup_rows, transient_n_list),
                       text=text)

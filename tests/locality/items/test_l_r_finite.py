@@ -79,6 +79,64 @@ def test_target_2_holds_below_one_second_only():
     assert lrf.speed_claim(1.0).holds is False and lrf.speed_claim(1.0).judge() == "fails"
 
 
+# -- target 3: second order at N = 10 -------------------------------------------------------------
+def test_target_3_is_met_at_a_third_of_the_first_order_error_within_noise_up_to_3_se_and_missed_beyond():
+    assert lrf.second_order_verdict(0.375, 0.125, 0.001) == "met"     # exactly a third (binary-exact)
+    assert lrf.second_order_verdict(0.3, 0.11, 0.04) == "within noise"
+    assert lrf.second_order_verdict(0.3, 0.13, 0.04) == "missed"
+
+
+def _sweep_point(load, mf, first, second, sim, se):
+    case = lrf.sweep_case(load)
+    return [_row(10, "mean-field", mf, case=case, load=load), _row(10, "refined", first, case=case, load=load),
+            _row(10, "second-order", second, case=case, load=load), _row(10, "simulation", sim, se, case=case, load=load)]
+
+
+def test_sweep_rows_measure_the_three_errors_and_judge_target_3():
+    rows = _sweep_point(0.7, 1.0, 1.1, 1.12, 1.125, 0.001) + _sweep_point(0.9, 2.0, 2.5, 2.75, 3.0, 0.01)
+    sweep = lrf.sweep_rows(rows, [0.7, 0.9])
+    assert sweep[0]["mf_error"] == pytest.approx(0.125) and sweep[0]["refined_error"] == pytest.approx(0.025)
+    assert sweep[0]["second_order_error"] == pytest.approx(0.005) and sweep[0]["ratio"] == pytest.approx(0.2)
+    assert sweep[0]["verdict"] == "met" and sweep[0]["resolved"]
+    assert sweep[1]["verdict"] == "missed" and sweep[1]["ratio"] == pytest.approx(0.5)
+    claim = lrf.second_order_claim(sweep)
+    assert claim.holds is False and claim.category == "check"
+    assert lrf.second_order_claim(sweep[:1]).holds is True
+    with pytest.raises(ParameterError, match="load 0.95"):
+        lrf.sweep_rows(rows, [0.95])
+
+
+def test_the_targets_text_reports_target_3_and_the_terms_where_it_is_not_met():
+    rows = _sweep_point(0.7, 1.0, 1.1, 1.12, 1.125, 0.001) + _sweep_point(0.9, 2.0, 2.5, 2.75, 3.0, 0.01)
+    text = lrf.targets_text([], [], [], sec6_seconds=0.1, sec6_levels=8, transient_seconds=0.2,
+                            sec6_sizes10=(5, 3, 2), sweep=lrf.sweep_rows(rows, [0.7, 0.9]), second_order_seconds=0.25)
+    assert "the second-order expansion 0.25 s" in text
+    assert "load 0.7: errors 0.12 (mean field), 0.025 (refined), 0.005 (second order), SE 0.001, ratio 0.2, met" in text
+    # load 0.9 is missed: the terms 0.5 and 0.25 (factor 2) and the remainder 0.25
+    assert "load 0.9: V/N adds 0.5, V₂/N² adds 0.25, and the simulation differs from their sum by 0.25" in text
+    assert "factor 2: 0.12" in text and "load 0.7: V/N" not in text
+
+
+def test_target_3_does_not_hold_without_a_resolved_load():
+    # refined error 0.003 = 3 SE: not resolved (needs more than 4 SE)
+    sweep = lrf.sweep_rows(_sweep_point(0.7, 1.0, 1.1, 1.1, 1.103, 0.001), [0.7])
+    assert not sweep[0]["resolved"] and lrf.second_order_claim(sweep).holds is False
+
+
+def test_error_summary_takes_the_largest_error_per_n_against_exact_first():
+    rows = [_row(2, "mean-field", 1.0), _row(2, "refined", 1.25), _row(2, "second-order", 1.5), _row(2, "exact", 1.5),
+            _row(2, "simulation", 9.0, 0.5)] + \
+        _point(10, 1.0, 1.1, 1.2, 0.01) + [_row(10, "second-order", 1.15)] + \
+        _point(10, 2.0, 2.5, 2.25, 0.02, case="other") + [_row(10, "second-order", 2.25, case="other")]
+    cases = [dict(case=CASE, policy="gwsq"), dict(case="other", policy="gwsq")]
+    out = {r["N"]: r for r in lrf.error_summary(rows, cases)}
+    assert out[2]["against"] == "exact" and out[2]["max_se"] == 0.0 and out[2]["cases"] == 1
+    assert out[2]["mean-field_max_error"] == 0.5 and out[2]["second-order_max_error"] == 0.0
+    assert out[10]["cases"] == 2 and out[10]["max_se"] == 0.02
+    assert out[10]["mean-field_max_error"] == pytest.approx(0.25)
+    assert out[10]["refined_max_error"] == pytest.approx(0.25) and out[10]["second-order_max_error"] == pytest.approx(0.05)
+
+
 # -- the Sec. 6 check at N = 50 -----------------------------------------------------------------
 def _sec6(n, refined, sim, se):
     return _point(n, 1.0, refined, sim, se, case=lrf.SEC6_CASE, load=0.75)
@@ -163,15 +221,21 @@ TINY = dict(seed=3, loads=[0.7], n_list=[10, 20], n_runs=3, events_per_run=20_00
 
 def test_compute_at_a_tiny_scale_returns_rows_tables_checks_and_figure():
     res = lrf.compute(**TINY)
-    assert {r["method"] for r in res.rows} == {"mean-field", "refined", "refined without f1", "exact", "simulation"}
-    assert list(res.tables) == ["transient", "transient_sup", "targets", "slopes"]
+    assert {r["method"] for r in res.rows} == {"mean-field", "refined", "second-order", "refined without f1", "exact",
+                                               "simulation"}
+    assert list(res.tables) == ["transient", "transient_sup", "targets", "sweep", "errors", "slopes"]
     assert len(res.tables["targets"]) == 3 * 2          # 2 JSQ(2) cases and the Sec. 6 one, 2 sizes each
     assert {r["verdict"] for r in res.tables["targets"]} <= {"met", "within noise", "missed"}
     assert len(res.tables["transient"]) == 3 * 2 * 3 and len(res.tables["transient_sup"]) == 2
-    assert [c.category for c in res.claims] == ["check"] * 3
+    assert [c.category for c in res.claims] == ["check"] * 4
     assert "$N = 20$" in res.claims[0].text               # no N = 50: the largest size
     assert res.summary["target_points_resolved"] == len(lrf.target_counts(res.tables["targets"])["resolved"])
-    assert len(res.figure["panels"]) == 3 and len(res.figure["transient_band"]) == 3 * 2 * 3
+    assert len(res.figure["panels"]) == 2 and len(res.figure["transient_band"]) == 3 * 2 * 3
+    # the Sec. 6 sweep: one case per load, simulated at N = 10 only
+    assert [(r["load"], r["N"]) for r in res.tables["sweep"]] == [(0.7, 10)]
+    assert {r["N"] for r in res.rows if r["case"] == lrf.sweep_case(0.7)} == {10}
+    assert [r["N"] for r in res.tables["errors"]] == [2, 10, 20]
+    assert all(r["second_order_error"] is not None for r in res.tables["targets"])
     exact = [r for r in res.rows if r["method"] == "exact" and r["quantity"] == "mean"]
     # both policies at load 0.7; the buffers of a load that is not run are ignored
     assert {(r["N"], r["buffer"]) for r in exact} == {(2, 12)} and len(exact) == 2

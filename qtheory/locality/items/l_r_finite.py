@@ -358,7 +358,8 @@ def _cases(loads) -> list[dict]:
     return cases
 
 
-def _stationary_rows(cases, *, seed, n_list, n_runs, events_per_run, warmup_relaxations, exact_buffers):
+def _stationary_rows(cases, *, seed, n_list, n_runs, events_per_run, sweep_events_per_run, warmup_relaxations,
+                     exact_buffers):
     rows = []
 
     def add_rows(c, n, method, summary, se=None, **extra):
@@ -386,7 +387,9 @@ def _stationary_rows(cases, *, seed, n_list, n_runs, events_per_run, warmup_rela
         warmup = warmup_relaxations * ref.relaxation_time
         for n in sizes:
             rate = 2.0 * c["system"].total_arrival_rate * n        # arrivals plus as many departures
-            horizon = warmup + events_per_run / rate
+            # the load sweep (N = SWEEP_N only) has its own run length: its first-order errors are
+            # small, and a run long enough to resolve them costs little at one small N
+            horizon = warmup + (sweep_events_per_run if c.get("sweep") else events_per_run) / rate
             n_samples = int(min(200_000, max(1000, 10 * (horizon - warmup) / ref.relaxation_time)))
             runs = replicate(population_stationary_replication, n_runs, child_seed(seed, "stationary", ci_, n),
                              args=(c["system"], n, c["policy"], warmup, horizon),
@@ -490,8 +493,8 @@ def _key(method: str) -> str:
     return {"mean-field": "mf", "refined": "refined", "second-order": "second_order"}[method]
 
 
-def compute(*, seed: int, loads, n_list, n_runs: int, events_per_run: int, warmup_relaxations: float,
-            exact_buffers, transient_n_list, transient_runs: int, horizon: float, n_times: int,
+def compute(*, seed: int, loads, n_list, n_runs: int, events_per_run: int, sweep_events_per_run: int,
+            warmup_relaxations: float, exact_buffers, transient_n_list, transient_runs: int, horizon: float, n_times: int,
             reading: str) -> ItemResult:
     """L-R-finite at the notebook's parameters (see the notebook for their meaning).
 
@@ -507,10 +510,13 @@ def compute(*, seed: int, loads, n_list, n_runs: int, events_per_run: int, warmu
     """
     if not list(n_list) or not list(transient_n_list):
         raise ParameterError("`n_list` and `transient_n_list` must name at least one system size")
+    if not (isinstance(sweep_events_per_run, (int, np.integer)) and sweep_events_per_run > 0):
+        raise ParameterError(f"`sweep_events_per_run` must be a positive integer (got {sweep_events_per_run!r})")
     if not all(0 < load < 1 for load in loads):
         raise ParameterError(f"`loads` must lie in (0, 1) for a stationary system (got {listing(list(loads))})")
     # exact_buffers may name loads that are not run (a rerun with fewer loads keeps the preset's buffers)
     params = dict(seed=seed, loads=list(loads), n_list=list(n_list), n_runs=n_runs, events_per_run=events_per_run,
+                  sweep_events_per_run=sweep_events_per_run,
                   warmup_relaxations=warmup_relaxations, exact_buffers=exact_buffers,
                   transient_n_list=list(transient_n_list), transient_runs=transient_runs, horizon=horizon,
                   n_times=n_times, reading=reading)
@@ -520,6 +526,7 @@ def compute(*, seed: int, loads, n_list, n_runs: int, events_per_run: int, warmu
     population_stationary_replication(np.random.SeedSequence(0), _homogeneous(0.5), 2, "gwsq", 1.0, 2.0)
     population_stationary_replication(np.random.SeedSequence(0), _homogeneous(0.5), 2, "jsqd-complete", 1.0, 2.0)
     rows = _stationary_rows(cases, seed=seed, n_list=n_list, n_runs=n_runs, events_per_run=events_per_run,
+                            sweep_events_per_run=sweep_events_per_run,
                             warmup_relaxations=warmup_relaxations, exact_buffers=exact_buffers)
     panels = [(c["case"], c["policy"]) for c in main_cases if c["policy"] == "gwsq"] + \
         [(c["case"], c["policy"]) for c in main_cases if c["policy"] == "jsqd-complete"]

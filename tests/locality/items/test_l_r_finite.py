@@ -214,7 +214,8 @@ def test_the_targets_text_counts_the_points_and_names_the_missed_ones():
 
 
 # -- the whole item at a tiny scale ---------------------------------------------------------------
-TINY = dict(seed=3, loads=[0.7], n_list=[10, 20], n_runs=3, events_per_run=20_000, warmup_relaxations=5.0,
+TINY = dict(seed=3, loads=[0.7], n_list=[10, 20], n_runs=3, events_per_run=20_000, sweep_events_per_run=20_000,
+            warmup_relaxations=5.0,
             exact_buffers={"0.7": {"2": 12}, "0.95": {"2": 30}}, transient_n_list=[10], transient_runs=4, horizon=0.5,
             n_times=3, reading="lengths-1-3")
 
@@ -242,7 +243,8 @@ def test_compute_at_a_tiny_scale_returns_rows_tables_checks_and_figure():
     assert len(res.displays) == 3 and "Target 1" in res.text
 
 
-@pytest.mark.parametrize("change, name", [(dict(loads=[1.0], exact_buffers={}), "lie in"), (dict(n_list=[]), "n_list")])
+@pytest.mark.parametrize("change, name", [(dict(loads=[1.0], exact_buffers={}), "lie in"), (dict(n_list=[]), "n_list"),
+                                          (dict(sweep_events_per_run=0), "sweep_events_per_run")])
 def test_compute_names_a_wrong_parameter(change, name):
     with pytest.raises(ParameterError, match=name):
         lrf.compute(**(TINY | change))

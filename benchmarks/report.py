@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from qtheory.display import number
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "latest"
 PAGE = ROOT / "book" / "performance.md"
@@ -216,7 +218,6 @@ def independent_section(data) -> str:
     """Each kernel against the independent C loop of its model: one table."""
     if not data:
         return ""
-    from qtheory.display import number
     sizes = [r["results"][i]["events_per_run"] / 1e6 for r in data["cases"].values() for i in ("numba", "c")]
     out = ["## Kernels against independent C\n",
            "Each numba kernel against a C loop written from the paper's model as one would write it for speed "
@@ -241,7 +242,7 @@ def independent_section(data) -> str:
                    f"{c['best_events_per_cpu_second'] / 1e6:.1f} | {row['ratio_c_over_numba_cpu_median']:.2f} | "
                    f"{min(pair):.2f}-{max(pair):.2f} | {row['ratio_c_over_numba_median']:.2f} | "
                    f"{number(n['statistic'], n['statistic_se'])}, {number(c['statistic'], c['statistic_se'])} "
-                   f"({row['z_statistic']:.1f}) |")
+                   f"({_z(row['z_statistic'])}) |")
     out.append("")
     return "\n".join(out)
 
@@ -267,6 +268,12 @@ def _load(name):
     return json.loads(path.read_text()) if path.exists() else None
 
 
+def _z(x) -> str:
+    """A z-score to one decimal; one that rounds to zero is 0.0, never -0.0."""
+    text = f"{x:.1f}"
+    return "0.0" if float(text) == 0 else text.replace("-", "\u2212")
+
+
 def _fmt_rate(x):
     return f"{x / 1e6:.3g} M" if x >= 1e5 else f"{x / 1e3:.3g} k"
 
@@ -279,8 +286,8 @@ def peers_section(data) -> str:
                f"{env.get('cpus', '?')} cores).\n")
     out.append("Models: " + "; ".join(f"**{key}**: {case['name']} ({case['statistic']})"
                                        for key, case in data["cases"].items() if key != "supermarket_1000") + ".\n")
-    out.append("| model | impl. | events/s | numba speed-up | statistic | SE | z |")
-    out.append("|---|---|---|---|---|---|---|")
+    out.append("| model | impl. | events/s | numba speed-up | statistic ± SE | z |")
+    out.append("|---|---|---|---|---|---|")
     for key, case in data["cases"].items():
         if key == "supermarket_1000":       # superseded by the `limit` section
             continue
@@ -288,10 +295,10 @@ def peers_section(data) -> str:
             ratio = r["ratio_numba_over"]
             ratio_s = "1" if impl == "numba" else (f"{ratio:.0f}x" if ratio >= 10 else f"{ratio:.2f}x")
             out.append(f"| {key} | {IMPL_SHORT[impl]} | {_fmt_rate(r['best_events_per_second'])} | {ratio_s} | "
-                       f"{r['statistic']:.4g} | {r['statistic_se']:.2g} | {r['z_vs_numba']:.1f} |")
+                       f"{number(r['statistic'], r['statistic_se'])} | {_z(r['z_vs_numba'])} |")
         if "exact" in case:
-            zs = ", ".join(f"{IMPL_SHORT[i]} {r['z_vs_exact']:.1f}" for i, r in case["results"].items())
-            out.append(f"| {key} | exact | | | {case['exact']:.4g} | | vs exact: {zs} |")
+            zs = ", ".join(f"{IMPL_SHORT[i]} {_z(r['z_vs_exact'])}" for i, r in case["results"].items())
+            out.append(f"| {key} | exact | | | {number(case['exact'], digits=4)} | vs exact: {zs} |")
     out.append("")
     return "\n".join(out)
 
@@ -307,12 +314,12 @@ def limit_section(data) -> str:
            "Twister of numba's `np.random` (checked bit for bit against NumPy's `RandomState`), the "
            "generator the kernels used before, to show what the generator costs. "
            f"Best of {data['repeats']} interleaved runs.\n",
-           "| implementation | events/s (best) | (median) | C / numba | mean queue | SE | z |",
-           "|---|---|---|---|---|---|---|"]
+           "| implementation | events/s (best) | (median) | C / numba | mean queue ± SE | z |",
+           "|---|---|---|---|---|---|"]
     for impl, r in case["results"].items():
         out.append(f"| {IMPL_LABEL[impl]} | {_fmt_rate(r['best_events_per_second'])} | "
                    f"{_fmt_rate(r['median_events_per_second'])} | {1 / r['ratio_numba_over']:.2f} | "
-                   f"{r['statistic']:.4f} | {r['statistic_se']:.2g} | {r['z_vs_numba']:.1f} |")
+                   f"{number(r['statistic'], r['statistic_se'])} | {_z(r['z_vs_numba'])} |")
     out.append("")
     return "\n".join(out)
 

@@ -112,13 +112,13 @@ def summary_section(c, scaling, book, indep=None) -> str:
         now, before = _c_ratio(indep, key), _c_ratio(prev["independent"], key)
         if now is None and before is None:
             continue
-        lines.append(f"| {INDEPENDENT_LABEL[key]}: independent C / numba <= {C_GOAL} | {f'{now:.2f}' if now else '-'} | "
+        lines.append(f"| {INDEPENDENT_LABEL[key]}: independent C / numba ≤ {C_GOAL} | {f'{now:.2f}' if now else '-'} | "
                      f"{f'{before:.2f}' if before else '-'} | {'yes' if now and now <= C_GOAL else 'no'} |")
     for key in C_KEYS:
         now, before = _c_ratio(c, key), _c_ratio(prev["c"], key)
         if now is None and before is None:
             continue
-        lines.append(f"| {C_LABEL[key]}: C of the same algorithm (port) / numba <= {C_GOAL} | "
+        lines.append(f"| {C_LABEL[key]}: C of the same algorithm (port) / numba ≤ {C_GOAL} | "
                      f"{f'{now:.2f}' if now else '-'} | "
                      f"{f'{before:.2f}' if before else '-'} | {'yes' if now and now <= C_GOAL else 'no'} |")
     for policy, graph in (("jsqd", "irg"), ("gwsq", "irg"), ("jsqd", "complete")):
@@ -133,7 +133,7 @@ def summary_section(c, scaling, book, indep=None) -> str:
         if met == "no" and bound is not None:
             met += (f": about {bound:.2f} at most if each arrival waited for one memory read; the lookahead "
                     f"hides part of it (see Scaling)")
-        lines.append(f"| L {label}, events/s at N = 10⁶ / at 10³ >= {SCALE_GOAL} | "
+        lines.append(f"| L {label}, events/s at N = 10⁶ / at 10³ ≥ {SCALE_GOAL} | "
                      f"{now[1]:.2f} ({now[2]}) | {f'{before[1]:.2f} ({before[2]})' if before else '-'} | "
                      f"{met} |")
     now, before = _book_minutes(book), _book_minutes(prev["book"])
@@ -284,7 +284,7 @@ def peers_section(data) -> str:
     out.append(f"Measured {env.get('date', '?')}, {data['repeats']} runs per implementation "
                f"(load average at start {env.get('load_average_at_start', float('nan')):.1f} on "
                f"{env.get('cpus', '?')} cores).\n")
-    out.append("Models: " + "; ".join(f"**{key}**: {case['name']} ({case['statistic']})"
+    out.append("Models: " + "; ".join(f"`{key}`: {case['name']} ({case['statistic']})"
                                        for key, case in data["cases"].items() if key != "supermarket_1000") + ".\n")
     out.append("| model | impl. | events/s | numba speed-up | statistic ± SE | z |")
     out.append("|---|---|---|---|---|---|")
@@ -294,11 +294,11 @@ def peers_section(data) -> str:
         for impl, r in case["results"].items():
             ratio = r["ratio_numba_over"]
             ratio_s = "1" if impl == "numba" else (f"{ratio:.0f}x" if ratio >= 10 else f"{ratio:.2f}x")
-            out.append(f"| {key} | {IMPL_SHORT[impl]} | {_fmt_rate(r['best_events_per_second'])} | {ratio_s} | "
+            out.append(f"| `{key}` | {IMPL_SHORT[impl]} | {_fmt_rate(r['best_events_per_second'])} | {ratio_s} | "
                        f"{number(r['statistic'], r['statistic_se'])} | {_z(r['z_vs_numba'])} |")
         if "exact" in case:
             zs = ", ".join(f"{IMPL_SHORT[i]} {_z(r['z_vs_exact'])}" for i, r in case["results"].items())
-            out.append(f"| {key} | exact | | | {number(case['exact'], digits=4)} | vs exact: {zs} |")
+            out.append(f"| `{key}` | exact | | | {number(case['exact'], digits=4)} | vs exact: {zs} |")
     out.append("")
     return "\n".join(out)
 
@@ -306,7 +306,7 @@ def peers_section(data) -> str:
 def limit_section(data) -> str:
     case = data["case"]
     out = ["## The supermarket at N = 1000: C of the same algorithm (port)\n",
-           "The JSQ(2) supermarket loop at N = 1000 (lambda = 0.9), the package's local JSQ(d) "
+           "The JSQ(2) supermarket loop at $N = 1000$ ($\\lambda = 0.9$), the package's local JSQ(d) "
            "simulator on the complete graph with one server type against `benchmarks/peers/supermarket.c` "
            "(the same event loop and recording, gcc -O2). The package's kernels draw from xoshiro256+ "
            "(`qtheory/_rng.py`), and so does the C program; fed the same stream, the two follow the same "
@@ -328,7 +328,7 @@ def scaling_section(data) -> str:
     out = ["## Scaling\n",
            "![scaling of the simulators and solvers](../benchmarks/latest/scaling.png)\n",
            "L simulators on the system of Sec. 6 of paper L (irg with the design p¹ at N = 100; above "
-           "N = 300 the densities are scaled by 300/N, so that the mean degree stays about 300 delta_k and "
+           "N = 300 the densities are scaled by 300/N, so that the mean degree stays about $300\\,\\delta_k$ and "
            "the graph of N = 10⁵ fits in memory), each N in its own process: events per second (best of 3 runs of about "
            "3 million events, each from the state a warm-up run of about 3N events from the empty system reached, "
            "so near the stationary regime; the busy fraction is that at the end of the last run) and the resident memory the process gained from building the graph and running "
@@ -366,7 +366,7 @@ def scaling_section(data) -> str:
     out += _latency_lines(data)
     out += ["", "L fixed point of (3.7):\n", "| truncation L | seconds |", "|---|---|"]
     out += [f"| {r['levels']} | {r['seconds']:.3g} |" for r in data["fixed_point"]]
-    out += ["", "Solver times are the best of 3 runs (2 for the fluid model).\n", "R exact DP on circular-2, lambda = 0.9:\n", "| N | c.o.c. s | c.o.s. s | E[Q] c.o.c. | E[Q] c.o.s. |", "|---|---|---|---|---|"]
+    out += ["", "Solver times are the best of 3 runs (2 for the fluid model).\n", "R exact DP on circular-2, $\\lambda = 0.9$:\n", "| N | c.o.c. s | c.o.s. s | E[Q] c.o.c. | E[Q] c.o.s. |", "|---|---|---|---|---|"]
     ns = sorted({r["n"] for r in data["exact_dp"]})
     for n in ns:
         a = next(r for r in data["exact_dp"] if r["n"] == n and r["mechanism"] == "coc")
@@ -492,7 +492,7 @@ def notes_section(peers, limit, book) -> str:
                     sp.append((case["results"][impl]["ratio_numba_over"], key, impl))
         if sp:
             low = min(sp)
-            lines.append(f"| >= 100x SimPy / Ciw | smallest speed-up {low[0]:.0f}x ({low[2]}, {low[1]}); "
+            lines.append(f"| ≥ 100x SimPy / Ciw | smallest speed-up {low[0]:.0f}x ({low[2]}, {low[1]}); "
                          f"Ciw {min(r for r, _, i in sp if i == 'ciw'):.0f}x or more | "
                          f"{'yes' if low[0] >= 100 else 'not for every model, see the performance diary in CHANGELOG.md'} |")
     if limit:

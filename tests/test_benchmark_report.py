@@ -23,6 +23,6 @@ def test_the_peers_table_gives_each_statistic_with_its_standard_error_and_no_neg
             "cases": {"gwsq": {"name": "GWSQ(2)", "statistic": "mean queue length", "results": {"ciw": result},
                                "exact": 1.29}}}
     table = report.peers_section(data)
-    assert "| gwsq | Ciw | 2.98 k | 5338x | 1.290 ± 0.019 | 0.0 |" in table
+    assert "| `gwsq` | Ciw | 2.98 k | 5338x | 1.290 ± 0.019 | 0.0 |" in table
     assert "vs exact: Ciw 0.0" in table
     assert not re.search(r"(?<![\w.])[-\u2212]0\.0(?!\d)", table)

@@ -78,8 +78,8 @@ def bad_fraction(rows, kind: str, eps: float, n: int) -> float:
 
 def _bad_sentence(rows, eps_list, n0, n1) -> str:
     bad = bad_fraction
-    return "; ".join(f"$\\varepsilon = {e}$: irg {bad(rows, 'irg', e, n0):.3f} -> {bad(rows, 'irg', e, n1):.3f}, "
-                     f"window {bad(rows, 'window', e, n0):.3f} -> {bad(rows, 'window', e, n1):.3f}" for e in eps_list)
+    return "; ".join(f"$\\varepsilon = {e}$: irg {bad(rows, 'irg', e, n0):.3f} → {bad(rows, 'irg', e, n1):.3f}, "
+                     f"window {bad(rows, 'window', e, n0):.3f} → {bad(rows, 'window', e, n1):.3f}" for e in eps_list)
 
 
 def sparsity_claims(rows, eps_list, n0: int, n1: int, criterion_31: bool) -> tuple[Claim, Claim]:

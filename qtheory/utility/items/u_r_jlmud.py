@@ -152,9 +152,8 @@ def compute(*, seed: int, rho: float, n_values, d_values, horizon: float, warmup
     lines = [
         f"- Every estimate lies below the bound $u(q_n^*)$ within its interval: **{'yes' if below else 'no'}**.",
         f"- Larger $d$ never does worse (within the intervals): **{'yes' if mono else 'no'}**.",
-        f"- At $n = {last}$ the gap to the bound (± SE) is {number(gaps['JLMU'], gap_ses['JLMU'])} for JLMU and "
-        + listing([f"{number(gaps[f'JLMU({d})'], gap_ses[f'JLMU({d})'])} for JLMU({d})" for d in d_values],
-                  conjunction="and")
+        f"- At $n = {last}$ the gap to the bound (± SE) is "
+        + listing([f"{number(gaps[lab], gap_ses[lab])} for {lab}" for lab in labels], conjunction="and")
         + f"; JLMU({best_d})'s gap is {number(ratio, digits=2)} times JLMU's.",
         "- Log-log slopes of the gap against $n$ (± SE): "
         + listing([f"{lab} {number(slopes[lab], slope_ses[lab])}" for lab in labels], conjunction="and")

@@ -87,6 +87,11 @@ def test_compute_at_a_tiny_scale():
     assert res.thm8.summary["criterion_31_holds"] is True and len(res.thm8.summary["at_largest_N"]) == 4
     assert res.irg.summary["largest_graph_edges"] == res.irg.rows[-1]["edges"]
     assert all(0 <= r["bad_fraction"] <= 1 for r in res.thm8.rows) and res.thm8.text.startswith("Density errors")
+    # prose: lists of sizes and epsilons in words, not Python lists
+    assert "for each $N$ of 100 and 200:" in res.irg.figure["caption"]
+    assert "for $\\varepsilon$ = 0.1 and 0.2:" in res.thm8.figure["caption"]
+    assert not any("[" in t for t in (res.irg.figure["caption"], res.thm8.figure["caption"], res.thm8.text,
+                                      *(c.evidence for c in (*res.irg.claims, *res.thm8.claims))))
 
 
 @pytest.mark.parametrize("kwargs, name", [(dict(n_list=[100], eps_list=[0.1]), "n_list"),

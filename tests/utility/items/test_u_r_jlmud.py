@@ -74,6 +74,10 @@ def test_compute_at_a_tiny_scale_returns_rows_records_and_figure():
         assert r["runs"] == 2 and r["events"] > 0
     assert len(res.claims) == 3 and all(c.category == "check" for c in res.claims)
     assert res.figure["n_mid"] == 10 and res.figure["sampled"] == ["JLMU(1)", "JLMU(2)"]
+    # prose: every slope and gap with its SE, lists in words, never a Python list or a negative zero
+    assert "Log-log slopes of the gap against $n$ (± SE): JLMU " in res.text and " and JLMU(2) " in res.text
+    assert "[" not in res.text and "-0.0" not in res.text and "\u22120.0 " not in res.text
+    assert "[" not in res.figure["caption"]
 
 
 @pytest.mark.parametrize("kwargs, name", [(dict(rho=0.0), "rho"), (dict(n_runs=1), "n_runs"),

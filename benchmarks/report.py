@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from qtheory.display import number
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "latest"
 PAGE = ROOT / "book" / "performance.md"
@@ -64,7 +66,7 @@ def _scale_ratio(data, policy, graph="irg"):
                  if r["policy"] == policy and r["graph"] == graph and r["ratios"]), None)
     if pair:
         k = len(pair["ratios"])
-        how = (f"median of {k} interleaved pairs, {min(pair['ratios']):.2f}-{max(pair['ratios']):.2f}" if k > 1
+        how = (f"median of {k} pairs, {min(pair['ratios']):.2f}-{max(pair['ratios']):.2f}" if k > 1
                else "one interleaved pair")
         return pair["n_large"], pair["median_ratio"], how
     rows = [r for r in (data or {}).get("locality", [])
@@ -94,6 +96,40 @@ def _run_label(data) -> str:
     return _date(data) + (f" (qtheory {commit})" if commit else "") + (f": {note}" if note else "")
 
 
+#: one row per model of the summary's C table: (label, N of the independent loop, N of the port)
+C_ROWS = {"supermarket": ("L JSQ(2) supermarket", "N = 1000", "N = 100"),
+          "local_jsqd": ("L local JSQ(2), irg(p¹)", "N = 1000", None),
+          "coc": ("R c.o.c., circular-2", "N = 20", "N = 20"), "cos": ("R c.o.s.-ALIS, circular-2", "N = 20", "N = 20"),
+          "jlmu": ("U JLMU", "n = 100", "n = 100"), "slta": ("U SLTA", "n = 100", "n = 100")}
+
+
+def _c_table(c, indep, prev) -> list:
+    """The goal C / numba <= C_GOAL as one row per model: the independent loop and the port side by side."""
+    def cell(now, before, size):
+        if now is None and before is None:
+            return "-"
+        met = "" if now is None else (" ✓" if now <= C_GOAL else " ✗")
+        return (f"{f'{now:.2f}' if now else 'not run'}{met}{f' (before: {before:.2f})' if before else ''}, "
+                f"{size}")
+
+    rows, met, tried = [], {"independent": 0, "port": 0}, {"independent": 0, "port": 0}
+    for key, (label, n_indep, n_port) in C_ROWS.items():
+        ind = (_c_ratio(indep, key), _c_ratio(prev["independent"], key))
+        port = (_c_ratio(c, key), _c_ratio(prev["c"], key)) if n_port else (None, None)
+        if all(x is None for x in (*ind, *port)):
+            continue
+        for kind, now in (("independent", ind[0]), ("port", port[0])):
+            if now is not None:
+                tried[kind] += 1
+                met[kind] += now <= C_GOAL
+        rows.append(f"| {label} | {cell(*ind, n_indep)} | {cell(*port, n_port)} |")
+    if not rows:
+        return []
+    return [f"Goal: C / numba ≤ {C_GOAL} in events per second of processor time (✓ met, ✗ not met). Met by the independent C loops in {met['independent']} of "
+            f"{tried['independent']} models, by the ports of the kernels in {met['port']} of {tried['port']}.\n",
+            "| model | independent C / numba | C of the same algorithm (port) / numba |", "|---|---|---|", *rows, ""]
+
+
 def summary_section(c, scaling, book, indep=None) -> str:
     """One screen: each goal of issues 18 and 33, the last run, the run before, and the machine."""
     prev = {name: (d or {}).get("previous") for name, d in (("c", c), ("scaling", scaling), ("book", book),
@@ -101,27 +137,15 @@ def summary_section(c, scaling, book, indep=None) -> str:
     lines = ["## Summary\n"]
     if indep:
         lines.append(f"Kernels against independent C (loops written from the papers for speed): last run "
-                     f"{_run_label(indep)}; run before {_run_label(prev['independent'])}. Kernels against C of the "
-                     f"same algorithm (ports of the kernels): last run {_run_label(c)}.\n")
+                     f"{_run_label(indep)}; run before {_run_label(prev['independent'])}. Against C of the "
+                     f"same algorithm (ports of the kernels): last run {_run_label(c)}.")
     else:
         lines.append(f"Kernels against C: last run {_run_label(c)}; run before {_run_label(prev['c'])}.\n")
-    lines += ["| goal | last run | run before | met |", "|---|---|---|---|"]
-    for key in INDEPENDENT_KEYS:
-        now, before = _c_ratio(indep, key), _c_ratio(prev["independent"], key)
-        if now is None and before is None:
-            continue
-        lines.append(f"| {INDEPENDENT_LABEL[key]}: independent C / numba <= {C_GOAL} | {f'{now:.2f}' if now else '-'} | "
-                     f"{f'{before:.2f}' if before else '-'} | {'yes' if now and now <= C_GOAL else 'no'} |")
-    for key in C_KEYS:
-        now, before = _c_ratio(c, key), _c_ratio(prev["c"], key)
-        if now is None and before is None:
-            continue
-        lines.append(f"| {C_LABEL[key]}: C of the same algorithm (port) / numba <= {C_GOAL} | "
-                     f"{f'{now:.2f}' if now else '-'} | "
-                     f"{f'{before:.2f}' if before else '-'} | {'yes' if now and now <= C_GOAL else 'no'} |")
+    lines += _c_table(c, indep, prev)
+    lines += ["| goal | last run | before | met |", "|---|---|---|---|"]
     for policy, graph in (("jsqd", "irg"), ("gwsq", "irg"), ("jsqd", "complete")):
         now, before = _scale_ratio(scaling, policy, graph), _scale_ratio(prev["scaling"], policy, graph)
-        label = ("local JSQ(2)" if policy == "jsqd" else "GWSQ(2)") + (", complete graph" if graph == "complete"
+        label = ("local JSQ(2)" if policy == "jsqd" else "GWSQ(2)") + (", complete" if graph == "complete"
                                                                         else ", irg")
         if now is None:
             continue
@@ -131,7 +155,7 @@ def summary_section(c, scaling, book, indep=None) -> str:
         if met == "no" and bound is not None:
             met += (f": about {bound:.2f} at most if each arrival waited for one memory read; the lookahead "
                     f"hides part of it (see Scaling)")
-        lines.append(f"| L {label}, events/s at N = 10⁶ / at 10³ >= {SCALE_GOAL} | "
+        lines.append(f"| L {label}: events/s at N = 10⁶ / 10³ ≥ {SCALE_GOAL} | "
                      f"{now[1]:.2f} ({now[2]}) | {f'{before[1]:.2f} ({before[2]})' if before else '-'} | "
                      f"{met} |")
     now, before = _book_minutes(book), _book_minutes(prev["book"])
@@ -216,7 +240,6 @@ def independent_section(data) -> str:
     """Each kernel against the independent C loop of its model: one table."""
     if not data:
         return ""
-    from qtheory.display import number
     sizes = [r["results"][i]["events_per_run"] / 1e6 for r in data["cases"].values() for i in ("numba", "c")]
     out = ["## Kernels against independent C\n",
            "Each numba kernel against a C loop written from the paper's model as one would write it for speed "
@@ -241,7 +264,7 @@ def independent_section(data) -> str:
                    f"{c['best_events_per_cpu_second'] / 1e6:.1f} | {row['ratio_c_over_numba_cpu_median']:.2f} | "
                    f"{min(pair):.2f}-{max(pair):.2f} | {row['ratio_c_over_numba_median']:.2f} | "
                    f"{number(n['statistic'], n['statistic_se'])}, {number(c['statistic'], c['statistic_se'])} "
-                   f"({row['z_statistic']:.1f}) |")
+                   f"({_z(row['z_statistic'])}) |")
     out.append("")
     return "\n".join(out)
 
@@ -267,6 +290,12 @@ def _load(name):
     return json.loads(path.read_text()) if path.exists() else None
 
 
+def _z(x) -> str:
+    """A z-score to one decimal; one that rounds to zero is 0.0, never -0.0."""
+    text = f"{x:.1f}"
+    return "0.0" if float(text) == 0 else text.replace("-", "\u2212")
+
+
 def _fmt_rate(x):
     return f"{x / 1e6:.3g} M" if x >= 1e5 else f"{x / 1e3:.3g} k"
 
@@ -277,21 +306,21 @@ def peers_section(data) -> str:
     out.append(f"Measured {env.get('date', '?')}, {data['repeats']} runs per implementation "
                f"(load average at start {env.get('load_average_at_start', float('nan')):.1f} on "
                f"{env.get('cpus', '?')} cores).\n")
-    out.append("Models: " + "; ".join(f"**{key}**: {case['name']} ({case['statistic']})"
+    out.append("Models: " + "; ".join(f"`{key}`: {case['name']} ({case['statistic']})"
                                        for key, case in data["cases"].items() if key != "supermarket_1000") + ".\n")
-    out.append("| model | impl. | events/s | numba speed-up | statistic | SE | z |")
-    out.append("|---|---|---|---|---|---|---|")
+    out.append("| model | impl. | events/s | numba speed-up | statistic ± SE | z |")
+    out.append("|---|---|---|---|---|---|")
     for key, case in data["cases"].items():
         if key == "supermarket_1000":       # superseded by the `limit` section
             continue
         for impl, r in case["results"].items():
             ratio = r["ratio_numba_over"]
             ratio_s = "1" if impl == "numba" else (f"{ratio:.0f}x" if ratio >= 10 else f"{ratio:.2f}x")
-            out.append(f"| {key} | {IMPL_SHORT[impl]} | {_fmt_rate(r['best_events_per_second'])} | {ratio_s} | "
-                       f"{r['statistic']:.4g} | {r['statistic_se']:.2g} | {r['z_vs_numba']:.1f} |")
+            out.append(f"| `{key}` | {IMPL_SHORT[impl]} | {_fmt_rate(r['best_events_per_second'])} | {ratio_s} | "
+                       f"{number(r['statistic'], r['statistic_se'])} | {_z(r['z_vs_numba'])} |")
         if "exact" in case:
-            zs = ", ".join(f"{IMPL_SHORT[i]} {r['z_vs_exact']:.1f}" for i, r in case["results"].items())
-            out.append(f"| {key} | exact | | | {case['exact']:.4g} | | vs exact: {zs} |")
+            zs = ", ".join(f"{IMPL_SHORT[i]} {_z(r['z_vs_exact'])}" for i, r in case["results"].items())
+            out.append(f"| `{key}` | exact | | | {number(case['exact'], digits=4)} | vs exact: {zs} |")
     out.append("")
     return "\n".join(out)
 
@@ -299,7 +328,7 @@ def peers_section(data) -> str:
 def limit_section(data) -> str:
     case = data["case"]
     out = ["## The supermarket at N = 1000: C of the same algorithm (port)\n",
-           "The JSQ(2) supermarket loop at N = 1000 (lambda = 0.9), the package's local JSQ(d) "
+           "The JSQ(2) supermarket loop at $N = 1000$ ($\\lambda = 0.9$), the package's local JSQ(d) "
            "simulator on the complete graph with one server type against `benchmarks/peers/supermarket.c` "
            "(the same event loop and recording, gcc -O2). The package's kernels draw from xoshiro256+ "
            "(`qtheory/_rng.py`), and so does the C program; fed the same stream, the two follow the same "
@@ -307,12 +336,12 @@ def limit_section(data) -> str:
            "Twister of numba's `np.random` (checked bit for bit against NumPy's `RandomState`), the "
            "generator the kernels used before, to show what the generator costs. "
            f"Best of {data['repeats']} interleaved runs.\n",
-           "| implementation | events/s (best) | (median) | C / numba | mean queue | SE | z |",
-           "|---|---|---|---|---|---|---|"]
+           "| implementation | events/s (best) | (median) | C / numba | mean queue ± SE | z |",
+           "|---|---|---|---|---|---|"]
     for impl, r in case["results"].items():
         out.append(f"| {IMPL_LABEL[impl]} | {_fmt_rate(r['best_events_per_second'])} | "
                    f"{_fmt_rate(r['median_events_per_second'])} | {1 / r['ratio_numba_over']:.2f} | "
-                   f"{r['statistic']:.4f} | {r['statistic_se']:.2g} | {r['z_vs_numba']:.1f} |")
+                   f"{number(r['statistic'], r['statistic_se'])} | {_z(r['z_vs_numba'])} |")
     out.append("")
     return "\n".join(out)
 
@@ -321,7 +350,7 @@ def scaling_section(data) -> str:
     out = ["## Scaling\n",
            "![scaling of the simulators and solvers](../benchmarks/latest/scaling.png)\n",
            "L simulators on the system of Sec. 6 of paper L (irg with the design p¹ at N = 100; above "
-           "N = 300 the densities are scaled by 300/N, so that the mean degree stays about 300 delta_k and "
+           "N = 300 the densities are scaled by 300/N, so that the mean degree stays about $300\\,\\delta_k$ and "
            "the graph of N = 10⁵ fits in memory), each N in its own process: events per second (best of 3 runs of about "
            "3 million events, each from the state a warm-up run of about 3N events from the empty system reached, "
            "so near the stationary regime; the busy fraction is that at the end of the last run) and the resident memory the process gained from building the graph and running "
@@ -359,7 +388,7 @@ def scaling_section(data) -> str:
     out += _latency_lines(data)
     out += ["", "L fixed point of (3.7):\n", "| truncation L | seconds |", "|---|---|"]
     out += [f"| {r['levels']} | {r['seconds']:.3g} |" for r in data["fixed_point"]]
-    out += ["", "Solver times are the best of 3 runs (2 for the fluid model).\n", "R exact DP on circular-2, lambda = 0.9:\n", "| N | c.o.c. s | c.o.s. s | E[Q] c.o.c. | E[Q] c.o.s. |", "|---|---|---|---|---|"]
+    out += ["", "Solver times are the best of 3 runs (2 for the fluid model).\n", "R exact DP on circular-2, $\\lambda = 0.9$:\n", "| N | c.o.c. s | c.o.s. s | E[Q] c.o.c. | E[Q] c.o.s. |", "|---|---|---|---|---|"]
     ns = sorted({r["n"] for r in data["exact_dp"]})
     for n in ns:
         a = next(r for r in data["exact_dp"] if r["n"] == n and r["mechanism"] == "coc")
@@ -485,7 +514,7 @@ def notes_section(peers, limit, book) -> str:
                     sp.append((case["results"][impl]["ratio_numba_over"], key, impl))
         if sp:
             low = min(sp)
-            lines.append(f"| >= 100x SimPy / Ciw | smallest speed-up {low[0]:.0f}x ({low[2]}, {low[1]}); "
+            lines.append(f"| ≥ 100x SimPy / Ciw | smallest speed-up {low[0]:.0f}x ({low[2]}, {low[1]}); "
                          f"Ciw {min(r for r, _, i in sp if i == 'ciw'):.0f}x or more | "
                          f"{'yes' if low[0] >= 100 else 'not for every model, see the performance diary in CHANGELOG.md'} |")
     if limit:

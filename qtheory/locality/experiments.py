@@ -806,8 +806,8 @@ def graph_meanfield_summary(tables: GraphMeanFieldTables) -> list[dict]:
     minus simulation) of the graph mean field and of (3.7), the ratio of the mean absolute errors, and
     the standard error of the mean of the simulated values behind them; where the rows hold the
     refined graph mean field, also its mean absolute and signed errors and ``refined_ratio`` (its
-    mean absolute error over the graph mean field's). Per N (server_type =
-    "all"): over the graphs, the mean and smallest Pearson correlation of the per-server means of
+    mean absolute error over the graph mean field's). Per N, in a row whose ``server_type`` is
+    ``"all"``: over the graphs, the mean and smallest Pearson correlation of the per-server means of
     the graph mean field with the simulated ones, the same within types (deviations from each
     type's mean, which (3.7) cannot predict), the correlation of (3.7)'s per-server values (its
     type means), and the mean per-server SE of the simulation."""

@@ -63,8 +63,9 @@ def table1_settings() -> list[Setting]:
     return [Setting(i + 1, name, sy, sym) for i, (name, sy, sym) in enumerate(specs)]
 
 
-#: Table 1 of the paper: setting -> {quantity: (mean, sd over 10 runs)}; the share
-#: columns are E[Q_1/Q 1{Q>0}] and E[Q_M/Q 1{Q>0}] (first and last type)
+#: Table 1 of the paper: for each setting number, each quantity's mean and sd over the paper's
+#: 10 runs; the share columns are :math:`E[Q_1/Q \, 1\{Q>0\}]` and :math:`E[Q_M/Q \, 1\{Q>0\}]`
+#: (first and last type)
 TABLE1_PAPER = {
     1: dict(mean=(12.945, 0.314), var=(100.797, 12.607), share_first=(0.166, 0.001), share_last=(0.167, 0.001)),
     2: dict(mean=(13.182, 0.320), var=(102.386, 12.387), share_first=(0.249, 0.001), share_last=(0.246, 0.014)),

@@ -52,12 +52,9 @@ def test_the_machine_text_patterns_catch_what_the_issue_lists_and_spare_prose():
                          "p = 0.77", "within [0, 1]", "slope -0.51", "-0.001 at N = 10"]) == []
 
 
-#: pages that still show machine text (issue 29, open): Python lists of parameter values in
-#: item texts, a negative zero, e-notation in older evidence strings, a raw key in a docstring.
+#: pages that still show machine text (issue 29, open): e-notation in U-T1's text.
 #: A page that passes while listed here fails (strict), so the set can only shrink.
-PROSE_LEFT = {"book/locality/L-theorems", "book/locality/L-R-jiq", "book/locality/L-V-graphs", "book/locality/L-api",
-              "book/redundancy/R-T1", "book/redundancy/R-api", "book/utility/U-R-jlmud", "book/utility/U-T1",
-              "book/claims", "book/performance"}
+PROSE_LEFT = {"book/utility/U-T1"}
 
 
 @pytest.mark.parametrize("doc", [pytest.param(d, marks=pytest.mark.xfail(reason="machine text left (issue 29)",

@@ -16,7 +16,7 @@ import dataclasses
 import numpy as np
 
 from ...claims import Claim
-from ...display import Table
+from ...display import Table, listing
 from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed, replicate
@@ -55,7 +55,7 @@ def beats_random_claim(rows, loads, n_servers: int) -> Claim:
     disjoint 95% intervals."""
     below = loads_below(rows, loads, "JIQ", RANDOM)
     return Claim(item=ITEM, text="JIQ's mean queue length is below random routing's at every load (95% CIs disjoint)",
-                 category="check", holds=len(below) == len(list(loads)), evidence=f"loads {list(loads)}, N = {n_servers}")
+                 category="check", holds=len(below) == len(list(loads)), evidence=f"loads {listing(loads, conjunction='and')}, $N = {n_servers}$")
 
 
 def comparison_text(rows, loads, beats_random: bool) -> str:
@@ -64,11 +64,16 @@ def comparison_text(rows, loads, beats_random: bool) -> str:
               / policy_row(rows, load, "local JSQ(2)")["mean_queue_length"] for load in loads}
     better = loads_below(rows, loads, "JIQ", "local JSQ(2)")
     worse = loads_below(rows, loads, "local JSQ(2)", "JIQ")
+
+    def at(which: list) -> str:
+        if not which:
+            return "at no load"
+        return f"at load{'s' if len(which) > 1 else ''} {listing(which, conjunction='and')}"
     return "\n".join([f"- JIQ below random routing at every load: **{'yes' if beats_random else 'no'}**.",
                       "- JIQ / local JSQ(2) mean queue length: "
                       + ", ".join(f"{ratios[load]:.2f} at load {load:g}" for load in loads) + ".",
-                      f"- JIQ is significantly better than local JSQ(2) at loads {better or 'none'} and worse at "
-                      f"{worse or 'none'} (95% CIs disjoint)."])
+                      f"- JIQ is significantly better than local JSQ(2) {at(better)} and worse {at(worse)} "
+                      "(95% CIs disjoint)."])
 
 
 def compute(*, seed: int, n_servers: int, loads, n_runs: int, warmup: float, horizon: float) -> ItemResult:

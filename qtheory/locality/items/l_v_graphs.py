@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...claims import Claim
-from ...display import Table
+from ...display import Table, listing
 from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed
@@ -56,7 +56,7 @@ def density_claim(rows, tolerances, n_list) -> Claim:
                  category="check", holds=bool(within),
                  evidence="largest density errors " + ", ".join(f"{r['max_density_error']:.4f}" for r in rows)
                           + " against 5 SE " + ", ".join(f"{tol:.4f}" for tol in tolerances)
-                          + f" for $N$ in {list(n_list)}")
+                          + f" at $N$ = {listing(n_list, conjunction='and')}")
 
 
 def degree_ratio_claim(rows) -> Claim:
@@ -78,8 +78,8 @@ def bad_fraction(rows, kind: str, eps: float, n: int) -> float:
 
 def _bad_sentence(rows, eps_list, n0, n1) -> str:
     bad = bad_fraction
-    return "; ".join(f"$\\varepsilon = {e}$: irg {bad(rows, 'irg', e, n0):.3f} -> {bad(rows, 'irg', e, n1):.3f}, "
-                     f"window {bad(rows, 'window', e, n0):.3f} -> {bad(rows, 'window', e, n1):.3f}" for e in eps_list)
+    return "; ".join(f"$\\varepsilon = {e}$: irg {bad(rows, 'irg', e, n0):.3f} → {bad(rows, 'irg', e, n1):.3f}, "
+                     f"window {bad(rows, 'window', e, n0):.3f} → {bad(rows, 'window', e, n1):.3f}" for e in eps_list)
 
 
 def sparsity_claims(rows, eps_list, n0: int, n1: int, criterion_31: bool) -> tuple[Claim, Claim]:
@@ -110,7 +110,8 @@ def sparsity_claims(rows, eps_list, n0: int, n1: int, criterion_31: bool) -> tup
                                     "at the smallest $N$, and at the largest $N$ it is ten times irg's for every "
                                     "$\\varepsilon$",
               category="check", holds=bool(window_stays and window_above),
-              evidence=sentence + f"; $\\varepsilon$ at which the window graph's fraction stays: {window_stays}"))
+              evidence=sentence + "; $\\varepsilon$ at which the window graph's fraction stays: "
+                                  + (listing(window_stays, conjunction="and") if window_stays else "none")))
 
 
 def summary_text(irg_rows, density_ok: bool, ratios_fall: bool, sentence: str, n0: int, n1: int) -> str:
@@ -119,7 +120,8 @@ def summary_text(irg_rows, density_ok: bool, ratios_fall: bool, sentence: str, n
     return (f"Density errors within 5 standard errors at every N: {'yes' if density_ok else 'no'}; degree ratios "
             f"(dispatchers) {ratio_text(first['max_dispatcher_degree_ratio'])} at N = {first['N']} and "
             f"{ratio_text(last['max_dispatcher_degree_ratio'])} at N = {last['N']}, "
-            f"{'decreasing' if ratios_fall else 'not monotone'}. Fractions of eps-bad dispatchers, N = {n0} -> {n1}: "
+            f"{'decreasing' if ratios_fall else 'not monotone'}. Fractions of $\\varepsilon$-bad dispatchers, "
+            f"$N = {n0} \\to {n1}$: "
             f"{sentence}. The irg graph with N = {last['N']} takes {last['megabytes']:.1f} MB.")
 
 
@@ -165,7 +167,8 @@ def compute(*, seed: int, n_list, eps_list) -> Results:
         "L-P-irg", parameters, seed, rows, claims=(density, ratios),
         summary=dict(largest_graph_megabytes=rows[-1]["megabytes"], largest_graph_edges=rows[-1]["edges"]),
         displays=(irg_table,),
-        figure={"caption": rf"one $\mathrm{{irg}}(p^1)$ graph of the Sec. 6 system per $N$ in {n_list}: largest error "
+        figure={"caption": rf"one $\mathrm{{irg}}(p^1)$ graph of the Sec. 6 system for each $N$ of "
+                           f"{listing(n_list, conjunction='and')}: largest error "
                            r"of the cluster/type edge densities against 5 binomial standard errors (left), "
                            r"largest/smallest degree ratios of dispatchers and servers (right)",
                 "five_se": tolerances})
@@ -173,7 +176,7 @@ def compute(*, seed: int, n_list, eps_list) -> Results:
     n0, n1 = n_list[0], n_list[-1]
     criterion = lemma2_criterion(system)
     final = {f"{r['graph']} eps={r['eps']}": r["bad_fraction"] for r in bad_rows if r["N"] == n1}
-    values = {"(3.1) holds for $p^1$": str(criterion),
+    values = {"(3.1) holds for $p^1$": "yes" if criterion else "no",
               **{k.replace("eps=", "$\\varepsilon = $ "): f"{v:.4f}" for k, v in final.items()}}
     thm8_table = Table(tuple(values.items()), {"quantity": lambda kv: kv[0], "value": lambda kv: kv[1]},
                        caption=f"Fractions of $\\varepsilon$-bad dispatchers at $N = {n1}$")
@@ -183,6 +186,8 @@ def compute(*, seed: int, n_list, eps_list) -> Results:
         summary=dict(at_largest_N=final, criterion_31_holds=criterion), displays=(thm8_table,),
         text=summary_text(rows, density.holds, ratios.holds, sentence, n0, n1),
         figure={"caption": rf"largest fraction of $\varepsilon$-bad dispatchers over our test sets, a lower bound of "
-                           rf"the left side of (3.8), for $\varepsilon$ in {eps_list}: $\mathrm{{irg}}(p^1)$ (circles) "
+                           rf"the left side of (3.8), for $\varepsilon$ = "
+                           f"{listing(eps_list, conjunction='and')}: "
+                           r"$\mathrm{irg}(p^1)$ (circles) "
                            "and the window graph with the same densities (squares)"})
     return Results(irg=irg_result, thm8=thm8_result)

@@ -24,7 +24,7 @@ import numpy as np
 from scipy import stats as st
 
 from ...claims import Claim, Finding
-from ...display import Table
+from ...display import Table, listing, number
 from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed
@@ -250,12 +250,13 @@ def _z_paper(r):
 
 
 def _g(x):
-    return f"{x:.3g}" if isinstance(x, float) else str(x)
+    """A statistic of the verdict table: three significant digits, powers of ten as the book writes them."""
+    return number(x) if isinstance(x, float) else str(x)
 
 
 def _table1_displays(rows, diff, verdicts, n_runs) -> list[Table]:
-    labels = {"mean": "E[Q]", "var": "Var(Q)", "share_first": "share of the first type (x 1e-2)",
-              "share_last": "share of the last type (x 1e-2)"}
+    labels = {"mean": "$E[Q]$", "var": r"$\mathrm{Var}(Q)$", "share_first": "share of the first type (× 10⁻²)",
+              "share_last": "share of the last type (× 10⁻²)"}
     out = []
     for q, scale in (("mean", 1), ("var", 1), ("share_first", 100), ("share_last", 100)):
         out.append(Table(tuple(r for r in rows if r["quantity"] == q), {
@@ -285,6 +286,18 @@ def _table1_displays(rows, diff, verdicts, n_runs) -> list[Table]:
     return out
 
 
+#: the share quantities of Table 1 in words
+SHARE_WORDS = {"share_first": "share of the first type", "share_last": "share of the last type"}
+
+
+def _settings(numbers) -> str:
+    """'setting 4', 'settings 1, 2 and 3', 'no setting' (prose, not a Python list)."""
+    numbers = list(numbers)
+    if not numbers:
+        return "no setting"
+    return f"setting{'s' if len(numbers) > 1 else ''} {listing(numbers, conjunction='and')}"
+
+
 def table1_remarks(rows, comparison, verdicts, n_runs, n_events) -> str:
     """The page's remarks beyond the finding (computed from the data): run-to-run sd, Var(Q), shares."""
     mean_rows = [r for r in rows if r["quantity"] == "mean"]
@@ -305,13 +318,13 @@ def table1_remarks(rows, comparison, verdicts, n_runs, n_events) -> str:
         f"- *Run-to-run sd* of $E[Q]$ in settings 1-8: ours {min(sd_small):.2f}-{max(sd_small):.2f}, "
         f"the paper's {min(sd_paper_small):.2f}-{max(sd_paper_small):.2f}.\n",
         f"- *$\\mathrm{{Var}}(Q)$*: each setting agrees with the exact variance within 4 standard errors, but the paper "
-        f"is above it in settings {var_above}" + (f"; in settings 1-8 by {z8.min():.1f}-{z8.max():.1f} of its standard "
+        f"is above it in {_settings(var_above)}" + (f"; in settings 1-8 by {z8.min():.1f}-{z8.max():.1f} of its standard "
                                                   f"errors each (jointly {joint8:.1f} sigma)" if z8.size else "")
         + ". A shift of the averaging epoch does not change a variance; of the candidates in the table the best joint "
-        f"fit is '{best_var['estimator']}' (chi-square p = {best_var['chi2_p']:.2g}). This pattern is not explained "
+        f"fit is '{best_var['estimator']}' ($\\chi^2$ $p$ = {number(best_var['chi2_p'], digits=2)}). This pattern is not explained "
         "by the finding on $E[Q]$.\n",
         "- *Shares* $E[Q_S/Q\\,1\\{Q>0\\}]$ (symmetric settings, exact value $P(Q>0)/K$): "
-        + ("; ".join(f"setting {s} {q}: paper {p_:.5f} vs exact {e:.5f}" for s, q, p_, e in share_off)
+        + ("; ".join(f"setting {s}, {SHARE_WORDS[q]}: paper {p_:.5f} vs exact {e:.5f}" for s, q, p_, e in share_off)
            + " lie more than three per-run sds away; the others agree" if share_off else
            "all within three per-run sds of the exact value")
         + f". Setting 4, type 'full' (not symmetric): time {s4['time_mean']:.3f}, events {s4['event_mean']:.3f}, "
@@ -401,9 +414,9 @@ def _cdf_item(settings, runs, params, seed, lam, n_runs, n_events) -> ItemResult
                                         - (1 - np.exp(-(1 - lam) * (qs + 1)))))) for s in settings}
     gap_order = sorted(ks, key=ks.get, reverse=True)
     n_exact = sum(exact_cdf(s.system, lam, CDF_POINTS - 1) is not None for s in settings)
-    text = (f"The largest distance between the mean empirical CDF and $10\\,\\mathrm{{Exp}}(1)$ is in settings "
-            f"{gap_order[:4]} ({', '.join(f'{ks[k]:.2f}' for k in gap_order[:4])}), the smallest in "
-            f"{gap_order[-3:]} ({', '.join(f'{ks[k]:.2f}' for k in gap_order[-3:])}). The second figure shows the "
+    text = (f"The largest distance between the mean empirical CDF and $10\\,\\mathrm{{Exp}}(1)$ is in "
+            f"{_settings(gap_order[:4])} ({', '.join(f'{ks[k]:.2f}' for k in gap_order[:4])}), the smallest in "
+            f"{_settings(gap_order[-3:])} ({', '.join(f'{ks[k]:.2f}' for k in gap_order[-3:])}). The second figure shows the "
             f"tails the paper discusses, $-\\log P(Q>q)$, with the exact curve for the {n_exact} settings where the "
             f"product form's table fits and the line $(1-\\lambda)(q+1)$ of $10\\,\\mathrm{{Exp}}(1)$.")
     table = Table(tuple(dict(setting=s.number, name=s.name, gap=ks[s.number]) for s in settings),

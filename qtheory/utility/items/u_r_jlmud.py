@@ -10,8 +10,11 @@ from sampling more pools (:func:`monotone_claim`) and JLMU's gap falling in :mat
 
 from __future__ import annotations
 
+import numpy as np
+from scipy import stats as _st
+
 from ...claims import Claim
-from ...display import Table
+from ...display import Table, listing, number
 from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed
@@ -23,7 +26,8 @@ from ..optimal import upper_bound
 from ..policies import JLMU, JLMUd
 from ..simulation import simulate
 
-__all__ = ["ITEM", "compute", "row_of", "bound_claim", "monotone_claim", "gap_slopes", "falls_claim"]
+__all__ = ["ITEM", "compute", "row_of", "bound_claim", "monotone_claim", "gap_se", "gap_slopes", "gap_slope_errors",
+           "falls_claim"]
 
 ITEM = "U-R-jlmud"
 #: gaps at or below this are drawn and fitted at this value (log scales)
@@ -41,7 +45,8 @@ def row_of(rows: list[dict], n: int, policy: str) -> dict:
 def bound_claim(rows: list[dict]) -> Claim:
     """Theorem 1 holds for any policy: every interval's lower end is at most :math:`u(q_n^*)`."""
     return Claim(item=ITEM, category="check", holds=all(r["low"] <= r["bound"] for r in rows),
-                 text="every estimate of E[u(q_n)] is below u(q_n*) up to its 95% CI (Theorem 1 holds for any policy)",
+                 text="every estimate of $E[u(q_n)]$ is below $u(q_n^*)$ up to its 95% CI (Theorem 1 holds for any "
+                      "policy)",
                  evidence=f"{len(rows)} (n, policy) pairs")
 
 
@@ -51,8 +56,8 @@ def monotone_claim(rows: list[dict], n_values, d_values) -> Claim:
     holds = all(row_of(rows, n, f"JLMU({a})")["low"] <= row_of(rows, n, f"JLMU({b})")["high"]
                 for n in n_values for a, b in zip(d_values[:-1], d_values[1:]))
     return Claim(item=ITEM, category="check", holds=holds,
-                 text="the mean utility of JLMU(d) does not decrease in d (up to the 95% CIs)",
-                 evidence=f"d = {list(d_values)}, n = {list(n_values)}")
+                 text="the mean utility of JLMU($d$) does not decrease in $d$ (up to the 95% CIs)",
+                 evidence=f"$d$ = {listing(d_values, conjunction='and')}; $n$ = {listing(n_values, conjunction='and')}")
 
 
 def gap_slopes(rows: list[dict], labels) -> dict[str, float]:
@@ -62,15 +67,42 @@ def gap_slopes(rows: list[dict], labels) -> dict[str, float]:
                               [max(r["gap"], GAP_FLOOR) for r in rows if r["policy"] == lab]) for lab in labels}
 
 
+def gap_se(row: dict) -> float:
+    """The standard error of a row's gap: its 95% t-interval (``runs`` - 1 degrees of freedom) over the
+    t quantile (the bound :math:`u(q_n^*)` is exact, so the gap's error is the estimate's)."""
+    return (row["gap_high"] - row["gap_low"]) / 2 / float(_st.t.ppf(0.975, df=row["runs"] - 1))
+
+
+def gap_slope_errors(rows: list[dict], labels) -> dict[str, float]:
+    """Standard error of each :func:`gap_slopes` slope from the run-to-run noise of the gaps.
+
+    The slope is a weighted sum :math:`\\sum_i w_i \\log g_i` of independent estimates (one set of runs
+    per :math:`n`), :math:`w_i = (x_i - \\bar x) / \\sum_j (x_j - \\bar x)^2` with :math:`x = \\log n`,
+    so to first order (delta method, :math:`\\mathrm{SE}(\\log g) \\approx \\mathrm{SE}(g) / g`) its
+    standard error is :math:`\\sqrt{\\sum_i w_i^2 \\mathrm{SE}(g_i)^2 / g_i^2}`. NaN for a label with a gap
+    at or below :data:`GAP_FLOOR` (its logarithm has no error to speak of)."""
+    out = {}
+    for lab in labels:
+        sel = [r for r in rows if r["policy"] == lab]
+        x = np.log([r["n"] for r in sel])
+        w = (x - x.mean()) / np.sum((x - x.mean()) ** 2)
+        gaps = np.array([r["gap"] for r in sel])
+        if np.any(gaps <= GAP_FLOOR):
+            out[lab] = float("nan")
+            continue
+        out[lab] = float(np.sqrt(np.sum(w ** 2 * (np.array([gap_se(r) for r in sel]) / gaps) ** 2)))
+    return out
+
+
 def falls_claim(rows: list[dict], n_values) -> Claim:
     """Theorem 2 (JLMU is asymptotically optimal), as a check: JLMU's gap to the bound falls
     strictly at every step of :math:`n`, each interval entirely above the next one."""
     jlmu = [row_of(rows, n, "JLMU") for n in n_values]
     falls = all(a["gap_low"] > b["gap_high"] for a, b in zip(jlmu[:-1], jlmu[1:]))
-    slope = gap_slopes(rows, ["JLMU"])["JLMU"]
+    slope, se = gap_slopes(rows, ["JLMU"])["JLMU"], gap_slope_errors(rows, ["JLMU"])["JLMU"]
     return Claim(item=ITEM, category="check", holds=falls,
-                 text="JLMU's gap to u(q_n*) decreases strictly in n (Theorem 2: JLMU is asymptotically optimal)",
-                 evidence=f"log-log slope {slope:.2f} over n = {list(n_values)}")
+                 text="JLMU's gap to $u(q_n^*)$ decreases strictly in $n$ (Theorem 2: JLMU is asymptotically optimal)",
+                 evidence=f"log-log slope {number(slope, se)} (± SE) over $n$ = {listing(n_values, conjunction='and')}")
 
 
 def _cell(r: dict) -> str:
@@ -114,22 +146,24 @@ def compute(*, seed: int, rho: float, n_values, d_values, horizon: float, warmup
     last, best_d = n_values[-1], d_values[-1]
     gaps = {lab: row_of(rows, last, lab)["gap"] for lab in labels}
     ratio = gaps[f"JLMU({best_d})"] / gaps["JLMU"] if gaps["JLMU"] > 0 else float("nan")
-    slopes = gap_slopes(rows, labels)
+    gap_ses = {lab: gap_se(row_of(rows, last, lab)) for lab in labels}
+    slopes, slope_ses = gap_slopes(rows, labels), gap_slope_errors(rows, labels)
     below, mono, falls = (c.holds for c in claims)
     lines = [
         f"- Every estimate lies below the bound $u(q_n^*)$ within its interval: **{'yes' if below else 'no'}**.",
         f"- Larger $d$ never does worse (within the intervals): **{'yes' if mono else 'no'}**.",
-        f"- At $n = {last}$ the gap to the bound is {gaps['JLMU']:.4f} for JLMU and "
-        + ", ".join(f"{gaps[f'JLMU({d})']:.4f} for JLMU({d})" for d in d_values)
-        + f"; JLMU({best_d})'s gap is {ratio:.1f} times JLMU's.",
-        "- Log-log slopes of the gap against $n$: " + ", ".join(f"{lab} {slopes[lab]:.2f}" for lab in labels)
+        f"- At $n = {last}$ the gap to the bound (± SE) is "
+        + listing([f"{number(gaps[lab], gap_ses[lab])} for {lab}" for lab in labels], conjunction="and")
+        + f"; JLMU({best_d})'s gap is {number(ratio, digits=2)} times JLMU's.",
+        "- Log-log slopes of the gap against $n$ (± SE): "
+        + listing([f"{lab} {number(slopes[lab], slope_ses[lab])}" for lab in labels], conjunction="and")
         + ". JLMU's gap falls strictly at every step of $n$: **" + ("yes" if falls else "no") + "** "
         "(Theorem 2: JLMU is asymptotically optimal); a slope near 0 means the gap levels off, as it "
         "must for a fixed $d$: a sampled pool is the best one only with a probability that does not grow with $n$.",
     ]
     n_mid = n_values[len(n_values) // 2]
     caption = (f"Left: gap between the bound $u(q_n^*)$ of Theorem 1 and the mean utility per pool of JLMU and "
-               f"JLMU($d$), $d$ in {d_values}, against $n$ (log-log; 95% CIs over {n_runs} runs of length {horizon:g}). "
+               f"JLMU($d$), $d$ = {listing(d_values, conjunction='and')}, against $n$ (log-log; 95% CIs over {n_runs} runs of length {horizon:g}). "
                f"Right: the mean utility against $d$ at $n$ = {n_mid}, with JLMU's 95% CI and the bound. Table 1 system, "
                f"$\\rho$ = {rho:g}.")
     return ItemResult(ITEM, params, seed, rows, claims=claims, displays=(table,), text="\n".join(lines),

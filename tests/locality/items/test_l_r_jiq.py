@@ -21,6 +21,7 @@ def test_jiq_beats_random_when_its_intervals_lie_below_at_every_load():
     claim = l_r_jiq.beats_random_claim(_rows(CLEAR), LOADS, 500)
     assert claim.holds is True and claim.category == "check" and claim.judge() == "holds"
     assert claim.label == "internal check"
+    assert claim.evidence == "loads 0.5 and 0.9, $N = 500$"  # prose, not a Python list
 
 
 @pytest.mark.parametrize("jiq", [[0.4, 9.0], [0.4, 8.5], [1.5, 1.0], [0.75, 1.0]])
@@ -45,9 +46,11 @@ def test_the_comparison_text_names_better_and_worse_loads():
     rows = _rows({**CLEAR, "JIQ": [0.4, 2.0], "local JSQ(2)": [0.6, 1.0]})
     text = l_r_jiq.comparison_text(rows, LOADS, False)
     assert "**no**" in text and "0.67 at load 0.5, 2.00 at load 0.9" in text
-    assert "better than local JSQ(2) at loads [0.5] and worse at [0.9]" in text
-    assert "at loads none and worse at none" in l_r_jiq.comparison_text(_rows({"JIQ": [1, 1], "local JSQ(2)": [1, 1]}),
+    assert "better than local JSQ(2) at load 0.5 and worse at load 0.9" in text
+    assert "at no load and worse at no load" in l_r_jiq.comparison_text(_rows({"JIQ": [1, 1], "local JSQ(2)": [1, 1]}),
                                                                           LOADS, True)
+    assert "better than local JSQ(2) at loads 0.5 and 0.9 and worse at no load" in l_r_jiq.comparison_text(
+        _rows(CLEAR), LOADS, True)
 
 
 def test_policy_row_names_a_missing_load():

@@ -51,7 +51,7 @@ def _bad_rows(irg0, irg1, win0, win1, eps_list=(0.1, 0.2)):
 def test_theorem8_agrees_when_irg_falls_and_the_window_graph_stays():
     rows = _bad_rows([0.3, 0.05], [0.01, 0.0], [0.8, 0.1], [0.7, 0.02])
     thm8, window = lg.sparsity_claims(rows, [0.1, 0.2], 100, 1000, True)
-    assert thm8.judge() == "agrees" and window.judge() == "holds" and "[0.1]" in window.evidence
+    assert thm8.judge() == "agrees" and window.judge() == "holds" and window.evidence.endswith("fraction stays: 0.1")
     assert lg.bad_fraction(rows, "window", 0.2, 1000) == 0.02
 
 
@@ -87,6 +87,11 @@ def test_compute_at_a_tiny_scale():
     assert res.thm8.summary["criterion_31_holds"] is True and len(res.thm8.summary["at_largest_N"]) == 4
     assert res.irg.summary["largest_graph_edges"] == res.irg.rows[-1]["edges"]
     assert all(0 <= r["bad_fraction"] <= 1 for r in res.thm8.rows) and res.thm8.text.startswith("Density errors")
+    # prose: lists of sizes and epsilons in words, not Python lists
+    assert "for each $N$ of 100 and 200:" in res.irg.figure["caption"]
+    assert "for $\\varepsilon$ = 0.1 and 0.2:" in res.thm8.figure["caption"]
+    assert not any("[" in t for t in (res.irg.figure["caption"], res.thm8.figure["caption"], res.thm8.text,
+                                      *(c.evidence for c in (*res.irg.claims, *res.thm8.claims))))
 
 
 @pytest.mark.parametrize("kwargs, name", [(dict(n_list=[100], eps_list=[0.1]), "n_list"),

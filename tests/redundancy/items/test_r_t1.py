@@ -3,6 +3,7 @@ must differ: the one finding on Table 1's E[Q] (which averaging convention the p
 the claims it folds, the erratum it words."""
 
 import math
+import re
 
 import matplotlib
 import numpy as np
@@ -154,6 +155,13 @@ def test_the_figures_draw_from_the_returned_rows(tiny):
     assert "2 simulation runs" in tiny["R-F4"].figure["caption"]
 
 
+def test_the_page_texts_and_tables_write_no_python_lists_or_e_notation(tiny):
+    texts = [tiny[i].text or "" for i in ("R-T1", "R-F4")]
+    texts += [d.html() for i in ("R-T1", "R-F4") for d in tiny[i].displays]
+    for text in texts:
+        assert not re.search(r"\d\.?\d*e[-+]\d\d|settings \[|share_(first|last)", text), text
+
+
 @pytest.mark.parametrize("name, value", [("lam", 1.0), ("lam", 0.0), ("n_runs", 1), ("hist_max", 100),
                                          ("check_runs", 1), ("n_events", 0)])
 def test_compute_names_a_wrong_parameter(name, value):
@@ -194,9 +202,9 @@ def test_the_remarks_list_the_variances_above_and_the_shares_off_by_three_sds(of
     rows = _full_rows(off)
     comparison = table1_comparison(rows, N_RUNS)
     text = r_t1.table1_remarks(rows, comparison, r_t1.table1_verdicts(comparison), N_RUNS, 1000)
-    assert "above it in settings [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]" in text
+    assert "above it in settings 1, 2, 3, 4, 5, 6, 7, 8, 9 and 10" in text
     assert "by 1.3-1.3 of its standard errors each (jointly 3.7 sigma)" in text  # 5 / (12 / sqrt(10)), x sqrt(8)
     if off is None:
         assert "all within three per-run sds" in text
     else:
-        assert "setting 6 share_first: paper 0.25400 vs exact 0.25000 lie more than three" in text
+        assert "setting 6, share of the first type: paper 0.25400 vs exact 0.25000 lie more than three" in text

@@ -37,6 +37,16 @@ def folded(section: str) -> str:
     title, _, body = section.strip().partition("\n")
     return f"````{{admonition}} {title.lstrip('# ').strip()}\n:class: dropdown\n\n{body.strip()}\n````\n"
 
+
+def folded_together(title: str, sections) -> str:
+    """Several sections in one collapsed dropdown, each titled by a rubric (a heading may not
+    stand inside a directive): one closed line on the page however many measurements there are."""
+    parts = []
+    for section in sections:
+        head, _, body = section.strip().partition("\n")
+        parts.append(f"```{{rubric}} {head.lstrip('# ').strip()}\n```\n\n{body.strip()}\n")
+    return f"````{{admonition}} {title}\n:class: dropdown\n\n" + "\n".join(parts) + "````\n"
+
 #: issue 18's goals
 C_GOAL = 1.25
 SCALE_GOAL = 0.5
@@ -548,8 +558,10 @@ def write_page(extra_notes: str = "") -> str:
     details.append(book_section(book))
     if dask:
         details.append(dask_section(dask))
-    # one screen for the reader: the summary open, every measurement folded under it
-    parts = [INTRO, summary_section(c, scaling, book, indep), "## Details\n"] + [folded(d) for d in details if d]
+    # about one screen for the reader: the summary open, every measurement in one closed dropdown
+    details = [d for d in details if d]
+    parts = [INTRO, summary_section(c, scaling, book, indep), "## Details\n",
+             folded_together(f"The {len(details)} measurements behind the summary: tables, plots, earlier goals", details)]
     text = "\n".join(parts).rstrip() + "\n"
     PAGE.write_text(text)
     return text

@@ -322,13 +322,81 @@ def _marker_windows(parts, dpi: float):
                 yield x, y, np.sqrt(area) * dpi / 72.0 / 2.0
 
 
+#: the colour a series is drawn in while its visibility is measured: one no palette colour is near, so
+#: that a series over or under another of its own colour is judged as if it had a colour of its own
+_PROBE_COLOUR = (1.0, 0.0, 1.0)
+
+
+class _Probe:
+    """Draw the artists `parts` in :data:`_PROBE_COLOUR` (keeping transparency and absent faces)
+    inside a ``with`` block; their colours are restored after it."""
+
+    def __init__(self, parts):
+        self.parts = parts
+
+    def __enter__(self):
+        from matplotlib.collections import Collection
+        from matplotlib.lines import Line2D
+        from matplotlib.patches import Patch
+
+        self.saved = []
+        for p in self.parts:
+            if isinstance(p, Line2D):
+                state = (p.get_color(), p.get_markerfacecolor(), p.get_markeredgecolor(), p.get_markerfacecoloralt())
+                self.saved.append((p, state))
+                p.set_color(_PROBE_COLOUR)
+                for get, put in ((p.get_markerfacecolor, p.set_markerfacecolor),
+                                 (p.get_markeredgecolor, p.set_markeredgecolor)):
+                    if not _absent(get()):
+                        put(_PROBE_COLOUR)
+            elif isinstance(p, (Collection, Patch)):
+                state = (np.array(p.get_facecolor(), dtype=float, copy=True),
+                         np.array(p.get_edgecolor(), dtype=float, copy=True))
+                self.saved.append((p, state))
+                p.set_facecolor(_probe_rgba(state[0]))
+                p.set_edgecolor(_probe_rgba(state[1]))
+        return self
+
+    def __exit__(self, *exc):
+        from matplotlib.lines import Line2D
+
+        for p, state in self.saved:
+            if isinstance(p, Line2D):
+                p.set_color(state[0])
+                p.set_markerfacecolor(state[1])
+                p.set_markeredgecolor(state[2])
+                p.set_markerfacecoloralt(state[3])
+            else:
+                p.set_facecolor(state[0])
+                p.set_edgecolor(state[1])
+        return False
+
+
+def _absent(colour) -> bool:
+    """Whether a matplotlib colour draws nothing ('none' or fully transparent)."""
+    from matplotlib.colors import to_rgba
+
+    return isinstance(colour, str) and colour.lower() == "none" or to_rgba(colour)[3] == 0
+
+
+def _probe_rgba(rgba: np.ndarray) -> np.ndarray:
+    """`rgba` (n x 4) with every colour that draws replaced by the probe colour, alpha kept."""
+    rgba = np.atleast_2d(rgba).copy()
+    if rgba.size:
+        drawn = rgba[:, 3] > 0
+        rgba[drawn, :3] = _PROBE_COLOUR
+    return rgba
+
+
 def series_visibility(fig, canvas=None) -> dict[str, SeriesVisibility]:
     """How much of each labelled series of `fig` shows (:class:`SeriesVisibility`).
 
-    A series' own pixels are those that change when it is hidden from a figure without any other
-    data artist; those that show are its own pixels that change when it is hidden from the whole
-    figure. A series that colours no pixel at all (empty, or outside the axis limits) is left out.
-    Each marker is judged the same way inside a square of the marker's size around its centre.
+    The series is drawn in a colour of its own (:data:`_PROBE_COLOUR`), so that an artist of the
+    same colour above or below it neither hides nor reveals it. Its own pixels are those that
+    change when it is hidden from a figure without any other data artist; those that show are its
+    own pixels that change when it is hidden from the whole figure. A series that colours no pixel
+    at all (empty, or outside the axis limits) is left out. Each marker is judged the same way
+    inside a square of the marker's size around its centre.
     `canvas` is an Agg canvas of `fig` (default: a new one).
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -339,15 +407,16 @@ def series_visibility(fig, canvas=None) -> dict[str, SeriesVisibility]:
     out = {}
     try:
         everything = _data_artists(fig)
-        full = _render(canvas, [])
         bare = _render(canvas, everything)
-        height, width = full.shape[:2]
+        height, width = bare.shape[:2]
         for label, parts in _series(fig).items():
             ids = set(map(id, parts))
-            own = _differs(_render(canvas, [a for a in everything if id(a) not in ids]), bare)
-            if not own.any():
-                continue
-            shows = own & _differs(_render(canvas, parts), full)
+            without = _render(canvas, parts)
+            with _Probe(parts):
+                own = _differs(_render(canvas, [a for a in everything if id(a) not in ids]), bare)
+                if not own.any():
+                    continue
+                shows = own & _differs(_render(canvas, []), without)
             markers = hidden = 0
             for x, y, half in _marker_windows(parts, fig.dpi):
                 if not (np.isfinite(x) and np.isfinite(y)):

@@ -181,3 +181,19 @@ def test_a_line_under_a_wider_line_does_not_show_and_one_under_a_thin_dashed_lin
         seen = series_visibility(fig)
         assert (seen["simulation"].shown < 0.1) is flagged and seen["limit"].shown > 0.9
         assert any("'simulation' does not show" in p for p in figure_problems(fig)) is flagged
+
+
+def test_a_series_over_one_of_its_own_colour_shows_and_the_one_beneath_does_not():
+    # the R figures' layout: the same values for two schemes, circles and squares in one colour
+    from qtheory.plotting import PALETTE, new_figure, series_visibility
+
+    fig, axes = new_figure(1)
+    ax = axes[0][0]
+    ax.plot([1, 2, 3, 4], [1, 2, 3, 4], "o-", color=PALETTE[0], label="beneath")
+    ax.plot([1, 2, 3, 4], [1, 2, 3, 4], "s--", color=PALETTE[0], label="above")
+    ax.legend()
+    seen = series_visibility(fig)
+    assert seen["beneath"].hidden_markers == 4 and seen["above"].hidden_markers == 0
+    assert seen["above"].shown > 0.9
+    found = figure_problems(fig)
+    assert any("series 'beneath' hide" in p for p in found) and not any("'above'" in p for p in found)

@@ -407,6 +407,14 @@ def series_visibility(fig, canvas=None) -> dict[str, SeriesVisibility]:
     out = {}
     try:
         everything = _data_artists(fig)
+        # the first draws of a figure may still move its axes (constrained layout settles over a few
+        # draws); pixels are compared only once two draws in a row agree
+        previous = _render(canvas, [])
+        for _ in range(4):
+            current = _render(canvas, [])
+            if np.array_equal(previous, current):
+                break
+            previous = current
         bare = _render(canvas, everything)
         height, width = bare.shape[:2]
         for label, parts in _series(fig).items():

@@ -7,6 +7,8 @@ dark theme shows them as light cards rather than dark lines on a dark page.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import matplotlib
 
 import matplotlib.pyplot as plt
@@ -14,7 +16,8 @@ import numpy as np
 
 __all__ = ["PALETTE", "COLUMN_WIDTH", "DISPLAY_DPI", "MIN_FONT_PX", "MIN_TICK_PX", "INTERVALS", "use_style",
            "ci_band", "new_figure", "figure_legend", "smallest_font", "rendered_font_px", "declutter_log_ticks",
-           "interval_words", "mark_interval", "figure_problems"]
+           "interval_words", "mark_interval", "figure_problems", "series_visibility",
+           "SeriesVisibility", "MIN_SHOWN_FRACTION", "MIN_MARKER_FRACTION"]
 
 #: the book's text column is 688 CSS px wide; figures are drawn at this width (inches) ...
 COLUMN_WIDTH = 6.9
@@ -239,14 +242,218 @@ def _draws_intervals(fig) -> bool:
     return False
 
 
+#: a labelled series does not show when less than this fraction of the pixels it colours on its own
+#: changes the figure: other artists cover it (lines that merge with others where they agree, as
+#: trajectories converging to one point, keep 20% or more in the book's figures)
+MIN_SHOWN_FRACTION = 0.1
+#: a marker hides when less than this fraction of its own pixels changes the figure (crosses under
+#: filled dots of the same size keep about a quarter); a series whose markers mostly hide is flagged
+MIN_MARKER_FRACTION = 0.5
+#: two renderings differ at a pixel when a colour channel differs by more than this (of 255): less is
+#: antialiasing at the edge of another artist
+_PIXEL_TOLERANCE = 24
+
+
+class SeriesVisibility(NamedTuple):
+    """How much of a labelled series shows in its figure (:func:`series_visibility`)."""
+
+    #: fraction of the series' own pixels that change the figure (about 1 when nothing covers it)
+    shown: float
+    #: markers drawn inside the axes, and those that keep less than :data:`MIN_MARKER_FRACTION` of their pixels
+    markers: int
+    hidden_markers: int
+
+
+def _data_artists(fig) -> list:
+    """Every visible artist that draws data on an axis of `fig` (lines, collections, patches, images)."""
+    out = []
+    for ax in fig.get_axes():
+        out += list(ax.lines) + list(ax.collections) + list(ax.patches) + list(ax.images)
+    return [a for a in out if a.get_visible()]
+
+
+def _series(fig) -> dict[str, list]:
+    """Labelled series of `fig` (legend labels, not starting with "_"), each the visible artists that
+    draw it, over every axis (error bar containers opened)."""
+    groups: dict[str, list] = {}
+    for ax in fig.get_axes():
+        for artist in list(ax.lines) + list(ax.collections) + list(ax.patches) + list(ax.containers):
+            label = artist.get_label() if hasattr(artist, "get_label") else ""
+            if label and not label.startswith("_") and getattr(artist, "get_visible", lambda: True)():
+                groups.setdefault(label, []).append(artist)
+    return {label: [p for p in _flatten(artists) if hasattr(p, "set_visible") and p.get_visible()]
+            for label, artists in groups.items()}
+
+
+def _render(canvas, hidden: list) -> np.ndarray:
+    """RGB pixels of the canvas' figure drawn with the artists `hidden` hidden."""
+    for a in hidden:
+        a.set_visible(False)
+    try:
+        canvas.draw()
+        return np.asarray(canvas.buffer_rgba())[..., :3].astype(np.int16)
+    finally:
+        for a in hidden:
+            a.set_visible(True)
+
+
+def _differs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.abs(a - b).max(axis=-1) > _PIXEL_TOLERANCE
+
+
+def _marker_windows(parts, dpi: float):
+    """(x, y, half-width) in display pixels of every marker the artists `parts` draw."""
+    from matplotlib.collections import PathCollection
+    from matplotlib.lines import Line2D
+
+    for p in parts:
+        if isinstance(p, Line2D) and p.get_marker() not in (None, "", "None", " ", "none"):
+            xy = p.get_transform().transform(np.asarray(p.get_xydata(), dtype=float))
+            every = p.get_markevery()
+            if isinstance(every, (int, np.integer)) and not isinstance(every, bool):
+                xy = xy[::every]
+            half = p.get_markersize() * dpi / 72.0 / 2.0
+            for x, y in xy:
+                yield x, y, half
+        elif isinstance(p, PathCollection) and len(p.get_offsets()):
+            xy = p.get_offset_transform().transform(np.asarray(p.get_offsets(), dtype=float))
+            sizes = np.resize(p.get_sizes(), len(xy)) if len(p.get_sizes()) else np.full(len(xy), 36.0)
+            for (x, y), area in zip(xy, sizes):
+                yield x, y, np.sqrt(area) * dpi / 72.0 / 2.0
+
+
+#: the colour a series is drawn in while its visibility is measured: one no palette colour is near, so
+#: that a series over or under another of its own colour is judged as if it had a colour of its own
+_PROBE_COLOUR = (1.0, 0.0, 1.0)
+
+
+class _Probe:
+    """Draw the artists `parts` in :data:`_PROBE_COLOUR` (keeping transparency and absent faces)
+    inside a ``with`` block; their colours are restored after it."""
+
+    def __init__(self, parts):
+        self.parts = parts
+
+    def __enter__(self):
+        from matplotlib.collections import Collection
+        from matplotlib.lines import Line2D
+        from matplotlib.patches import Patch
+
+        self.saved = []
+        for p in self.parts:
+            if isinstance(p, Line2D):
+                state = (p.get_color(), p.get_markerfacecolor(), p.get_markeredgecolor(), p.get_markerfacecoloralt())
+                self.saved.append((p, state))
+                p.set_color(_PROBE_COLOUR)
+                for get, put in ((p.get_markerfacecolor, p.set_markerfacecolor),
+                                 (p.get_markeredgecolor, p.set_markeredgecolor)):
+                    if not _absent(get()):
+                        put(_PROBE_COLOUR)
+            elif isinstance(p, (Collection, Patch)):
+                state = (np.array(p.get_facecolor(), dtype=float, copy=True),
+                         np.array(p.get_edgecolor(), dtype=float, copy=True))
+                self.saved.append((p, state))
+                p.set_facecolor(_probe_rgba(state[0]))
+                p.set_edgecolor(_probe_rgba(state[1]))
+        return self
+
+    def __exit__(self, *exc):
+        from matplotlib.lines import Line2D
+
+        for p, state in self.saved:
+            if isinstance(p, Line2D):
+                p.set_color(state[0])
+                p.set_markerfacecolor(state[1])
+                p.set_markeredgecolor(state[2])
+                p.set_markerfacecoloralt(state[3])
+            else:
+                p.set_facecolor(state[0])
+                p.set_edgecolor(state[1])
+        return False
+
+
+def _absent(colour) -> bool:
+    """Whether a matplotlib colour draws nothing ('none' or fully transparent)."""
+    from matplotlib.colors import to_rgba
+
+    return isinstance(colour, str) and colour.lower() == "none" or to_rgba(colour)[3] == 0
+
+
+def _probe_rgba(rgba: np.ndarray) -> np.ndarray:
+    """`rgba` (n x 4) with every colour that draws replaced by the probe colour, alpha kept."""
+    rgba = np.atleast_2d(rgba).copy()
+    if rgba.size:
+        drawn = rgba[:, 3] > 0
+        rgba[drawn, :3] = _PROBE_COLOUR
+    return rgba
+
+
+def series_visibility(fig, canvas=None) -> dict[str, SeriesVisibility]:
+    """How much of each labelled series of `fig` shows (:class:`SeriesVisibility`).
+
+    The series is drawn in a colour of its own (:data:`_PROBE_COLOUR`), so that an artist of the
+    same colour above or below it neither hides nor reveals it. Its own pixels are those that
+    change when it is hidden from a figure without any other data artist; those that show are its
+    own pixels that change when it is hidden from the whole figure. A series that colours no pixel
+    at all (empty, or outside the axis limits) is left out. Each marker is judged the same way
+    inside a square of the marker's size around its centre.
+    `canvas` is an Agg canvas of `fig` (default: a new one).
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    original = fig.canvas
+    own_canvas = canvas is None
+    canvas = FigureCanvasAgg(fig) if own_canvas else canvas
+    out = {}
+    try:
+        everything = _data_artists(fig)
+        # the first draws of a figure may still move its axes (constrained layout settles over a few
+        # draws); pixels are compared only once two draws in a row agree
+        previous = _render(canvas, [])
+        for _ in range(4):
+            current = _render(canvas, [])
+            if np.array_equal(previous, current):
+                break
+            previous = current
+        bare = _render(canvas, everything)
+        height, width = bare.shape[:2]
+        for label, parts in _series(fig).items():
+            ids = set(map(id, parts))
+            without = _render(canvas, parts)
+            with _Probe(parts):
+                own = _differs(_render(canvas, [a for a in everything if id(a) not in ids]), bare)
+                if not own.any():
+                    continue
+                shows = own & _differs(_render(canvas, []), without)
+            markers = hidden = 0
+            for x, y, half in _marker_windows(parts, fig.dpi):
+                if not (np.isfinite(x) and np.isfinite(y)):
+                    continue
+                half = max(half, 1.5)
+                rows = slice(max(int(height - y - half), 0), max(int(np.ceil(height - y + half)), 0))
+                cols = slice(max(int(x - half), 0), max(int(np.ceil(x + half)), 0))
+                mine = int(own[rows, cols].sum())
+                if mine:
+                    markers += 1
+                    hidden += shows[rows, cols].sum() < MIN_MARKER_FRACTION * mine
+            out[label] = SeriesVisibility(shown=float(shows.sum() / own.sum()), markers=markers,
+                                          hidden_markers=int(hidden))
+        canvas.draw()
+    finally:
+        if own_canvas:
+            fig.set_canvas(original)
+    return out
+
+
 def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0) -> list[str]:
     """What would make `fig` hard to read in the book (issue 29), one sentence each:
 
     - a tick label rendered below :data:`MIN_TICK_PX` at the column width;
     - two text artists (tick labels, axis labels, titles, legend entries) that overlap, or a
       legend box over an axis label or tick label;
-    - a labelled series that does not show (hiding it leaves every pixel unchanged: another
-      artist covers it);
+    - a labelled series that does not show (:func:`series_visibility`): less than
+      :data:`MIN_SHOWN_FRACTION` of its pixels change the figure, or most of its markers keep less
+      than :data:`MIN_MARKER_FRACTION` of theirs (other artists cover them);
     - a caption whose interval wording differs from what the figure draws: the kinds marked
       (:func:`mark_interval`, :func:`interval_words`) must be named; without a mark, a caption
       that names an interval needs error bars or a band in the figure, and names one kind.
@@ -284,23 +491,14 @@ def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0
                     continue
                 if _overlap(box, b) > 0.1 * b.width * b.height:
                     problems.append(f"the legend covers '{t.get_text()[:30]}'")
-        before = np.asarray(canvas.buffer_rgba()).copy()
-        groups: dict[str, list] = {}
-        for ax in fig.get_axes():
-            for artist in list(ax.lines) + list(ax.collections) + list(ax.patches) + list(ax.containers):
-                label = artist.get_label() if hasattr(artist, "get_label") else ""
-                if label and not label.startswith("_") and getattr(artist, "get_visible", lambda: True)():
-                    groups.setdefault(label, []).append(artist)
-        for label, artists in groups.items():
-            parts = [p for p in _flatten(artists) if hasattr(p, "set_visible") and p.get_visible()]
-            for p in parts:
-                p.set_visible(False)
-            canvas.draw()
-            after = np.asarray(canvas.buffer_rgba())
-            if np.array_equal(before, after):
-                problems.append(f"the series '{label}' does not show (covered by other artists)")
-            for p in parts:
-                p.set_visible(True)
+        for label, seen in series_visibility(fig, canvas).items():
+            if seen.shown < MIN_SHOWN_FRACTION:
+                problems.append(f"the series '{label}' does not show: {100 * seen.shown:.0f}% of its pixels are "
+                                f"visible (< {100 * MIN_SHOWN_FRACTION:.0f}%; other artists cover it)")
+            elif seen.hidden_markers > seen.markers / 2:
+                problems.append(f"the markers of the series '{label}' hide under other artists: "
+                                f"{seen.hidden_markers} of {seen.markers} keep less than "
+                                f"{100 * MIN_MARKER_FRACTION:.0f}% of their pixels")
         canvas.draw()
         if caption is not None:
             drawn = set(getattr(fig, "_qtheory_intervals", set()))

@@ -134,3 +134,66 @@ def test_unmarked_error_bars_count_as_intervals_and_need_one_wording():
     fig, axes = new_figure(1)
     axes[0][0].plot([0, 1], [1, 2], label="curve")
     assert any("draws no interval" in p for p in figure_problems(fig, "curve (95% CI)"))
+
+
+def _exact_and_simulated(exact_style: dict, sim_style: dict):
+    """The L-P-jsqd layout on a synthetic figure: simulated points with error bars and exact
+    values at the same places."""
+    import numpy as np
+
+    from qtheory.plotting import PALETTE, new_figure
+
+    fig, axes = new_figure(1)
+    ax = axes[0][0]
+    x = np.arange(12)
+    y = 0.5 ** x
+    ax.errorbar(x, y, yerr=0.1 * y, fmt="o", label="simulation", **sim_style)
+    ax.plot(x, y, color=PALETTE[3], label="exact", **exact_style)
+    ax.set_yscale("log")
+    ax.legend()
+    return fig
+
+
+def test_crosses_under_dots_of_their_size_are_flagged_and_rings_around_small_dots_are_not():
+    from qtheory.plotting import series_visibility
+
+    covered = _exact_and_simulated(dict(ls="none", marker="x"), dict(zorder=3))
+    seen = series_visibility(covered)
+    assert seen["exact"].markers == 12 and seen["exact"].hidden_markers == 12
+    assert seen["simulation"].hidden_markers == 0
+    assert any("markers of the series 'exact' hide" in p for p in figure_problems(covered, "95% CI"))
+    shown = _exact_and_simulated(dict(ls="none", marker="o", ms=10, mfc="none", zorder=3), dict(ms=3.5))
+    seen = series_visibility(shown)
+    assert seen["exact"].hidden_markers == 0 and seen["simulation"].hidden_markers == 0
+    assert seen["exact"].shown > 0.9
+    assert figure_problems(shown, "95% CI") == []
+
+
+def test_a_line_under_a_wider_line_does_not_show_and_one_under_a_thin_dashed_line_does():
+    from qtheory.plotting import new_figure, series_visibility
+
+    for top, flagged in ((dict(color="red", lw=4), True), (dict(color="k", ls="--", lw=0.9), False)):
+        fig, axes = new_figure(1)
+        ax = axes[0][0]
+        ax.plot([0, 1, 2], [0, 1, 0], color="C0", lw=1.6, label="simulation", zorder=1)
+        ax.plot([0, 1, 2], [0, 1, 0], label="limit", zorder=2, **top)
+        ax.legend()
+        seen = series_visibility(fig)
+        assert (seen["simulation"].shown < 0.1) is flagged and seen["limit"].shown > 0.9
+        assert any("'simulation' does not show" in p for p in figure_problems(fig)) is flagged
+
+
+def test_a_series_over_one_of_its_own_colour_shows_and_the_one_beneath_does_not():
+    # the R figures' layout: the same values for two schemes, circles and squares in one colour
+    from qtheory.plotting import PALETTE, new_figure, series_visibility
+
+    fig, axes = new_figure(1)
+    ax = axes[0][0]
+    ax.plot([1, 2, 3, 4], [1, 2, 3, 4], "o-", color=PALETTE[0], label="beneath")
+    ax.plot([1, 2, 3, 4], [1, 2, 3, 4], "s--", color=PALETTE[0], label="above")
+    ax.legend()
+    seen = series_visibility(fig)
+    assert seen["beneath"].hidden_markers == 4 and seen["above"].hidden_markers == 0
+    assert seen["above"].shown > 0.9
+    found = figure_problems(fig)
+    assert any("series 'beneath' hide" in p for p in found) and not any("'above'" in p for p in found)

@@ -131,7 +131,8 @@ def compute(*, seed: int, n_list, n_runs: int, horizon: float, n_times: int, rea
         rf"servers with at least $\ell$ tasks, $\ell = 1$ (top) and 2 (bottom), for "
         rf"$N = {', '.join(str(n) for n in n_list)}$ "
         + ("(one graph per $N$)" if irg_graphs == "one" else "(a new graph per run)")
-        + f", {n_runs} runs each (95% CI), the ODE (3.7) and the refined transient of GWSQ(2) at $N = {REFINED_N}$, "
+        + f", {n_runs} runs each (95% CI), the ODE (3.7) (dashed) and the refined transient of GWSQ(2) at "
+        f"$N = {REFINED_N}$ (diamonds at every second time; it differs from the ODE by a term of order $1/N$), "
         f"from the initial matrix Q read as lengths {'1-3' if reading == 'lengths-1-3' else '0-2'}, up to "
         f"$t = {horizon:g}$")
     return ItemResult(ITEM, params, seed, rows, claims=(claim,), summary=summary, displays=(table,), text=sentence,

@@ -124,3 +124,13 @@ def test_compute_names_a_wrong_parameter(kwargs, name):
                 n_runs=2) | kwargs
     with pytest.raises(ParameterError, match=name):
         u_t1.compute(**args)
+
+
+def test_the_limit_text_says_when_the_gap_to_the_limit_is_the_gap_to_the_bound():
+    same = [{"n": n, "limit_utility": 9.1, "upper_bound": 9.1} for n in (50, 1000)]
+    assert "equals the limit" in u_t1.limit_text(same) and "differs" not in u_t1.limit_text(same)
+    apart = [{"n": 50, "limit_utility": 9.1, "upper_bound": 9.1}, {"n": 51, "limit_utility": 9.1, "upper_bound": 9.0975},
+             {"n": 53, "limit_utility": 9.1, "upper_bound": 9.099}]
+    text = u_t1.limit_text(apart)
+    assert "differs from the limit" in text and "at $n$ = 51 and 53" in text and "at most 0.0025" in text
+    assert "equals the limit" not in text

@@ -32,6 +32,12 @@ from pathlib import Path
 from typing import Any
 
 KERNEL_START_TIMEOUT = 3600  # s; a loaded machine may start a kernel slowly, never fail for that
+#: thread counts of the BLAS / OpenMP libraries in a notebook's processes unless the user set them:
+#: a notebook already runs its replications on worker processes, one per core, and a multi-threaded
+#: BLAS competing with them (or with other notebooks) made scipy's dense solvers (e.g.
+#: ``solve_continuous_lyapunov`` of the refined graph mean field) about 20 times slower on the shared
+#: 2-core development machine (issue 33)
+SINGLE_THREADED = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 class Interrupted(KeyboardInterrupt):
@@ -75,15 +81,22 @@ def reset() -> None:
         _STOPPING = False
 
 
+def child_environment(env: dict[str, str]) -> dict[str, str]:
+    """`env` with each of :data:`SINGLE_THREADED` set to 1 where `env` does not set it (the child,
+    the kernel and the kernel's workers inherit it)."""
+    return {**{name: "1" for name in SINGLE_THREADED}, **env}
+
+
 def start(spec: dict[str, Any], work: Path, env: dict[str, str], notebook: str) -> subprocess.Popen:
-    """Start the child for `spec` (see :func:`main`); it is registered until :func:`finish`."""
+    """Start the child for `spec` (see :func:`main`) in :func:`child_environment` of `env`; it is
+    registered until :func:`finish`."""
     with _LOCK:
         if _STOPPING:  # an interrupt is being handled: start nothing new
             raise Interrupted(signal.SIGINT, ())
     path = work / "spec.pickle"
     path.write_bytes(pickle.dumps({**spec, "parent_pid": os.getpid()}))
     with open(os.devnull, "rb") as devnull, open(spec["log"], "ab") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "qtheory._runner", str(path)], env=env,
+        proc = subprocess.Popen([sys.executable, "-m", "qtheory._runner", str(path)], env=child_environment(env),
                                 stdin=devnull, stdout=log, stderr=log, start_new_session=True)
     with _LOCK:
         _LIVE[proc.pid] = (proc, notebook)

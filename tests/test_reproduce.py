@@ -163,6 +163,14 @@ def test_the_kernel_talks_over_ipc_and_is_not_interrupted_at_shutdown(tmp_path):
     assert km.transport == "ipc" and km.ip == str(ipc / "kernel")
 
 
+def test_notebook_processes_get_one_blas_thread_unless_the_user_chose():
+    from qtheory import _runner
+
+    env = _runner.child_environment({"PATH": "/bin", "OPENBLAS_NUM_THREADS": "4"})
+    assert env["OPENBLAS_NUM_THREADS"] == "4"  # the user's choice is kept
+    assert env["OMP_NUM_THREADS"] == "1" and env["MKL_NUM_THREADS"] == "1" and env["PATH"] == "/bin"
+
+
 def test_parallel_runs_start_with_the_longest_notebook(monkeypatch):
     from qtheory import reproduce as rp
 

@@ -8,6 +8,7 @@ replications into estimates with confidence intervals.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 
@@ -48,8 +49,16 @@ def build_graph(system: LocalitySystem, n_servers: int, kind, seed):
     if kind == "complete":
         return complete_bipartite(system, n_servers)
     if kind == "window":
-        return window_graph(system, n_servers)
+        return _shared_window_graph(system, n_servers)
     raise ParameterError(f"`kind` must be 'irg', 'complete' or 'window' (got {kind!r})")
+
+
+@functools.lru_cache(maxsize=1)
+def _shared_window_graph(system: LocalitySystem, n_servers: int) -> CompatibilityGraph:
+    """:func:`~qtheory.locality.graphs.window_graph`, built once per (system, N) in each process:
+    it is deterministic, and at N = 10000 building it (8e6 edges) costs more than simulating on it.
+    Simulations only read a graph, so replications may share it."""
+    return window_graph(system, n_servers)
 
 
 def _seeds(seed_sequence: np.random.SeedSequence):

@@ -114,6 +114,21 @@ def test_one_given_graph_is_used_by_every_replication():
         build_graph(s, 80, graph, 0)
 
 
+def test_the_window_graph_is_built_once_per_size_and_equals_a_fresh_one():
+    from qtheory.locality.graphs import window_graph
+
+    s = paper_system()
+    sparse = s.with_compatibility(0.2 * design_compatibility(s))
+    shared = build_graph(sparse, 60, "window", 0)
+    assert build_graph(sparse, 60, "window", 1) is shared  # deterministic: the seed is not used
+    fresh = window_graph(sparse, 60)
+    for name in ("server_type", "dispatcher_cluster", "offset", "degree", "neighbors"):
+        assert np.array_equal(getattr(shared, name), getattr(fresh, name)), name
+    # another size or another system is another graph
+    assert build_graph(sparse, 80, "window", 0).n_servers == 80
+    assert build_graph(s, 80, "window", 0).n_edges > build_graph(sparse, 80, "window", 0).n_edges
+
+
 def test_occupancy_drops_of_known_paths():
     from qtheory.locality.experiments import occupancy_drops
 

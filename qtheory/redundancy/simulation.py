@@ -59,8 +59,8 @@ MECHANISMS = tuple(_MECHANISMS)
 # Every subscript in the kernels below casts its index with _ix (unsigned): numba omits the
 # negative-index wrap-around (idx < 0 -> idx + size) it emits for each signed index, and every
 # index here is >= 0. This cut the instructions per event by 18 % (c.o.c.) and 14 % (c.o.s.),
-# counted by callgrind (benchmarks/instructions.py), with bit-identical results.
-_ix = np.uint64
+# counted by callgrind (benchmarks/instructions.py), with bit-identical results (qtheory._policy).
+from .._policy import _ix  # noqa: E402
 
 # Capacities of the kernel's tables, powers of two passed to it as arguments (read when
 # `simulate` is called, so a test can shrink them to reach the overflow checks): entries in

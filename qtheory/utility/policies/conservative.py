@@ -10,7 +10,7 @@ from numba import njit
 
 from ..._rng import randint
 from ...validation import check_integer
-from . import Policy, _ix, register
+from . import Policy, _ix
 
 Params = namedtuple("ConservativeParams", ["target"])
 
@@ -24,13 +24,14 @@ def rule(params, rng, bound, minocc, perm):
     return perm[_ix(lo + randint(rng, bound[_ix(target), _ix(x + 1)] - lo))]
 
 
-@register(Params, rule)
 @dataclass(frozen=True)
 class Conservative(Policy):
     """Every task to class ``target_class`` (``None``: the last class)."""
 
     target_class: int | None = None
     name = "conservative"
+    Params = Params
+    rule = rule
 
     def __post_init__(self):
         if self.target_class is not None:

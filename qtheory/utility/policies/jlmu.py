@@ -9,13 +9,13 @@ from numba import njit
 
 from ..._rng import randint
 from ..rules import jlmu_class
-from . import Policy, _ix, register
+from . import Policy, _ix
 
 Params = namedtuple("JLMUParams", ["m"])
 
 
 @njit(cache=True)
-def rule(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key):
+def rule(rng, bound, minocc, perm, key):
     """The class with the best-ranked coordinate ``(i, min occupancy + 1)`` (ties to the
     smaller class), then a uniformly random least-occupied pool of that class."""
     best = jlmu_class(key, minocc)
@@ -27,12 +27,13 @@ def rule(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key):
     return p
 
 
-@register(Params, rule)
 @dataclass(frozen=True)
 class JLMU(Policy):
     """Join the largest marginal utility (8), ties to the smaller class."""
 
     name = "jlmu"
+    Params = Params
+    rule = rule
 
     def kernel_params(self, system, n, depth):
         return Params(system.m)

@@ -173,16 +173,17 @@ def _multisets(n: int, buffer: int) -> np.ndarray:
     return np.array(rows, dtype=np.int64)
 
 
-def occupancy_stationary(system, n_servers: int, *, policy: str = "gwsq", buffer: int = 8,
+def occupancy_stationary(system, n_servers: int, *, policy="gwsq", buffer: int = 8,
                          max_states: int = 3_000_000) -> OccupancyLaw:
     """Exact stationary occupancy of the N-server system whose servers of a type are exchangeable.
 
     The state is, for each server type, how many of its servers hold 0, 1, ..., `buffer`
-    tasks (arrivals to a full queue are turned away). ``policy="gwsq"``: GWSQ(d) with
+    tasks (arrivals to a full queue are turned away). ``policy=GWSQ()`` (or ``"gwsq"``): GWSQ(d) with
     independent draws (type m with probability ``v_m p_{k,m} / delta_k`` from the
     realised type sizes, then a uniform server of that type; the first shortest draw
-    wins). ``"jsqd-complete"``: local JSQ(d) on the complete bipartite graph (d distinct
-    servers). Sizes as in :func:`qtheory.locality.model.system_sizes`. The stationary
+    wins). ``LocalJSQ()`` (or ``"jsqd"``): local JSQ(d) on the complete bipartite graph (d
+    distinct servers); checked by :func:`qtheory.locality.refined.check_population_policy`.
+    Sizes as in :func:`qtheory.locality.model.system_sizes`. The stationary
     law solves ``pi G = 0`` by a sparse LU factorisation (``scipy.sparse.linalg.splu``), states
     ordered by their total number of tasks.
     """
@@ -190,10 +191,10 @@ def occupancy_stationary(system, n_servers: int, *, policy: str = "gwsq", buffer
 
     from .model import system_sizes
 
-    if policy not in ("gwsq", "jsqd-complete"):
-        raise ParameterError(f"`policy` must be 'gwsq' or 'jsqd-complete' (got {policy!r})")
-    if policy == "jsqd-complete" and not np.all(system.p == 1.0):
-        raise ParameterError("policy 'jsqd-complete' needs `compatibility` = 1 everywhere (complete graph)")
+    from .policies import GWSQ
+    from .refined import check_population_policy
+
+    gwsq = isinstance(check_population_policy(system, policy), GWSQ)
     buffer = check_integer("buffer", buffer, low=1)
     sizes = system_sizes(system, check_integer("n_servers", n_servers, low=1))
     n_m = sizes.servers_per_type
@@ -239,14 +240,14 @@ def occupancy_stationary(system, n_servers: int, *, policy: str = "gwsq", buffer
     atleast = counts[:, :, ::-1].cumsum(axis=2)[:, :, ::-1] / n_m[None, :, None]   # (S, M, B1): P(>= j)
     atleast = np.concatenate([atleast, np.zeros((n_states, M, 1))], axis=2)      # level buffer + 1
     v_n = n_m / N
-    if policy == "gwsq":
+    if gwsq:
         share = system.p * v_n[None, :]
         share /= share.sum(axis=1, keepdims=True)                              # (K, M)
     else:
         share = np.tile(v_n, (system.n_clusters, 1))
 
     def all_in(x):                                                              # P(all d draws in a set)
-        if policy == "gwsq":
+        if gwsq:
             return x ** d
         if N < d:
             return x

@@ -143,7 +143,7 @@ def exact_stationary(system: PoolSystem, n: int, policy, *, max_tasks: int, beta
         for c in counts:
             out.extend(sorted(occ[start:start + c]))
             start += c
-        return tuple(out), (r if policy == "slta" else 1)
+        return tuple(out), (r if pol.has_index else 1)
 
     lam, mu = system.lam, system.mu
     start = canon([0] * n, 1)

@@ -45,6 +45,7 @@ parameters into these objects, so ``simulate(..., policy="slta", beta=b)`` and
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -64,6 +65,10 @@ ERRORS = {
 class Policy(_policy.Policy, family=True):
     """Base class of the utility policies: a subclass that sets ``name``, ``Params`` and
     ``rule`` is registered when it is defined."""
+
+    #: whether the policy keeps the index ``r_n`` of Sec. 3.2 in ``st[0]`` (the simulator
+    #: records its law; the experiments report the time at ``r_*``)
+    has_index: ClassVar[bool] = False
 
     def kernel_params(self, system, n: int, depth: int):
         """The ``Params`` tuple of a run of ``n`` pools with `depth` tabulated levels."""

@@ -87,6 +87,7 @@ class SLTA(Policy):
     name = "slta"
     Params = Params
     rule = rule
+    has_index = True
 
     def __post_init__(self):
         if self.beta is not None:

@@ -20,8 +20,8 @@ from ..errors import ParameterError
 from ..validation import check_array, check_integer, check_positive, check_real
 
 
-__all__ = ["local_candidates", "local_candidates_with_replacement", "gwsq_candidates", "stationary", "type_occupancy", "OccupancyLaw",
-           "occupancy_stationary"]
+__all__ = ["local_candidates", "local_candidates_with_replacement", "gwsq_candidates", "stationary",
+           "policy_stationary", "type_occupancy", "OccupancyLaw", "occupancy_stationary"]
 
 
 def local_candidates(neighbourhood, d):
@@ -108,7 +108,11 @@ def stationary(candidates_per_dispatcher, arrival_rate, server_rates, buffer):
         cols.append(idx[ok] - base[j])
         vals.append(np.full(ok.sum(), float(server_rates[j])))
     rows, cols, vals = np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
-    size = states.shape[0]
+    return states, _power_stationary(rows, cols, vals, states.shape[0])
+
+
+def _power_stationary(rows, cols, vals, size) -> np.ndarray:
+    """The stationary law of the chain with rates ``vals`` from ``rows`` to ``cols``."""
     Q = csr_matrix((vals, (rows, cols)), shape=(size, size))
     out = np.asarray(Q.sum(axis=1)).ravel()
     # power iteration on the uniformised chain P = I + Q / rate (a direct sparse solve
@@ -126,7 +130,42 @@ def stationary(candidates_per_dispatcher, arrival_rate, server_rates, buffer):
         pi = new
     else:
         raise RuntimeError("power iteration did not converge")
-    return states, pi
+    return pi
+
+
+def policy_stationary(system, graph, policy, buffer: int):
+    """Stationary law over :math:`\\{0, \\dots, b\\}^N` (`b` = `buffer`) of `policy` on a tiny
+    `graph`, from the policy's ``exact_rule`` (its plain-Python reading, independent of the
+    simulator's rule); returns ``(states, pi)`` as :func:`stationary` does.
+
+    Tasks arrive at every dispatcher at rate ``system.arrival_rate`` and go where
+    ``policy.exact_rule(system, graph, i, state)`` sends them (dropped at a full queue);
+    server j completes at rate ``system.u[server_type[j]]``. The caller checks that the
+    truncated mass is negligible.
+    """
+    from .policies import as_policy
+
+    pol = as_policy(policy)
+    if pol.exact_rule is None:
+        raise ParameterError(f"policy {pol!r} has no `exact_rule`: its exact chain cannot be built")
+    buffer = check_integer("buffer", buffer, low=1)
+    n = graph.n_servers
+    if (buffer + 1) ** n > 2_000_000:
+        raise ParameterError(f"the chain has (buffer + 1)^N = {(buffer + 1) ** n} states: lower `buffer` or use a "
+                             f"smaller graph")
+    rates = np.asarray(system.u, dtype=float)[np.asarray(graph.server_type)]
+    states = np.array(list(itertools.product(range(buffer + 1), repeat=n)), dtype=np.int64)
+    base = (buffer + 1) ** np.arange(n - 1, -1, -1)
+    rows, cols, vals = [], [], []
+    for k, state in enumerate(states):
+        for i in range(graph.n_dispatchers):
+            for j, prob in pol.exact_rule(system, graph, i, state):
+                if state[j] < buffer and prob > 0:
+                    rows.append(k), cols.append(k + base[j]), vals.append(system.arrival_rate * prob)
+        for j in range(n):
+            if state[j] > 0:
+                rows.append(k), cols.append(k - base[j]), vals.append(rates[j])
+    return states, _power_stationary(np.array(rows), np.array(cols), np.array(vals), states.shape[0])
 
 
 def type_occupancy(states, pi, server_type, levels):

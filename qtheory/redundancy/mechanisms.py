@@ -13,7 +13,7 @@ dispatch point (:mod:`qtheory._splice`): the rule picks the idle compatible serv
 starts an arriving job, or returns -1 when the job joins the queues of all its compatible
 servers. What a completion removes follows ``cancel_on_start``: the job that started (c.o.s.)
 or every replica of the finished job (c.o.c.). A c.o.s. variant with another assignment rule
-is thus a class here with its own ``start_rule``.
+is thus a class here with its own ``start_rule`` (:class:`CancelOnStartRandom`).
 """
 
 from __future__ import annotations
@@ -24,9 +24,11 @@ from typing import ClassVar
 from numba import njit
 
 from .._policy import _ix
+from .._rng import randint
 from ..errors import ParameterError
 
-__all__ = ["Mechanism", "CancelOnCompletion", "CancelOnStart", "MECHANISMS", "as_mechanism"]
+__all__ = ["Mechanism", "CancelOnCompletion", "CancelOnStart", "CancelOnStartRandom", "MECHANISMS",
+           "as_mechanism"]
 
 
 @njit(cache=True)
@@ -43,6 +45,26 @@ def longest_idle(t, deg, type_servers, busy, idle_since):
         s = type_servers[_ix(t), _ix(c)]
         if not busy[_ix(s)] and (best < 0 or idle_since[_ix(s)] < idle_since[_ix(best)]):
             best = s
+    return best
+
+
+@njit(cache=True)
+def random_idle(rng, t, deg, type_servers, busy):
+    """A uniformly random idle compatible server of a type-``t`` job (-1 if none)."""
+    idle = 0
+    for c in range(deg):
+        if not busy[_ix(type_servers[_ix(t), _ix(c)])]:
+            idle += 1
+    best = -1
+    if idle > 0:
+        v = randint(rng, idle)
+        for c in range(deg):
+            s = type_servers[_ix(t), _ix(c)]
+            if not busy[_ix(s)]:
+                if v == 0:
+                    best = s
+                    break
+                v -= 1
     return best
 
 
@@ -115,8 +137,24 @@ class CancelOnStart(Mechanism):
         return solve_cos_chain(system, lam, max_jobs, rule="alis")
 
 
+@dataclass(frozen=True)
+class CancelOnStartRandom(Mechanism):
+    """c.o.s. with random assignment (a variant beyond the paper's two): an arriving job with
+    idle compatible servers starts on one chosen uniformly at random. Its stationary law is
+    not the product form (6); its exact chain is :func:`~qtheory.redundancy.chain.solve_cos_chain`
+    with ``rule="random"``."""
+
+    name: ClassVar[str] = "cos-random"
+    start_rule = random_idle
+    product_form = False
+
+    def exact_chain(self, system, lam: float, max_jobs: int):
+        from .chain import solve_cos_chain
+        return solve_cos_chain(system, lam, max_jobs, rule="random")
+
+
 #: the mechanisms by name
-MECHANISMS = {m.name: m for m in (CancelOnCompletion(), CancelOnStart())}
+MECHANISMS = {m.name: m for m in (CancelOnCompletion(), CancelOnStart(), CancelOnStartRandom())}
 
 
 def as_mechanism(mechanism) -> Mechanism:

@@ -17,7 +17,7 @@ from qtheory.errors import ParameterError
 from qtheory.utility import LogUtility, PoolSystem, exact_stationary
 from qtheory.utility.exact import _dispatch
 from qtheory.utility.model import TIE_DECIMALS, enumeration, tabulate
-from qtheory.utility.policies import Conservative
+from qtheory.utility.policies import SLTA, Conservative
 
 SMALL = PoolSystem((LogUtility(3), LogUtility(5)), (0.5, 0.5), 1.5)
 
@@ -82,7 +82,7 @@ def _scripted(occ, r=4, beta=0.5):
             thr[en.cls[k]] += 1
         return thr
 
-    return _dispatch("slta", list(occ), cls, r, key, thresholds, en.cls, en.level, n * beta, SMALL.m - 1)
+    return _dispatch(SLTA(), list(occ), cls, r, key, thresholds, en.cls, en.level, n * beta)
 
 
 @pytest.mark.parametrize("occ, r_after", [

@@ -34,8 +34,9 @@ What a policy file provides (class attributes of the policy, except the methods)
     checking the parameters that depend on the system) and ``st``.
 ``exact_rule(occ, cls, key)`` (a method; optional)
     the list of ``(pool, probability)`` of an arrival in state ``occ``, written in plain
-    Python independently of ``rule``; used by the exact chain for policies it has no
-    reading of its own (the paper's policies keep theirs in :mod:`qtheory.utility.exact`).
+    Python independently of ``rule``, from which :func:`qtheory.utility.exact.exact_stationary`
+    builds the exact chain (SLTA, whose index ``r_n`` changes with each arrival, is read in
+    :mod:`qtheory.utility.exact` itself).
 
 :func:`as_policy` turns the registered names (``"jlmu"``, ``"slta"``, ...) plus keyword
 parameters into these objects, so ``simulate(..., policy="slta", beta=b)`` and

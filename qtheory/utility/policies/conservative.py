@@ -42,3 +42,11 @@ class Conservative(Policy):
         if self.target_class is None:
             return Params(system.m - 1)
         return Params(check_integer("target_class", self.target_class, low=0, high=system.m - 1))
+
+    def exact_rule(self, occ, cls, key):
+        """``(pool, probability)``: uniform over the least-occupied pools of the target class."""
+        target = int(max(cls)) if self.target_class is None else self.target_class
+        pools = [p for p in range(len(occ)) if cls[p] == target]
+        low = min(occ[p] for p in pools)
+        chosen = [p for p in pools if occ[p] == low]
+        return [(p, 1.0 / len(chosen)) for p in chosen]

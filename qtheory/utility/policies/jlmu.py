@@ -37,3 +37,15 @@ class JLMU(Policy):
 
     def kernel_params(self, system, n, depth):
         return Params(system.m)
+
+    def exact_rule(self, occ, cls, key):
+        """``(pool, probability)``: the best-ranked coordinate among occupied levels, the
+        largest marginal utility of a least-occupied pool of each class, ties to the smaller
+        class (eq. (8)); uniform over the least-occupied pools of that class."""
+        best = None
+        for i in range(int(max(cls)) + 1):
+            low = min(occ[p] for p in range(len(occ)) if cls[p] == i)
+            if best is None or key[i, low] > key[best[0], best[1]]:
+                best = (i, low)
+        chosen = [p for p in range(len(occ)) if cls[p] == best[0] and occ[p] == best[1]]
+        return [(p, 1.0 / len(chosen)) for p in chosen]

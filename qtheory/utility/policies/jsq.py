@@ -47,3 +47,9 @@ class JSQ(Policy):
 
     def kernel_params(self, system, n, depth):
         return Params(system.m)
+
+    def exact_rule(self, occ, cls, key):
+        """``(pool, probability)``: uniform over the least-occupied pools of all classes."""
+        low = min(occ)
+        chosen = [p for p in range(len(occ)) if occ[p] == low]
+        return [(p, 1.0 / len(chosen)) for p in chosen]

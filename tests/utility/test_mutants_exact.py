@@ -99,3 +99,13 @@ def test_exact_chain_slta_rule_on_scripted_token_states(occ, r_after):
     probs, new_r = _scripted(occ)
     assert new_r == r_after
     assert sum(p for _, p in probs) == pytest.approx(1.0)
+
+
+def test_the_exact_jlmu_reading_breaks_ties_to_the_smaller_class():
+    """Equal linear utilities: every comparison between classes ties, and JLMU (8) sends every
+    task to class 0, so class 1 never holds a task (a tie to the larger class would invert it)."""
+    from qtheory.utility import LinearUtility
+
+    tied = PoolSystem((LinearUtility(1.0), LinearUtility(1.0)), (0.5, 0.5), 1.2)
+    ex = exact_stationary(tied, 2, "jlmu", max_tasks=8)
+    assert ex.class_tasks[1] == 0 and ex.class_tasks[0] > 0

@@ -226,13 +226,15 @@ def test_c_redundancy_and_the_numba_kernel_simulate_the_same_path(mechanism, see
     from qtheory._rng import seed_state
     from qtheory.redundancy import model as M
     from qtheory.redundancy import simulation as SIM
-    from qtheory.redundancy.simulation import _kernel_simulate
+    from qtheory.redundancy.mechanisms import as_mechanism
+    from qtheory.redundancy.simulation import _kernel
 
     system = M.circular_d(20, 2)
     lam, n_events, warmup, init_jobs = 0.9, 100_000, 10_000, 40
     ts, deg, prob, alias = _redundancy_kernel_inputs(system)
-    sums, hist_t, hist_e, acc_t, acc_e, _, code = _kernel_simulate(
-        1 if mechanism == "cos" else 0, ts, deg, prob, alias, np.ones(20), 20 * lam, n_events, warmup, init_jobs,
+    mech = as_mechanism(mechanism)
+    sums, hist_t, hist_e, acc_t, acc_e, _, code = _kernel(mech)(
+        int(mech.cancel_on_start), ts, deg, prob, alias, np.ones(20), 20 * lam, n_events, warmup, init_jobs,
         0, 19, 400, 32, seed_state(seed), SIM._FIFO_CAP, SIM._JOB_CAP)
     c = credundancy.run_full(mechanism, 20, 2, lam, n_events, warmup, seed, init_jobs=init_jobs)
     assert code == c.code == 0 and c.steps == n_events + warmup + init_jobs

@@ -20,8 +20,8 @@ from ..errors import ParameterError
 from ..validation import check_array, check_integer, check_positive, check_real
 
 
-__all__ = ["local_candidates", "local_candidates_with_replacement", "gwsq_candidates", "stationary", "type_occupancy", "OccupancyLaw",
-           "occupancy_stationary"]
+__all__ = ["local_candidates", "local_candidates_with_replacement", "gwsq_candidates", "stationary",
+           "policy_stationary", "type_occupancy", "OccupancyLaw", "occupancy_stationary"]
 
 
 def local_candidates(neighbourhood, d):
@@ -108,7 +108,11 @@ def stationary(candidates_per_dispatcher, arrival_rate, server_rates, buffer):
         cols.append(idx[ok] - base[j])
         vals.append(np.full(ok.sum(), float(server_rates[j])))
     rows, cols, vals = np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
-    size = states.shape[0]
+    return states, _power_stationary(rows, cols, vals, states.shape[0])
+
+
+def _power_stationary(rows, cols, vals, size) -> np.ndarray:
+    """The stationary law of the chain with rates ``vals`` from ``rows`` to ``cols``."""
     Q = csr_matrix((vals, (rows, cols)), shape=(size, size))
     out = np.asarray(Q.sum(axis=1)).ravel()
     # power iteration on the uniformised chain P = I + Q / rate (a direct sparse solve
@@ -126,7 +130,42 @@ def stationary(candidates_per_dispatcher, arrival_rate, server_rates, buffer):
         pi = new
     else:
         raise RuntimeError("power iteration did not converge")
-    return states, pi
+    return pi
+
+
+def policy_stationary(system, graph, policy, buffer: int):
+    """Stationary law over :math:`\\{0, \\dots, b\\}^N` (`b` = `buffer`) of `policy` on a tiny
+    `graph`, from the policy's ``exact_rule`` (its plain-Python reading, independent of the
+    simulator's rule); returns ``(states, pi)`` as :func:`stationary` does.
+
+    Tasks arrive at every dispatcher at rate ``system.arrival_rate`` and go where
+    ``policy.exact_rule(system, graph, i, state)`` sends them (dropped at a full queue);
+    server j completes at rate ``system.u[server_type[j]]``. The caller checks that the
+    truncated mass is negligible.
+    """
+    from .policies import as_policy
+
+    pol = as_policy(policy)
+    if pol.exact_rule is None:
+        raise ParameterError(f"policy {pol!r} has no `exact_rule`: its exact chain cannot be built")
+    buffer = check_integer("buffer", buffer, low=1)
+    n = graph.n_servers
+    if (buffer + 1) ** n > 2_000_000:
+        raise ParameterError(f"the chain has (buffer + 1)^N = {(buffer + 1) ** n} states: lower `buffer` or use a "
+                             f"smaller graph")
+    rates = np.asarray(system.u, dtype=float)[np.asarray(graph.server_type)]
+    states = np.array(list(itertools.product(range(buffer + 1), repeat=n)), dtype=np.int64)
+    base = (buffer + 1) ** np.arange(n - 1, -1, -1)
+    rows, cols, vals = [], [], []
+    for k, state in enumerate(states):
+        for i in range(graph.n_dispatchers):
+            for j, prob in pol.exact_rule(system, graph, i, state):
+                if state[j] < buffer and prob > 0:
+                    rows.append(k), cols.append(k + base[j]), vals.append(system.arrival_rate * prob)
+        for j in range(n):
+            if state[j] > 0:
+                rows.append(k), cols.append(k - base[j]), vals.append(rates[j])
+    return states, _power_stationary(np.array(rows), np.array(cols), np.array(vals), states.shape[0])
 
 
 def type_occupancy(states, pi, server_type, levels):
@@ -173,16 +212,17 @@ def _multisets(n: int, buffer: int) -> np.ndarray:
     return np.array(rows, dtype=np.int64)
 
 
-def occupancy_stationary(system, n_servers: int, *, policy: str = "gwsq", buffer: int = 8,
+def occupancy_stationary(system, n_servers: int, *, policy="gwsq", buffer: int = 8,
                          max_states: int = 3_000_000) -> OccupancyLaw:
     """Exact stationary occupancy of the N-server system whose servers of a type are exchangeable.
 
     The state is, for each server type, how many of its servers hold 0, 1, ..., `buffer`
-    tasks (arrivals to a full queue are turned away). ``policy="gwsq"``: GWSQ(d) with
+    tasks (arrivals to a full queue are turned away). ``policy=GWSQ()`` (or ``"gwsq"``): GWSQ(d) with
     independent draws (type m with probability ``v_m p_{k,m} / delta_k`` from the
     realised type sizes, then a uniform server of that type; the first shortest draw
-    wins). ``"jsqd-complete"``: local JSQ(d) on the complete bipartite graph (d distinct
-    servers). Sizes as in :func:`qtheory.locality.model.system_sizes`. The stationary
+    wins). ``LocalJSQ()`` (or ``"jsqd"``): local JSQ(d) on the complete bipartite graph (d
+    distinct servers); checked by :func:`qtheory.locality.refined.check_population_policy`.
+    Sizes as in :func:`qtheory.locality.model.system_sizes`. The stationary
     law solves ``pi G = 0`` by a sparse LU factorisation (``scipy.sparse.linalg.splu``), states
     ordered by their total number of tasks.
     """
@@ -190,10 +230,10 @@ def occupancy_stationary(system, n_servers: int, *, policy: str = "gwsq", buffer
 
     from .model import system_sizes
 
-    if policy not in ("gwsq", "jsqd-complete"):
-        raise ParameterError(f"`policy` must be 'gwsq' or 'jsqd-complete' (got {policy!r})")
-    if policy == "jsqd-complete" and not np.all(system.p == 1.0):
-        raise ParameterError("policy 'jsqd-complete' needs `compatibility` = 1 everywhere (complete graph)")
+    from .policies import GWSQ
+    from .refined import check_population_policy
+
+    gwsq = isinstance(check_population_policy(system, policy), GWSQ)
     buffer = check_integer("buffer", buffer, low=1)
     sizes = system_sizes(system, check_integer("n_servers", n_servers, low=1))
     n_m = sizes.servers_per_type
@@ -239,14 +279,14 @@ def occupancy_stationary(system, n_servers: int, *, policy: str = "gwsq", buffer
     atleast = counts[:, :, ::-1].cumsum(axis=2)[:, :, ::-1] / n_m[None, :, None]   # (S, M, B1): P(>= j)
     atleast = np.concatenate([atleast, np.zeros((n_states, M, 1))], axis=2)      # level buffer + 1
     v_n = n_m / N
-    if policy == "gwsq":
+    if gwsq:
         share = system.p * v_n[None, :]
         share /= share.sum(axis=1, keepdims=True)                              # (K, M)
     else:
         share = np.tile(v_n, (system.n_clusters, 1))
 
     def all_in(x):                                                              # P(all d draws in a set)
-        if policy == "gwsq":
+        if gwsq:
             return x ** d
         if N < d:
             return x

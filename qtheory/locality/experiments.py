@@ -22,7 +22,7 @@ from .graphs import CompatibilityGraph, complete_bipartite, irg, window_graph
 from .meanfield import solve_meanfield
 from .model import LocalitySystem
 from .policies import as_policy
-from .simulation import exact_initial_state, iid_initial_state, simulate, simulate_gwsq, simulate_jsqd
+from .simulation import exact_initial_state, iid_initial_state, simulate, simulate_jsqd
 
 __all__ = ["build_graph", "Replication", "stationary_statistics", "trajectory_replication",
            "stationary_replication", "population_stationary_replication",
@@ -201,8 +201,9 @@ def population_stationary_replication(seed_sequence, system: LocalitySystem, n_s
     """Time averages over ``[warmup, horizon]`` of a system whose occupancy is a population
     process (the simulation route of :mod:`qtheory.locality.refined`).
 
-    ``policy="gwsq"``: GWSQ(d) (only the server types and clusters of the complete graph
-    are used); ``"jsqd-complete"``: local JSQ(d) on the complete bipartite graph. The system
+    ``policy=GWSQ()`` (or ``"gwsq"``): GWSQ(d) (only the server types and clusters of the
+    complete graph are used); ``LocalJSQ()`` (or ``"jsqd"``): local JSQ(d) on the complete
+    bipartite graph (checked by :func:`qtheory.locality.refined.check_population_policy`). The system
     starts empty; the averages are over `n_samples` equally spaced times (each one a draw
     from the stationary law after the warm-up), so the mean over independent replications
     estimates ``E[q^N]`` and its spread gives the standard error.
@@ -211,8 +212,9 @@ def population_stationary_replication(seed_sequence, system: LocalitySystem, n_s
     -------
     Replication with ``occupancy`` (M, levels), ``mean_queue_length`` (M,) and ``events``.
     """
-    if policy not in ("gwsq", "jsqd-complete"):
-        raise ParameterError(f"`policy` must be 'gwsq' or 'jsqd-complete' (got {policy!r})")
+    from .refined import check_population_policy
+
+    policy = check_population_policy(system, policy)
     if not 0.0 <= warmup < horizon:
         raise ParameterError(f"need 0 <= `warmup` < `horizon` (got {warmup}, {horizon})")
     n_samples = check_integer("n_samples", n_samples, low=1)
@@ -220,8 +222,7 @@ def population_stationary_replication(seed_sequence, system: LocalitySystem, n_s
     grid = np.concatenate([[0.0], np.linspace(warmup, horizon, n_samples)]) if warmup > 0 else \
         np.linspace(warmup, horizon, n_samples)
     x0 = np.zeros(graph.n_servers, np.int64)
-    sim = simulate_gwsq if policy == "gwsq" else simulate_jsqd
-    res = sim(system, graph, x0, grid, seed_sequence, levels=levels)
+    res = simulate(system, graph, policy, x0, grid, seed_sequence, levels=levels)
     keep = slice(1, None) if warmup > 0 else slice(None)
     return Replication(events=res.events, occupancy=res.occupancy[keep].mean(axis=0),
                        mean_queue_length=res.mean_queue_length[keep].mean(axis=0))

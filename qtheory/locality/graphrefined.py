@@ -74,7 +74,7 @@ of a type is alike; the graph mean field differs from (3.7)'s :math:`q^*` at ord
 (the partner is one of the N - 1 others, see :mod:`~qtheory.locality.graphmf`), and the refined
 value must have the exact 1/N term: per type, :math:`N(\bar x + \bar v - q^*) \to V`, the
 homogeneous refined mean field's :math:`V` (:func:`qtheory.locality.refined.refined_stationary`,
-policy ``"jsqd-complete"``), the difference falling like 1/N.
+policy ``LocalJSQ()``), the difference falling like 1/N.
 
 **Cost.** The state has n = N L coordinates; C is dense (n x n) and the Lyapunov solve
 (Bartels-Stewart) costs :math:`O(n^3)`: about a second at n = 1000, which is why the correction

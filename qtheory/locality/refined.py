@@ -13,10 +13,10 @@ population process*, the mean at size N has an expansion in 1/N (Gast and Van Ho
 when the servers of a type are exchangeable and the routing depends on the state only
 through the occupancy:
 
-* ``policy="gwsq"``: GWSQ(d) with independent weighted draws (Algorithm 1 as implemented
+* ``policy=GWSQ()`` (or ``"gwsq"``): GWSQ(d) with independent weighted draws (Algorithm 1 as implemented
   in :mod:`~qtheory.locality.simulation`), for any compatibility matrix p. Its drift is
   exactly the right side of (3.7) at every N;
-* ``policy="jsqd-complete"``: local JSQ(d) on the complete bipartite graph (p = 1), which
+* ``policy=LocalJSQ()`` (or ``"jsqd"``): local JSQ(d) on the complete bipartite graph (p = 1), which
   samples d *distinct* servers. At size N the chance that all d land among the ``N x``
   servers with at least l tasks is ``C(N x, d) / C(N, d) = x^d - d(d-1)/2 x^(d-1)(1-x)/N
   + O(1/N^2)``, so its drift is (3.7) plus a term ``f1 / N`` (:func:`drift_correction`),
@@ -65,29 +65,34 @@ from ..validation import check_array, check_integer, check_real
 from .graphs import CompatibilityGraph
 from .meanfield import fixed_point, solve_meanfield
 from .model import LocalitySystem, check_tails
+from .policies import GWSQ, LocalJSQ, Policy, as_policy
 from .stability import require_stable
 
 __all__ = ["POLICIES", "check_population_policy", "Transitions", "transitions", "drift", "finite_drift",
            "drift_correction", "jacobian", "hessian", "jump_covariance", "iid_covariance",
            "RefinedStationary", "refined_stationary", "RefinedTransient", "refined_transient"]
 
-#: the systems whose occupancy is a density-dependent population process
-POLICIES = ("gwsq", "jsqd-complete")
+#: the registered policies whose occupancy is a density-dependent population process (local
+#: JSQ(d) only on the complete bipartite graph)
+POLICIES = ("gwsq", "jsqd")
 
 
 # -- which systems ---------------------------------------------------------------------
-def check_population_policy(system: LocalitySystem, policy) -> str:
-    """Return the policy name if the occupancy of `system` under `policy` is a population process.
+def check_population_policy(system: LocalitySystem, policy):
+    """Return the policy object if the occupancy of `system` under `policy` is a population process.
 
-    `policy` is ``"gwsq"``, ``"jsqd-complete"`` or a
+    `policy` is a :class:`~qtheory.locality.policies.GWSQ` or
+    :class:`~qtheory.locality.policies.LocalJSQ` object (local JSQ(d) on the complete
+    bipartite graph), their registered name (``"gwsq"``, ``"jsqd"``), or a
     :class:`~qtheory.locality.graphs.CompatibilityGraph` (local JSQ(d) on that graph,
-    accepted only when it is complete bipartite).
+    accepted only when it is complete bipartite). A policy's own ``d`` must be the
+    system's.
 
     Raises
     ------
     ParameterError
-        For local JSQ(d) on a graph that is not complete bipartite (or a system whose p
-        is not all ones), saying why the expansion does not apply.
+        For another policy, for local JSQ(d) on a graph that is not complete bipartite (or a
+        system whose p is not all ones), saying why the expansion does not apply.
     """
     if isinstance(policy, CompatibilityGraph):
         graph = policy
@@ -100,17 +105,25 @@ def check_population_policy(system: LocalitySystem, policy) -> str:
                 f"local JSQ(d) on this graph is not a population process: dispatcher {i} sees "
                 f"{int(graph.degree[i])} of the {graph.n_servers} servers, so servers of one type are not "
                 "exchangeable and the occupancy alone is not Markov; the refined expansion needs the "
-                "complete bipartite graph (policy='jsqd-complete') or GWSQ(d) (policy='gwsq')")
-        policy = "jsqd-complete"
-    if policy not in POLICIES:
-        raise ParameterError(f"`policy` must be one of {', '.join(POLICIES)} or a complete bipartite graph "
+                "complete bipartite graph (policy=LocalJSQ()) or GWSQ(d) (policy=GWSQ())")
+        policy = LocalJSQ()
+    if not isinstance(policy, (str, Policy)):
+        raise ParameterError(f"`policy` must be GWSQ(), LocalJSQ(), their name or a complete bipartite graph "
                              f"(got {policy!r})")
-    if policy == "jsqd-complete" and not np.all(system.p == 1.0):
+    policy = as_policy(policy)
+    if not isinstance(policy, (GWSQ, LocalJSQ)):
+        raise ParameterError(f"`policy` must be GWSQ(), LocalJSQ(), their name or a complete bipartite graph "
+                             f"(got {policy!r}): the occupancy of other policies is not a population process "
+                             f"with this expansion")
+    if policy.d is not None and policy.d != system.d:
+        raise ParameterError(f"`policy.d` = {policy.d} differs from the system's d = {system.d}: "
+                             f"give the system with that d (system.with_d)")
+    if isinstance(policy, LocalJSQ) and not np.all(system.p == 1.0):
         raise ParameterError(
-            "policy 'jsqd-complete' is local JSQ(d) on the complete bipartite graph, which needs "
-            "`compatibility` = 1 everywhere; with other densities local JSQ(d) runs on a graph whose "
-            "servers are not exchangeable, so its occupancy is not a population process "
-            "(use policy='gwsq' for the population process with the same limit (3.7))")
+            "local JSQ(d) (policy LocalJSQ()) is a population process only on the complete bipartite graph, "
+            "which needs `compatibility` = 1 everywhere; with other densities local JSQ(d) runs on a graph "
+            "whose servers are not exchangeable, so its occupancy is not a population process "
+            "(use policy=GWSQ() for the population process with the same limit (3.7))")
     return policy
 
 
@@ -221,7 +234,7 @@ def finite_drift(system: LocalitySystem, q, n_servers: int, *, policy="gwsq") ->
     policy = check_population_policy(system, policy)
     n = _check_n(n_servers)
     q = _state(system, q)
-    kind = "limit" if policy == "gwsq" else "distinct"
+    kind = "limit" if isinstance(policy, GWSQ) else "distinct"
     tr = _Terms(system, q, _selection_polynomial(system.d, kind, n))
     return tr.arrival - tr.departure
 
@@ -234,7 +247,7 @@ def drift_correction(system: LocalitySystem, q, *, policy="gwsq") -> np.ndarray:
     """
     policy = check_population_policy(system, policy)
     q = _state(system, q)
-    if policy == "gwsq":
+    if isinstance(policy, GWSQ):
         return np.zeros_like(q)
     return _Terms(system, q, _selection_polynomial(system.d, "correction")).arrival
 
@@ -437,7 +450,7 @@ class RefinedStationary:
     W : (n, n) array
         ``lim N Cov(q^N)`` (Lyapunov equation).
     type_fractions : (M,) array
-    policy : str
+    policy : GWSQ or LocalJSQ
     levels : int
         Truncation level L.
     top_level : float
@@ -455,7 +468,7 @@ class RefinedStationary:
     V: np.ndarray
     W: np.ndarray
     type_fractions: np.ndarray
-    policy: str
+    policy: Policy
     levels: int
     top_level: float
     truncation_change: float
@@ -490,14 +503,14 @@ def _newton(system: LocalitySystem, q: np.ndarray, h: np.ndarray, steps: int = 2
     return x.reshape(M, L)
 
 
-def _stationary_terms(system: LocalitySystem, q: np.ndarray, policy: str):
+def _stationary_terms(system: LocalitySystem, q: np.ndarray, policy):
     h = _selection_polynomial(system.d, "limit")
     A = _fast_jacobian_contract(system, q, h, np.zeros((q.size, q.size)))[0]
     Q = jump_covariance(system, q)
     W = solve_continuous_lyapunov(A, -Q)
     W = (W + W.T) / 2.0
     rhs = 0.5 * _fast_jacobian_contract(system, q, h, W)[1]
-    if policy == "jsqd-complete":
+    if isinstance(policy, LocalJSQ):
         rhs = rhs + _Terms(system, q, _selection_polynomial(system.d, "correction")).arrival.ravel()
     V = -np.linalg.solve(A, rhs)
     return V.reshape(q.shape), W, A
@@ -517,7 +530,7 @@ def refined_stationary(system: LocalitySystem, *, policy="gwsq", tol: float = 1e
     Parameters
     ----------
     system : LocalitySystem
-    policy : "gwsq", "jsqd-complete" or a complete bipartite graph
+    policy : GWSQ, LocalJSQ (complete graph), their name or a complete bipartite graph
         See :func:`check_population_policy`.
     tol : float
         The truncation level L is raised until ``q*_{m,L}`` and ``|V_{m,L}|`` are below it.
@@ -571,7 +584,8 @@ class RefinedTransient:
     variance : (T, M, L) array
         Diagonal of W(t): ``N Var(q^N_{m,l}(t))`` to leading order.
     type_fractions : (M,) array
-    policy, start : str
+    policy : GWSQ or LocalJSQ
+    start : str
     levels : int
     top_level : float
         ``max_t max_m max(q_{m,L}(t), |V_{m,L}(t)|)``.
@@ -583,7 +597,7 @@ class RefinedTransient:
     V: np.ndarray
     variance: np.ndarray
     type_fractions: np.ndarray
-    policy: str
+    policy: Policy
     start: str
     levels: int
     top_level: float
@@ -648,7 +662,7 @@ def refined_transient(system: LocalitySystem, q0, t_eval, *, policy="gwsq", star
             A, BW = _fast_jacobian_contract(system, x, h, W)
             Q = np.diag(((tr.arrival + tr.departure) / system.v[:, None]).ravel())
             dV = A @ V + 0.5 * BW
-            if policy == "jsqd-complete":
+            if isinstance(policy, LocalJSQ):
                 dV = dV + _Terms(system, x, h1).arrival.ravel()
             AW = A @ W
             dW = AW + AW.T + Q

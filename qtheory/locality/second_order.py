@@ -68,6 +68,7 @@ from ..errors import ParameterError
 from ..validation import check_integer, check_real
 from .meanfield import fixed_point
 from .model import LocalitySystem
+from .policies import LocalJSQ
 from .refined import _extend, _fast_jacobian_contract, _newton, _selection_polynomial, _state, _Terms, \
     check_population_policy
 from .stability import require_stable
@@ -324,7 +325,7 @@ def _terms(system: LocalitySystem, q: np.ndarray, policy: str):
     H2, H3, H4 = der[2], der[3], der[4]
     J_arrival = _scatter_gradient(der[1], idx, n)
     J_departure = J_arrival - J                                  # gradient of the departure term
-    if policy == "jsqd-complete":
+    if policy == "jsqd-complete":            # sampling without replacement: 1/N and 1/N^2 drift terms
         d1 = [x.reshape((n,) + x.shape[2:]) for x in local_derivatives(system, q, series[1], order=2)]
         f1, f1_grad, f1_hess = d1[0], _scatter_gradient(d1[1], idx, n), d1[2]
         f2 = local_derivatives(system, q, series[2], order=0)[0].ravel()
@@ -386,7 +387,8 @@ def second_order_stationary(system: LocalitySystem, *, policy="gwsq", tol: float
     Parameters
     ----------
     system : LocalitySystem
-    policy : "gwsq", "jsqd-complete" or a complete bipartite graph
+    policy : GWSQ(), LocalJSQ() (local JSQ(d) on the complete graph, without replacement), their
+        registered name, or a complete bipartite graph
         See :func:`qtheory.locality.refined.check_population_policy`.
     tol : float
         The truncation level L is raised until ``q*_{m,L}``, ``|V_{m,L}|`` and ``|A_{m,L}|``
@@ -402,7 +404,9 @@ def second_order_stationary(system: LocalitySystem, *, policy="gwsq", tol: float
         For a system whose occupancy is not a population process, or bad `tol` / `levels`.
     """
     start = time.perf_counter()
-    policy = check_population_policy(system, policy)
+    # the sampling kind of the checked policy object: "jsqd-complete" (d distinct servers of the
+    # complete graph) or "gwsq" (d independent draws), the names of selection_series
+    policy = "jsqd-complete" if isinstance(check_population_policy(system, policy), LocalJSQ) else "gwsq"
     tol = check_real("tol", tol, low=0.0, low_open=True, high=1.0, high_open=True)
     max_levels = check_integer("max_levels", max_levels, low=2)
     require_stable(system, "the second-order stationary expansion")

@@ -56,15 +56,14 @@ __all__ = ["SimulationResult", "simulate", "simulate_jsqd", "simulate_gwsq", "ii
 # Every subscript of the kernel template below (and of the policy rules spliced into it) casts
 # its index with _ix (unsigned): numba then omits the negative-index wrap-around
 # (idx < 0 -> idx + size) it emits for each signed index; every index here is >= 0 (as in
-# qtheory.redundancy.simulation and the U kernel).
-_ix = np.uint64
+# qtheory.redundancy.simulation and the U kernel; qtheory._policy).
+from .._policy import _ix  # noqa: E402
 
 
 
 def _kernel(policy):
     """The compiled simulation kernel of `policy` (a registered :class:`~qtheory.locality.policies.Policy`)."""
-    return _splice.specialise(_kernel_template, rule_of(policy),
-                              {"touch": type(policy).lookahead or prefetch_list})
+    return _splice.specialise(_kernel_template, policy.rule, {"touch": policy.lookahead or prefetch_list})
 
 
 def touch(params, peek, w, offset, degree, neighbors):

@@ -7,11 +7,13 @@ Modules by role:
 - :mod:`.productform`  -- exact stationary quantities from (4) and (6) by dynamic programming,
   Proposition 3.1, the M-model closed form (13)
 - :mod:`.limits`       -- Theorems 3.1, 3.2, Corollaries 3.1, 3.2, Appendix D
-- :mod:`.mechanisms`   -- c.o.c. and c.o.s.-ALIS as objects (exact law, exact chain, simulator)
+- :mod:`.mechanisms`   -- c.o.c., c.o.s.-ALIS (and c.o.s. with random assignment) as objects
+  (exact law, exact chain, the simulator's start rule)
 - :mod:`.simulation`   -- numba simulators of c.o.c. and c.o.s.-ALIS (R-P-coc, R-P-cos)
 """
 
-from .mechanisms import CancelOnCompletion, CancelOnStart, Mechanism, as_mechanism
+import importlib as _importlib
+
 from .model import (RedundancySystem, circular_d, fully_flexible, m_model, power_of_d,
                     single_plus_full)
 from .stability import critical_load, critical_subset, is_locally_stable, is_stable
@@ -21,3 +23,19 @@ __all__ = [
     "RedundancySystem", "circular_d", "fully_flexible", "m_model", "power_of_d", "single_plus_full",
     "critical_load", "critical_subset", "is_locally_stable", "is_stable",
 ]
+
+#: loaded on first access (PEP 562): the mechanisms' start rules are numba functions, and
+#: importing this package (the manifest reads ``qtheory.redundancy.items``) must not load numba
+_LAZY = {"Mechanism", "CancelOnCompletion", "CancelOnStart", "as_mechanism"}
+
+
+def __getattr__(name):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(".mechanisms", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

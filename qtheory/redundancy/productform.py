@@ -45,7 +45,7 @@ from numba import njit
 
 from ..errors import ParameterError
 from ..validation import check_array, check_integer, check_positive, check_probability, check_real
-from .mechanisms import MECHANISMS as _MECHANISMS, as_mechanism
+from .mechanisms import MECHANISMS as _MECHANISMS, CancelOnCompletion, CancelOnStart, as_mechanism
 from .model import RedundancySystem
 from .stability import MAX_SUBSET_SERVERS, check_load, require_stable, server_speed_sums, zeta_transform
 
@@ -68,14 +68,19 @@ __all__ = [
     "MECHANISMS",
 ]
 
-MECHANISMS = tuple(_MECHANISMS)
+MECHANISMS = tuple(name for name, m in _MECHANISMS.items() if m.product_form)
 #: largest N for the exact dynamic programme
 MAX_DP_SERVERS = 22
 
 
-def _check_mechanism(mechanism) -> str:
-    """The name of a mechanism given by name or as a :class:`~qtheory.redundancy.mechanisms.Mechanism`."""
-    return as_mechanism(mechanism).name
+def _check_mechanism(mechanism):
+    """The :class:`~qtheory.redundancy.mechanisms.Mechanism` given by name or as an object,
+    refused if the product forms (4) and (6) do not describe it."""
+    mechanism = as_mechanism(mechanism)
+    if not mechanism.product_form:
+        raise ParameterError(f"mechanism {mechanism.name!r} has no product form (the product forms (4) and (6) "
+                             f"are those of c.o.c. and c.o.s.-ALIS): use its exact chain (mechanism.exact_chain)")
+    return mechanism
 
 
 def _indices(name: str, values, size: int) -> list[int]:
@@ -348,10 +353,11 @@ def _moments(total: np.ndarray) -> Moments:
     return Moments(mean, second - mean * mean, second, z)
 
 
-def _jets_for(system: RedundancySystem, lam: float, mechanism: str, marks, idle_count=None) -> np.ndarray:
+def _jets_for(system: RedundancySystem, lam: float, mechanism, marks, idle_count=None) -> np.ndarray:
+    mechanism = _check_mechanism(mechanism)
     st = _setup(system, lam)
     jets = _coc_jets(st, marks)
-    if mechanism == "coc":
+    if not mechanism.cancel_on_start:
         return jets.sum(axis=1)
     if idle_count is None:
         idle_count = np.zeros(1 << st.n)
@@ -375,7 +381,7 @@ def total_jobs_moments(system: RedundancySystem, lam: float, mechanism: str = "c
     lam = check_load(lam)
     marks = np.ones(system.n_types)
     idle = None
-    if mechanism == "cos" and not waiting_only:
+    if mechanism.cancel_on_start and not waiting_only:
         idle = system.n_servers - _popcount(system.n_servers)
     return _moments(_jets_for(system, lam, mechanism, marks, idle))
 
@@ -413,15 +419,16 @@ def total_jobs_law(system: RedundancySystem, lam: float, mechanism: str = "coc")
     mechanism = _check_mechanism(mechanism)
     lam = check_load(lam)
     mo = total_jobs_moments(system, lam, mechanism)
-    if mechanism == "coc":
+    if not mechanism.cancel_on_start:
         p0 = 1.0 / mo.normaliser
     else:
         p0 = float(_idle_weights(system, lam)[-1]) / mo.normaliser
-    return TotalJobs(mo.mean, mo.variance, p0, mo.normaliser, mechanism)
+    return TotalJobs(mo.mean, mo.variance, p0, mo.normaliser, mechanism.name)
 
 
-def _per_type_moments(system: RedundancySystem, lam: float, types, mechanism: str) -> list[Moments]:
+def _per_type_moments(system: RedundancySystem, lam: float, types, mechanism) -> list[Moments]:
     """One subset DP for all requested types (each marked by its own variable)."""
+    mechanism = _check_mechanism(mechanism)
     lam = check_load(lam)
     types = list(range(system.n_types)) if types is None else _indices("types", types, system.n_types)
     st = _setup(system, lam)
@@ -429,7 +436,7 @@ def _per_type_moments(system: RedundancySystem, lam: float, types, mechanism: st
     for i, k in enumerate(dict.fromkeys(types)):
         rows[k] = i
     g = _kernel_coc_type_jets(st.masks, st.w, st.mu_u, rows)
-    if mechanism == "coc":
+    if not mechanism.cancel_on_start:
         totals = g.sum(axis=0)
     else:
         # c.o.s.: sum over idle sets I of B(I) times the subset sum of G over the busy set
@@ -443,12 +450,12 @@ def _per_type_moments(system: RedundancySystem, lam: float, types, mechanism: st
 
 def type_moments(system: RedundancySystem, lam: float, types=None) -> list[Moments]:
     """Moments of :math:`Q_S` per type under c.o.c. (one subset DP for all requested types)."""
-    return _per_type_moments(system, lam, types, "coc")
+    return _per_type_moments(system, lam, types, CancelOnCompletion())
 
 
 def waiting_type_moments(system: RedundancySystem, lam: float, types=None) -> list[Moments]:
     """Moments of the number of *waiting* type-S jobs :math:`\\tilde Q_S` under c.o.s.-ALIS."""
-    return _per_type_moments(system, lam, types, "cos")
+    return _per_type_moments(system, lam, types, CancelOnStart())
 
 
 def server_replica_moments(system: RedundancySystem, lam: float, mechanism: str = "coc",
@@ -466,7 +473,7 @@ def server_replica_moments(system: RedundancySystem, lam: float, mechanism: str 
     out = []
     for s in servers:
         marks = comp[:, s].astype(float)
-        idle = ((idx >> s) & 1) ^ 1 if mechanism == "cos" else None
+        idle = ((idx >> s) & 1) ^ 1 if mechanism.cancel_on_start else None
         out.append(_moments(_jets_for(system, lam, mechanism, marks, idle)))
     return out
 
@@ -475,7 +482,7 @@ def empty_probability(system: RedundancySystem, lam: float, mechanism: str = "co
     """P(no job in the system): C under c.o.c.; under c.o.s. the probability all servers are idle."""
     mechanism = _check_mechanism(mechanism)
     lam = check_load(lam)
-    if mechanism == "coc":
+    if not mechanism.cancel_on_start:
         return normalisation_constant(system, lam, "coc")
     b = _idle_weights(system, lam)
     return float(b[-1] * normalisation_constant(system, lam, "cos"))
@@ -496,7 +503,7 @@ def pgf(system: RedundancySystem, lam: float, z, mechanism: str = "coc", z_busy:
     def total(zz, zb):
         st = _setup(system, lam, zz)
         jets = _coc_jets(st, zero)
-        if mechanism == "coc":
+        if not mechanism.cancel_on_start:
             return jets[0].sum()
         busy = system.n_servers - _popcount(system.n_servers)
         n = st.n
@@ -569,7 +576,7 @@ def total_jobs_pmf(system: RedundancySystem, lam: float, max_jobs: int, mechanis
         marks[check_integer("type_index", type_index, low=0, high=system.n_types - 1)] = 1
     g = _kernel_coc_pmf(st.masks, st.w, marks, st.mu_u, _tails(st, st.w), _tails(st, st.w * marks), max_jobs)
     norm = normalisation_constant(system, lam, mechanism)
-    if mechanism == "coc":
+    if not mechanism.cancel_on_start:
         return g.sum(axis=0) * norm
     n = st.n
     full = (1 << n) - 1

@@ -43,6 +43,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .. import _splice
+from .._policy import decide  # noqa: F401 (the template's dispatch point)
 from ..errors import ParameterError
 from .._rng import uniform
 from ..runtime import RunRecord, kernel_state
@@ -59,8 +61,8 @@ MECHANISMS = tuple(_MECHANISMS)
 # Every subscript in the kernels below casts its index with _ix (unsigned): numba omits the
 # negative-index wrap-around (idx < 0 -> idx + size) it emits for each signed index, and every
 # index here is >= 0. This cut the instructions per event by 18 % (c.o.c.) and 14 % (c.o.s.),
-# counted by callgrind (benchmarks/instructions.py), with bit-identical results.
-_ix = np.uint64
+# counted by callgrind (benchmarks/instructions.py), with bit-identical results (qtheory._policy).
+from .._policy import _ix  # noqa: E402
 
 # Capacities of the kernel's tables, powers of two passed to it as arguments (read when
 # `simulate` is called, so a test can shrink them to reach the overflow checks): entries in
@@ -182,10 +184,16 @@ class BatchSums(NamedTuple):
     types: np.ndarray
 
 
-@njit(cache=True)
+def _kernel(mechanism):
+    """The compiled kernel of `mechanism`: :func:`_kernel_simulate` with its ``start_rule``
+    in place of the dispatch point (:mod:`qtheory._splice`)."""
+    return _splice.specialise(_kernel_simulate, mechanism.start_rule)
+
+
 def _kernel_simulate(mechanism, type_servers, type_deg, prob, alias, speeds, lam_total, n_events,
                      warmup, init_jobs, track_a, track_b, hist_max, n_batches, rng_state, fifo_cap, job_cap):
-    """One run; mechanism 0 = c.o.c., 1 = c.o.s.-ALIS.
+    """One run (a template, compiled per mechanism by :func:`_kernel`); `mechanism` is 1 if
+    a job's replicas are dropped when it starts (c.o.s.), 0 if when one completes (c.o.c.).
 
     `fifo_cap` and `job_cap` (powers of two) are the capacities of a server's job list and of
     the job table (:data:`_FIFO_CAP`, :data:`_JOB_CAP`).
@@ -277,13 +285,8 @@ def _kernel_simulate(mechanism, type_servers, type_deg, prob, alias, speeds, lam
             counts[_ix(t)] += 1
             total += 1
             deg = type_deg[_ix(t)]
-            best = -1
-            if mechanism == 1:
-                # c.o.s.-ALIS: the compatible server idle for the longest time starts the job
-                for i in range(deg):
-                    s = type_servers[_ix(t), _ix(i)]
-                    if not busy[_ix(s)] and (best < 0 or idle_since[_ix(s)] < idle_since[_ix(best)]):
-                        best = s
+            # the mechanism's start rule (spliced in): the idle server that starts the job, or -1
+            best = decide(rng, t, deg, type_servers, busy, idle_since)
             if best >= 0:
                 serving[_ix(best)] = t
                 head[_ix(best)] = tail[_ix(best)]
@@ -512,8 +515,8 @@ def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: 
     init_rng = np.random.default_rng(_initial_stream(ss))
     init_jobs = int(np.floor(initial_scale * init_rng.exponential())) if initial_scale > 0 else 0
     start = time.perf_counter()
-    sums, hist_t, hist_e, acc_t, acc_e, batches, code = _kernel_simulate(
-        mechanism.code, *_kernel_inputs(system), system.n_servers * lam, n_events, warmup,
+    sums, hist_t, hist_e, acc_t, acc_e, batches, code = _kernel(mechanism)(
+        int(mechanism.cancel_on_start), *_kernel_inputs(system), system.n_servers * lam, n_events, warmup,
         init_jobs, a, b, hist_max, n_batches, kstate, _FIFO_CAP, _JOB_CAP)
     wall = time.perf_counter() - start
     if code == 1:

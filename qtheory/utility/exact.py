@@ -3,8 +3,9 @@
 The continuous-time Markov chain of Sec. 3.3 (occupancies of every pool, and SLTA's
 index ``r_n``) is enumerated from the empty state, with arrivals blocked once the
 system holds `max_tasks` tasks, and its stationary law is solved directly. The
-dispatching rules are written here again from the paper's description (Sec. 3.1,
-3.2), in plain Python and independently of the numba kernel.
+dispatching rules are read in plain Python from the paper's description, independently of
+the numba kernel: SLTA's (Sec. 3.2) here, the others' in their policy files (each
+policy's ``exact_rule``).
 """
 
 from __future__ import annotations
@@ -23,10 +24,6 @@ from .policies import as_policy
 from .simulation import default_beta
 
 __all__ = ["ExactStationary", "exact_stationary"]
-
-#: policies whose rule this module writes out itself, independently of their policy file
-_OWN_READING = ("random", "jsq", "conservative", "jlmu", "slta")
-
 
 @dataclass(frozen=True)
 class ExactStationary:
@@ -51,37 +48,15 @@ class ExactStationary:
     class_tasks: np.ndarray
 
 
-def _dispatch(pol, occ, cls, r, key, thresholds, ecls, elev, green_min, target):
+def _dispatch(pol, occ, cls, r, key, thresholds, ecls, elev, green_min):
     """List of (pool, probability) for an arrival in state `occ` (and the r update).
 
-    The paper's policies are read here from Sec. 3 and 8.3; a policy beyond the paper
-    brings its own plain-Python reading (its ``exact_rule``)."""
-    policy = pol if isinstance(pol, str) else pol.name  # a name: one of the paper's policies
-    if policy not in _OWN_READING:
+    A policy without the index ``r_n`` brings its plain-Python reading, its ``exact_rule``
+    (written from the paper's description, Sec. 3.1 and 8.3, independently of its compiled
+    rule); SLTA's learning step is read here from Sec. 3.2."""
+    if not pol.has_index:
         return pol.exact_rule(occ, cls, key), r
     n = len(occ)
-    m = int(cls.max()) + 1
-    pools = [[p for p in range(n) if cls[p] == i] for i in range(m)]
-    if policy == "random":
-        return [(p, 1.0 / n) for p in range(n)], r
-    if policy == "jsq":
-        low = min(occ)
-        chosen = [p for p in range(n) if occ[p] == low]
-        return [(p, 1.0 / len(chosen)) for p in chosen], r
-    if policy == "conservative":
-        low = min(occ[p] for p in pools[target])
-        chosen = [p for p in pools[target] if occ[p] == low]
-        return [(p, 1.0 / len(chosen)) for p in chosen], r
-    if policy == "jlmu":
-        # the best-ranked coordinate among occupied levels: largest marginal utility of a
-        # least-occupied pool of each class, ties to the smaller class
-        best = None
-        for i in range(m):
-            low = min(occ[p] for p in pools[i])
-            if best is None or key[i, low] > key[best[0], best[1]]:
-                best = (i, low)
-        chosen = [p for p in pools[best[0]] if occ[p] == best[1]]
-        return [(p, 1.0 / len(chosen)) for p in chosen], r
     # SLTA (Sec. 3.2)
     thr = thresholds(r)
     ir, jr = int(ecls[r - 1]), int(elev[r - 1])
@@ -115,7 +90,7 @@ def exact_stationary(system: PoolSystem, n: int, policy, *, max_tasks: int, beta
         check_integer("target_class", target_class, low=0, high=system.m - 1)
     pol = as_policy(policy, beta=beta, target_class=target_class)
     policy, beta, target_class = pol.name, getattr(pol, "beta", None), getattr(pol, "target_class", None)
-    if policy not in _OWN_READING and not hasattr(pol, "exact_rule"):
+    if not pol.has_index and pol.exact_rule is None:
         raise ParameterError(f"policy {policy!r} has no `exact_rule`: the exact chain cannot be built")
     n = check_integer("n", n, low=1)
     max_tasks = check_integer("max_tasks", max_tasks, low=1)
@@ -127,8 +102,8 @@ def exact_stationary(system: PoolSystem, n: int, policy, *, max_tasks: int, beta
     ecls, elev = en.cls, en.level
     beta = default_beta(n) if beta is None else check_positive("beta", beta)
     green_min = n * beta
-    target = system.m - 1 if target_class is None else check_integer("target_class", target_class, low=0,
-                                                                      high=system.m - 1)
+    if target_class is not None:  # a policy object's target_class, checked against the system
+        check_integer("target_class", target_class, low=0, high=system.m - 1)
 
     def thresholds(r):
         thr = np.zeros(system.m, dtype=int)
@@ -143,7 +118,7 @@ def exact_stationary(system: PoolSystem, n: int, policy, *, max_tasks: int, beta
         for c in counts:
             out.extend(sorted(occ[start:start + c]))
             start += c
-        return tuple(out), (r if policy == "slta" else 1)
+        return tuple(out), (r if pol.has_index else 1)
 
     lam, mu = system.lam, system.mu
     start = canon([0] * n, 1)
@@ -156,7 +131,7 @@ def exact_stationary(system: PoolSystem, n: int, policy, *, max_tasks: int, beta
         k = index[state]
         targets = []
         if sum(occ) < max_tasks:
-            probs, new_r = _dispatch(pol, occ, cls, r, key, thresholds, ecls, elev, green_min, target)
+            probs, new_r = _dispatch(pol, occ, cls, r, key, thresholds, ecls, elev, green_min)
             if new_r > en.valid:
                 raise ParameterError("SLTA index beyond the enumeration; raise `max_tasks`")
             for p, pr in probs:

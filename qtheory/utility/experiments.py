@@ -23,6 +23,7 @@ from ..stats import StationaryStatistics, batch_estimate, mean_ci
 from .fluid import l1_distance, solve_fluid, solve_fluid_splitting
 from .model import PoolSystem
 from .optimal import optimal_assignment, optimal_assignment_lp
+from .policies import as_policy
 from .simulation import simulate
 
 __all__ = ["Replication", "stationary_statistics", "policy_runs", "table1_rows", "poisson_rows", "fluid_limit_rows",
@@ -95,7 +96,7 @@ def _one_run(ss, system: PoolSystem, n: int, policy: str, horizon: float, warmup
     res = simulate(system, n, policy, horizon=horizon, warmup=warmup, seed=ss)
     emp = optimal_assignment(system, res.mean_tasks, alpha=res.alpha).utility
     opt = optimal_assignment(system, alpha=res.alpha)
-    at_r = float(res.r_distribution[opt.rank]) if policy == "slta" else float("nan")
+    at_r = float(res.r_distribution[opt.rank]) if as_policy(policy).has_index else float("nan")
     # control variate: E[s_n] = rho exactly, and u(q*(s)) has slope Delta(sigma*) at s = rho
     slope = float(opt.enumeration.delta[opt.rank - 1])
     u_cv = res.mean_utility - slope * (res.mean_tasks - system.rho)
@@ -127,7 +128,7 @@ def policy_runs(system: PoolSystem, n: int, policy: str, *, horizon: float, warm
         "empirical_bound_high": float(emp.ci_high),
         "gap_to_empirical_bound": float(np.mean(arr[:, 2] - arr[:, 0])),
         "max_run_excess_over_empirical_bound": float(np.max(arr[:, 0] - arr[:, 2])),
-        "time_at_r_star": float(at_r.mean) if policy == "slta" else float("nan"),
+        "time_at_r_star": float(at_r.mean) if as_policy(policy).has_index else float("nan"),
         "runs": int(n_runs), "events": int(sum(o.events for o in out)),
     }
 

@@ -12,13 +12,11 @@ Sec. 3.2 ("when a task arrives ... after the task is dispatched").
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 __all__ = ["jlmu_class", "slta_decrement", "slta_increment"]
 
-# subscripts cast their index to unsigned, as in the kernels (see qtheory.utility.policies)
-_ix = np.uint64
+from .._policy import _ix  # subscripts cast their index to unsigned, as in the kernels
 
 
 @njit(cache=True)

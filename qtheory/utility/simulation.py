@@ -41,8 +41,8 @@ POLICIES = tuple(REGISTRY)
 
 # Every subscript of the kernel below casts its index with _ix (unsigned): numba then omits the
 # negative-index wrap-around (idx < 0 -> idx + size) it emits for each signed index; every
-# index here is >= 0 (as in qtheory.redundancy.simulation).
-_ix = np.uint64
+# index here is >= 0 (as in qtheory.redundancy.simulation; qtheory._policy).
+from .._policy import _ix  # noqa: E402
 
 
 @njit(cache=True, inline="always")
@@ -179,7 +179,7 @@ def _kernel_template(params, st_in, rng_state, n, lam, mu, t_end, t_warm, pool_c
 
 def _kernel(policy):
     """The compiled simulation kernel of `policy` (a registered :class:`~qtheory.utility.policies.Policy`)."""
-    return _splice.specialise(_kernel_template, rule_of(policy))
+    return _splice.specialise(_kernel_template, policy.rule)
 
 
 @dataclass(frozen=True)

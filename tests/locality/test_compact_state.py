@@ -274,7 +274,7 @@ def test_the_jsqd_lookahead_prefetches_the_entries_the_rule_compares(monkeypatch
         positions = [k for _, k in seen]
         base, deg = int(offset[i]), int(degree[i])
         if d == 2 and deg >= 2:
-            chosen = {rule(params, gen.copy(), i, x, offset, degree, neighbors, *[None] * 5)
+            chosen = {rule(params, gen.copy(), i, x, offset, degree, neighbors)
                       for x in (state, state.max() - state)}
             assert len(positions) == 2 and set(neighbors[positions].tolist()) == chosen
             tested += 1
@@ -335,9 +335,7 @@ def test_the_lookahead_is_given_each_arrival_and_its_generator_before_the_rule(m
     size = 4000
     params = TraceParams(np.zeros((size, 2)), np.zeros((size, 2)), np.zeros(2, np.int64))
 
-    class Tracing(Policy):
-        name = "tracing"
-
+    class Tracing(Policy):  # no `name`: not registered
         def kernel_params(self, system, graph):
             return params
 

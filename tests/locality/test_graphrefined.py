@@ -18,6 +18,7 @@ from qtheory.errors import ParameterError
 from qtheory.locality import graphmf, graphrefined
 from qtheory.locality.graphs import complete_bipartite, from_adjacency, irg
 from qtheory.locality.model import LocalitySystem, paper_system
+from qtheory.locality.policies import LocalJSQ
 from qtheory.locality.refined import refined_stationary
 
 SEED = 20261205
@@ -159,7 +160,7 @@ def test_on_the_complete_graph_the_refined_value_has_the_exact_1_over_n_term_of_
     (local JSQ(2) on the complete graph), the gap falling like 1/N; the graph mean field alone
     has another 1/N term (partner exclusion and independence, see graphmf)."""
     system = dataclasses.replace(paper_system("complete"), arrival_rate=1.5)
-    hom = refined_stationary(system, policy="jsqd-complete")
+    hom = refined_stationary(system, policy=LocalJSQ())
     q_star, V = hom.q.sum(axis=1), hom.V.sum(axis=1)
     gaps, mf_gaps = {}, {}
     for n in (20, 40):

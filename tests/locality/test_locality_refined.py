@@ -13,6 +13,7 @@ from qtheory.locality import exact, refined
 from qtheory.locality.experiments import population_stationary_replication
 from qtheory.locality.graphs import complete_bipartite, irg
 from qtheory.locality.meanfield import drift as ode_drift
+from qtheory.locality.policies import JIQ, LocalJSQ
 from qtheory.locality.model import LocalitySystem, paper_initial_occupancy, paper_system, system_sizes
 from qtheory.locality.stability import design_compatibility
 from qtheory.runtime import child_seed, replicate
@@ -76,7 +77,7 @@ def test_finite_drift_of_local_jsqd_matches_an_enumeration_of_distinct_samples(d
         xs = state[graph.server_type == m]
         q[m] = [(xs >= l).mean() for l in range(1, 5)]
     expected = enumerated_local_drift(system, state, d)
-    got = refined.finite_drift(system, q, state.size, policy="jsqd-complete")
+    got = refined.finite_drift(system, q, state.size, policy="jsqd")
     np.testing.assert_allclose(got, expected, atol=1e-12)
     # with replacement (GWSQ) the same state drifts differently
     assert np.abs(refined.finite_drift(system, q, state.size) - expected).max() > 0.01
@@ -85,11 +86,11 @@ def test_finite_drift_of_local_jsqd_matches_an_enumeration_of_distinct_samples(d
 def test_drift_correction_is_the_1_over_n_term_of_sampling_without_replacement():
     system = homogeneous(0.9, 3)
     q = random_state(np.random.default_rng(2), 1, 6)
-    f0 = refined.drift(system, q, policy="jsqd-complete")
-    f1 = refined.drift_correction(system, q, policy="jsqd-complete")
+    f0 = refined.drift(system, q, policy="jsqd")
+    f1 = refined.drift_correction(system, q, policy="jsqd")
     assert np.abs(f1).max() > 0.05
     for n in (1000, 100000):
-        remainder = refined.finite_drift(system, q, n, policy="jsqd-complete") - f0 - f1 / n
+        remainder = refined.finite_drift(system, q, n, policy="jsqd") - f0 - f1 / n
         assert np.abs(remainder).max() < 20.0 / n ** 2       # O(1/N^2)
     assert np.all(refined.drift_correction(system, q) == 0.0)   # GWSQ
 
@@ -206,7 +207,7 @@ def exact_mean_lengths(system, policy, buffers):
     return {n: exact.occupancy_stationary(system, n, policy=policy, buffer=b) for n, b in buffers.items()}
 
 
-@pytest.mark.parametrize("policy", ["gwsq", "jsqd-complete"])
+@pytest.mark.parametrize("policy", ["gwsq", "jsqd"])
 def test_refined_term_matches_exact_chains_extrapolated_in_1_over_n(policy):
     system = homogeneous(0.5)
     laws = exact_mean_lengths(system, policy, {2: 14, 3: 11, 4: 10, 5: 9, 6: 8})
@@ -224,17 +225,17 @@ def test_refined_term_matches_exact_chains_extrapolated_in_1_over_n(policy):
     assert abs(V - fits[4]) <= tolerance
     assert tolerance < 0.1 * abs(V)
     # the other policy's term (with / without the 1/N drift term f1) is rejected
-    other = refined.refined_stationary(system, policy="gwsq" if policy != "gwsq" else "jsqd-complete")
+    other = refined.refined_stationary(system, policy="gwsq" if policy != "gwsq" else "jsqd")
     assert abs(other.V[0].sum() - fits[4]) > 5 * tolerance
 
 
 def test_local_jsqd_and_gwsq_differ_at_order_1_over_n_only_through_f1():
     system = homogeneous(0.9)
     gw = refined.refined_stationary(system)
-    loc = refined.refined_stationary(system, policy="jsqd-complete")
+    loc = refined.refined_stationary(system, policy="jsqd")
     np.testing.assert_allclose(gw.q, loc.q)
     A = refined.jacobian(system, gw.q)
-    f1 = refined.drift_correction(system, gw.q, policy="jsqd-complete").ravel()
+    f1 = refined.drift_correction(system, gw.q, policy="jsqd").ravel()
     np.testing.assert_allclose((loc.V - gw.V).ravel(), -np.linalg.solve(A, f1), atol=1e-10)
     assert loc.V.sum() < gw.V.sum()      # distinct samples see more queues: shorter queues
 
@@ -286,7 +287,7 @@ def test_exact_occupancy_chain_matches_the_per_server_chain():
     graph = complete_bipartite(complete, n)
     cands = [exact.local_candidates(graph.neighbourhood(i), 2) for i in range(graph.n_dispatchers)]
     states, pi = exact.stationary(cands, complete.arrival_rate, complete.u[sizes.server_type], buffer)
-    law = exact.occupancy_stationary(complete, n, policy="jsqd-complete", buffer=buffer)
+    law = exact.occupancy_stationary(complete, n, policy="jsqd", buffer=buffer)
     np.testing.assert_allclose(law.occupancy, exact.type_occupancy(states, pi, sizes.server_type, buffer),
                                atol=1e-12)
 
@@ -321,7 +322,7 @@ def test_system_size_must_be_a_positive_integer(n):
     with pytest.raises(ParameterError, match="n_servers"):
         ref.occupancy(n)
     with pytest.raises(ParameterError, match="n_servers"):
-        refined.finite_drift(homogeneous(0.7), ref.q, n, policy="jsqd-complete")
+        refined.finite_drift(homogeneous(0.7), ref.q, n, policy="jsqd")
 
 
 def test_graphs_that_are_not_population_processes_are_refused():
@@ -330,12 +331,16 @@ def test_graphs_that_are_not_population_processes_are_refused():
     with pytest.raises(ParameterError, match="not a population process"):
         refined.refined_stationary(system, policy=graph)
     with pytest.raises(ParameterError, match="compatibility"):
-        refined.refined_stationary(system, policy="jsqd-complete")
+        refined.refined_stationary(system, policy="jsqd")
     with pytest.raises(ParameterError, match="policy"):
         refined.refined_stationary(system, policy="jsq")
+    with pytest.raises(ParameterError, match="JIQ.*not a population process"):
+        refined.refined_stationary(system, policy=JIQ())
+    with pytest.raises(ParameterError, match="`policy.d` = 3"):
+        refined.refined_stationary(homogeneous(0.7), policy=LocalJSQ(d=3))
     flexible = homogeneous(0.7)
     by_graph = refined.refined_stationary(flexible, policy=complete_bipartite(flexible, 20))
-    assert by_graph.policy == "jsqd-complete"
+    assert by_graph.policy == LocalJSQ()
 
 
 def test_transient_rejects_bad_times_and_starts():

@@ -15,7 +15,6 @@ from qtheory.runtime import kernel_state
 OFFSET = np.array([0, 2], np.int64)
 DEGREE = np.array([2, 5], np.int64)
 NEIGHBORS = np.array([0, 1, 2, 3, 4, 5, 6], np.int32)
-EMPTY = np.zeros(1, np.int64)
 DRAWS = 200_000
 
 
@@ -23,7 +22,7 @@ DRAWS = 200_000
 def _counts(params, rng, i, state, offset, degree, neighbors, draws):
     out = np.zeros(state.size, np.int64)
     for _ in range(draws):
-        out[rule(params, rng, i, state, offset, degree, neighbors, EMPTY, EMPTY, EMPTY, EMPTY, EMPTY)] += 1
+        out[rule(params, rng, i, state, offset, degree, neighbors)] += 1
     return out
 
 

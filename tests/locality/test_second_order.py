@@ -13,6 +13,7 @@ from qtheory.locality import exact, refined, second_order as so
 from qtheory.locality.experiments import population_stationary_replication
 from qtheory.locality.graphs import irg
 from qtheory.locality.model import LocalitySystem, paper_system
+from qtheory.locality.policies import GWSQ, LocalJSQ
 from qtheory.runtime import child_seed, replicate
 from qtheory.stats import mean_ci
 
@@ -208,7 +209,7 @@ def test_the_second_order_term_keeps_the_flow_balance_of_every_finite_system():
 
 
 def test_the_first_order_term_is_the_refined_one():
-    for policy in ("gwsq", "jsqd-complete"):
+    for policy in (GWSQ(), LocalJSQ()):
         system = LocalitySystem.homogeneous(0.9, 3)
         res = so.second_order_stationary(system, policy=policy)
         ref = refined.refined_stationary(system, policy=policy)
@@ -224,7 +225,7 @@ def test_the_first_order_term_is_the_refined_one():
 EXACT_BUFFERS = {2: 12, 3: 10, 4: 8, 5: 7, 6: 7, 7: 6, 8: 6, 9: 6, 10: 6}
 
 
-@pytest.mark.parametrize("policy", ["gwsq", "jsqd-complete"])
+@pytest.mark.parametrize("policy", [GWSQ(), LocalJSQ()], ids=["gwsq", "jsqd-complete"])
 def test_second_order_term_matches_exact_chains_extrapolated_in_1_over_n(policy, monkeypatch):
     """E_N - q* - V/N = A/N^2 + c3/N^3 + ...: fitted over N = 2..10 with 4 and 5 terms; A must sit
     within twice the difference of the two fits (the neglected orders), that band must be below a
@@ -245,7 +246,7 @@ def test_second_order_term_matches_exact_chains_extrapolated_in_1_over_n(policy,
     tolerance = max(2 * abs(fits[5] - fits[4]), 1e-5)
     assert abs(A - fits[5]) <= tolerance
     assert tolerance < 0.2 * abs(A)
-    if policy == "jsqd-complete":
+    if isinstance(policy, LocalJSQ):
         series = so.selection_series
 
         def without_f2(d, kind, terms=3):

@@ -23,14 +23,14 @@ from qtheory._rng import seed_state
 from qtheory.errors import ParameterError
 from qtheory.redundancy import model as M
 from qtheory.redundancy import simulation as SIM
-from qtheory.redundancy.simulation import _kernel_inputs, _kernel_simulate
-
-MECHANISM_CODES = {"coc": 0, "cos": 1}
+from qtheory.redundancy.mechanisms import as_mechanism
+from qtheory.redundancy.simulation import _kernel, _kernel_inputs
 
 
 def _run(mechanism, system, lam_total, n_events, init_jobs, seed, fifo_cap=SIM._FIFO_CAP, job_cap=SIM._JOB_CAP,
          warmup=0, hist_max=400):
-    return _kernel_simulate(MECHANISM_CODES[mechanism], *_kernel_inputs(system), lam_total, n_events, warmup,
+    mech = as_mechanism(mechanism)
+    return _kernel(mech)(int(mech.cancel_on_start), *_kernel_inputs(system), lam_total, n_events, warmup,
                             init_jobs, 0, system.n_types - 1, hist_max, 4, seed_state(seed), fifo_cap, job_cap)
 
 

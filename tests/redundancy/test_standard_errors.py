@@ -71,18 +71,20 @@ def test_every_batch_is_closed(n_events, n_batches):
     assert np.isfinite(r.mean_jobs_se) and r.mean_jobs_se > 0
 
 
-@pytest.mark.parametrize("mechanism", [0, 1])
+@pytest.mark.parametrize("mechanism", ["coc", "cos"])
 def test_batch_integrals_are_the_run_integrals_at_each_batch_end(mechanism):
     """At every batch end the per-type integrals add up to the integral of Q (Q is the sum
     of the type counts, so this holds whatever the path), and the last batch ends with the
     run's own totals, to the last bit."""
     from qtheory._rng import seed_state
     from qtheory.redundancy import simulation as SIM
-    from qtheory.redundancy.simulation import _kernel_inputs, _kernel_simulate
+    from qtheory.redundancy.mechanisms import as_mechanism
+    from qtheory.redundancy.simulation import _kernel, _kernel_inputs
 
     system = circular_d(7, 3)
-    sums, hist_t, _, acc_t, _, batches, code = _kernel_simulate(
-        mechanism, *_kernel_inputs(system), 7 * 0.8, 20_000, 500, 5, 0, 6, 400, 9, seed_state(11), SIM._FIFO_CAP, SIM._JOB_CAP)
+    mech = as_mechanism(mechanism)
+    sums, hist_t, _, acc_t, _, batches, code = _kernel(mech)(
+        int(mech.cancel_on_start), *_kernel_inputs(system), 7 * 0.8, 20_000, 500, 5, 0, 6, 400, 9, seed_state(11), SIM._FIFO_CAP, SIM._JOB_CAP)
     assert code == 0
     np.testing.assert_allclose(batches.types.sum(axis=1), batches.q, rtol=1e-12)
     assert np.all(np.diff(batches.time) > 0) and np.all(np.diff(batches.q) > 0)

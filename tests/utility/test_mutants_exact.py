@@ -17,7 +17,7 @@ from qtheory.errors import ParameterError
 from qtheory.utility import LogUtility, PoolSystem, exact_stationary
 from qtheory.utility.exact import _dispatch
 from qtheory.utility.model import TIE_DECIMALS, enumeration, tabulate
-from qtheory.utility.policies import Conservative
+from qtheory.utility.policies import SLTA, Conservative
 
 SMALL = PoolSystem((LogUtility(3), LogUtility(5)), (0.5, 0.5), 1.5)
 
@@ -82,7 +82,7 @@ def _scripted(occ, r=4, beta=0.5):
             thr[en.cls[k]] += 1
         return thr
 
-    return _dispatch("slta", list(occ), cls, r, key, thresholds, en.cls, en.level, n * beta, SMALL.m - 1)
+    return _dispatch(SLTA(), list(occ), cls, r, key, thresholds, en.cls, en.level, n * beta)
 
 
 @pytest.mark.parametrize("occ, r_after", [
@@ -99,3 +99,13 @@ def test_exact_chain_slta_rule_on_scripted_token_states(occ, r_after):
     probs, new_r = _scripted(occ)
     assert new_r == r_after
     assert sum(p for _, p in probs) == pytest.approx(1.0)
+
+
+def test_the_exact_jlmu_reading_breaks_ties_to_the_smaller_class():
+    """Equal linear utilities: every comparison between classes ties, and JLMU (8) sends every
+    task to class 0, so class 1 never holds a task (a tie to the larger class would invert it)."""
+    from qtheory.utility import LinearUtility
+
+    tied = PoolSystem((LinearUtility(1.0), LinearUtility(1.0)), (0.5, 0.5), 1.2)
+    ex = exact_stationary(tied, 2, "jlmu", max_tasks=8)
+    assert ex.class_tasks[1] == 0 and ex.class_tasks[0] > 0

@@ -19,12 +19,9 @@ from .test_mutants_slta import J, SMALL, _arrays
 
 
 def _choices(system, occ, calls=600, seed=1):
-    params = JLMU().kernel_params(system, len(occ), J)
     n, offset, bound, minocc, perm, pool_class, occ, key = _arrays(system, occ)
     rng = kernel_state(seed)
-    st = JLMU().kernel_state(params, system.m)
-    return np.array([rule(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key)
-                     for _ in range(calls)])
+    return np.array([rule(rng, bound, minocc, perm, key) for _ in range(calls)])
 
 
 def test_small_order():

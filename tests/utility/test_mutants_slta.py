@@ -70,7 +70,7 @@ def _call(system, occ, r, beta, seed=0, calls=1):
     chosen, first = [], None
     for _ in range(calls):
         st = pol.kernel_state(params, system.m)
-        chosen.append(rule(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key))
+        chosen.append(rule(params, st, rng, n, offset, bound, perm))
         if first is None:
             first = st.copy()
     return np.array(chosen), first

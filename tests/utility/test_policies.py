@@ -6,8 +6,7 @@ import pytest
 
 from qtheory.errors import ParameterError
 from qtheory.utility import LogUtility, PoolSystem, simulate
-from qtheory.utility.policies import (JLMU, JSQ, REGISTRY, SLTA, Conservative, Random, as_policy,
-                                      register, rule_of)
+from qtheory.utility.policies import JLMU, JSQ, REGISTRY, SLTA, Conservative, Policy, Random, as_policy
 from qtheory.utility.simulation import POLICIES
 
 SYS = PoolSystem((LogUtility(20), LogUtility(30), LogUtility(8)), (0.25, 0.5, 0.25), 6.0)
@@ -17,13 +16,22 @@ TIMES = np.linspace(0.0, 30.0, 7)
 def test_registry_holds_the_papers_policies_each_with_its_own_rule():
     assert {"jlmu", "slta", "random", "jsq", "conservative"} <= set(POLICIES)
     assert POLICIES == tuple(REGISTRY)
-    rules = [rule_of(cls) for cls in REGISTRY.values()]
+    rules = [cls.rule for cls in REGISTRY.values()]
     assert len(set(rules)) == len(rules)  # one compiled kernel per rule
 
 
 def test_a_name_cannot_be_registered_twice():
-    with pytest.raises(ValueError, match="jlmu"):
-        register(JLMU.Params, rule_of(JLMU))(type("Again", (JLMU,), {}))
+    with pytest.raises(ValueError, match="'jlmu' of .*Again is already registered by .*JLMU"):
+        type("Again", (JLMU,), {"name": "jlmu"})
+    assert REGISTRY["jlmu"] is JLMU
+
+
+def test_a_policy_without_params_or_rule_is_refused_when_defined():
+    with pytest.raises(TypeError, match="must set `Params`"):
+        type("NoParams", (Policy,), {"name": "no-params", "rule": JLMU.rule})
+    with pytest.raises(TypeError, match="must set `rule`"):
+        type("NoRule", (Policy,), {"name": "no-rule", "Params": JLMU.Params})
+    assert "no-params" not in REGISTRY and "no-rule" not in REGISTRY
 
 
 @pytest.mark.parametrize("name, kwargs, obj", [

@@ -41,6 +41,7 @@ from ..exact import occupancy_stationary
 from ..experiments import occupancy_summary, population_stationary_replication, trajectory_replication
 from ..model import LocalitySystem, paper_initial_occupancy, paper_system, system_sizes
 from ..refined import refined_stationary, refined_transient
+from ..policies import GWSQ, LocalJSQ
 from ..second_order import second_order_stationary
 
 __all__ = ["ITEM", "POLICY_NAME", "METHODS", "compute", "value", "target_verdict", "target_rows", "target_counts",
@@ -50,6 +51,8 @@ __all__ = ["ITEM", "POLICY_NAME", "METHODS", "compute", "value", "target_verdict
 
 ITEM = "L-R-finite"
 POLICY_NAME = {"gwsq": "GWSQ(2)", "jsqd-complete": "local JSQ(2), complete graph"}
+#: the policy object behind each `policy` label of the rows (local JSQ(d) runs on the complete graph)
+ANALYSED = {"gwsq": GWSQ(), "jsqd-complete": LocalJSQ()}
 #: target 1: the refined error is at most this share of the mean-field error
 TARGET_RATIO = 0.25
 #: a refined error within this many SE of zero is "within noise" (some 20 points are judged at once)
@@ -352,8 +355,8 @@ def _cases(loads) -> list[dict]:
     for load in loads:
         cases.append(dict(case=sweep_case(load), load=load, policy="gwsq", system=sec6_at(load), sweep=True))
     for c in cases:
-        c["refined"] = refined_stationary(c["system"], policy=c["policy"])
-        c["second"] = second_order_stationary(c["system"], policy=c["policy"])
+        c["refined"] = refined_stationary(c["system"], policy=ANALYSED[c["policy"]])
+        c["second"] = second_order_stationary(c["system"], policy=ANALYSED[c["policy"]])
         c["V_gwsq"] = refined_stationary(c["system"]).V      # the term without f1, for local JSQ(d)
     return cases
 
@@ -381,7 +384,7 @@ def _stationary_rows(cases, *, seed, n_list, n_runs, events_per_run, sweep_event
                 occ = ref.q + c["V_gwsq"] / n
                 add_rows(c, n, "refined without f1", occupancy_summary(occ, occ.sum(axis=1), v))
         for n, buffer in sorted(sizes_exact.items()):
-            law = occupancy_stationary(c["system"], n, policy=c["policy"], buffer=buffer)
+            law = occupancy_stationary(c["system"], n, policy=ANALYSED[c["policy"]], buffer=buffer)
             add_rows(c, n, "exact", occupancy_summary(law.occupancy, law.mean_queue_length, v),
                      buffer=buffer, boundary_mass=law.boundary_mass, n_states=law.n_states)
         warmup = warmup_relaxations * ref.relaxation_time
@@ -392,7 +395,7 @@ def _stationary_rows(cases, *, seed, n_list, n_runs, events_per_run, sweep_event
             horizon = warmup + (sweep_events_per_run if c.get("sweep") else events_per_run) / rate
             n_samples = int(min(200_000, max(1000, 10 * (horizon - warmup) / ref.relaxation_time)))
             runs = replicate(population_stationary_replication, n_runs, child_seed(seed, "stationary", ci_, n),
-                             args=(c["system"], n, c["policy"], warmup, horizon),
+                             args=(c["system"], n, ANALYSED[c["policy"]], warmup, horizon),
                              kwargs={"n_samples": n_samples, "levels": 2}, desc=f"{c['case']} {c['policy']} N={n}")
             per_run = [occupancy_summary(r.occupancy, r.mean_queue_length, v) for r in runs]
             keys = list(per_run[0])
@@ -523,8 +526,8 @@ def compute(*, seed: int, loads, n_list, n_runs: int, events_per_run: int, sweep
     cases = _cases(loads)
     main_cases = [c for c in cases if not c.get("sweep")]
     # load the compiled simulation kernels once here, so that the forked workers inherit them
-    population_stationary_replication(np.random.SeedSequence(0), _homogeneous(0.5), 2, "gwsq", 1.0, 2.0)
-    population_stationary_replication(np.random.SeedSequence(0), _homogeneous(0.5), 2, "jsqd-complete", 1.0, 2.0)
+    for policy in ANALYSED.values():
+        population_stationary_replication(np.random.SeedSequence(0), _homogeneous(0.5), 2, policy, 1.0, 2.0)
     rows = _stationary_rows(cases, seed=seed, n_list=n_list, n_runs=n_runs, events_per_run=events_per_run,
                             sweep_events_per_run=sweep_events_per_run,
                             warmup_relaxations=warmup_relaxations, exact_buffers=exact_buffers)

@@ -1,10 +1,12 @@
 """Dispatching policies of the locality paper: one file per policy, one registry.
 
-A policy is a frozen dataclass that owns and checks its parameters and names its
-compiled decision rule; :func:`register` (plus one import line at the end of this file)
-makes it available to :func:`qtheory.locality.simulation.simulate` by object or name.
+A policy is a frozen dataclass deriving from :class:`Policy` that owns and checks its
+parameters and names its compiled decision rule (the shared model of
+:mod:`qtheory._policy`). Every file of this folder is imported when the package is, and a
+class that sets ``name`` is registered when it is defined: a new policy is a new file, and
+:func:`qtheory.locality.simulation.simulate` takes it by object or name.
 
-What a policy file provides:
+What a policy file provides (class attributes of the policy, except ``kernel_params``):
 
 ``Params``
     a :func:`collections.namedtuple` of the rule's parameters (numbers, arrays).
@@ -29,6 +31,12 @@ What a policy file provides:
     the list entries the rule will read for an arrival at ``i`` with generator ``rng``; the
     kernel calls it (spliced in like the rule) with a copy of the arrival's own generator some
     arrivals ahead, once the lists are large (see :attr:`Policy.lookahead`).
+``exact_rule(self, system, graph, i, state)`` (a method)
+    the law of the server that receives a task arriving at dispatcher ``i`` in ``state``
+    (queue lengths), as a list of ``(server, probability)``, written in plain Python
+    independently of ``rule``; :func:`qtheory.locality.exact.policy_stationary` builds the
+    exact chain of a tiny system from it, and the generic policy tests compare the
+    simulator with that chain.
 """
 
 from __future__ import annotations
@@ -40,28 +48,18 @@ import numpy as np
 
 from numba import njit
 
+from ... import _policy
+from ..._policy import _ix, decide, rule_of  # noqa: F401 (the shared pieces, importable from here)
 from ..._prefetch import prefetch
-from ..._registry import policy_registry
-from ...errors import ParameterError
 
-__all__ = ["Policy", "REGISTRY", "register", "rule_of", "as_policy", "decide", "prefetch_list", "LocalJSQ", "GWSQ",
-           "JIQ"]
-
-#: registered policies by name; ``register(params_class, rule)`` is the class decorator of a
-#: policy file and ``rule_of(policy)`` its compiled rule (see :mod:`qtheory._registry`)
-REGISTRY, register, rule_of = policy_registry()
-
-#: the index type of the rules' subscripts: ``arr[_ix(i)]`` casts the index to unsigned, so
-#: that numba omits the negative-index wrap-around it emits for a signed one (every index
-#: of a rule is >= 0); as in the kernel template of :mod:`qtheory.locality.simulation`
-_ix = np.uint64
+__all__ = ["Policy", "REGISTRY", "rule_of", "as_policy", "decide", "prefetch_list"]
 
 
 @dataclass(frozen=True)
-class Policy:
-    """Base class of the policies; subclasses set ``name`` and register a rule."""
+class Policy(_policy.Policy, family=True):
+    """Base class of the locality policies: a subclass that sets ``name``, ``Params`` and
+    ``rule`` is registered when it is defined."""
 
-    name: ClassVar[str] = ""
     #: whether the rule reads the dispatcher's neighbour list (the kernel then prefetches what
     #: the next arrivals will read, once the lists are large; see ``lookahead``)
     reads_lists: ClassVar[bool] = True
@@ -75,13 +73,6 @@ class Policy:
     def kernel_params(self, system, graph):
         """The ``Params`` tuple of a run of `system` on `graph`."""
         raise NotImplementedError
-
-
-def decide(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, server_type, type_members,
-           type_first, type_size):
-    """The dispatch point of the simulation kernel's template (spliced out by
-    :mod:`qtheory._splice`; not callable itself)."""
-    raise NotImplementedError("decide is a placeholder spliced out of the kernel template")
 
 
 @njit(cache=True)
@@ -111,14 +102,9 @@ def _identity_lists(graph) -> bool:
 def as_policy(policy):
     """A :class:`~qtheory.locality.policies.Policy` from an object (returned unchanged) or a registered name (its
     default parameters)."""
-    if isinstance(policy, Policy):
-        return policy
-    if policy not in REGISTRY:
-        raise ParameterError(f"`policy` must be one of {', '.join(REGISTRY)} or a Policy (got {policy!r})")
-    return REGISTRY[policy]()
+    return _policy.as_policy(Policy, policy)
 
 
-# registration: one import per policy file
-from .jsqd import LocalJSQ  # noqa: E402
-from .gwsq import GWSQ  # noqa: E402
-from .jiq import JIQ  # noqa: E402
+#: registered policies by name (every policy file of this folder)
+REGISTRY = Policy.REGISTRY
+_policy.discover(__name__, __path__, globals())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import namedtuple
 from dataclasses import dataclass
 
@@ -10,7 +11,7 @@ from numba import njit
 
 from ..._rng import randint, uniform
 from ...validation import check_integer
-from . import Policy, _ix, register
+from . import Policy, _ix
 
 #: ``sorted_members``: the servers are numbered type by type, so the k-th server of type m is
 #: ``type_first[m] + k`` and the rule need not read ``type_members`` (a cache miss at large N)
@@ -39,7 +40,6 @@ def rule(params, rng, i, state, dispatcher_cluster, type_members, type_first, ty
     return target
 
 
-@register(Params, rule)
 @dataclass(frozen=True)
 class GWSQ(Policy):
     """GWSQ(d) with candidates drawn independently (with replacement); ``d = None`` takes the
@@ -48,6 +48,8 @@ class GWSQ(Policy):
 
     d: int | None = None
     name = "gwsq"
+    Params = Params
+    rule = rule
     reads_lists = False
 
     def __post_init__(self):
@@ -63,3 +65,20 @@ class GWSQ(Policy):
         type_cdf[:, -1] = 1.0
         return Params(int(system.d if self.d is None else self.d), type_cdf,
                       bool(np.all(np.diff(graph.server_type) >= 0)))
+
+    def exact_rule(self, system, graph, i, state):
+        """d independent candidates, server j of type m with probability
+        ``p_{k,m} |V_m| / (N delta_k) / |V_m|`` (k the cluster of ``i``); the first shortest wins."""
+        d = system.d if self.d is None else self.d
+        types = [int(m) for m in graph.server_type]
+        size = np.bincount(types, minlength=graph.n_types)
+        k = int(graph.dispatcher_cluster[i])
+        share = [float(system.p[k, m]) * size[m] for m in range(graph.n_types)]
+        weight = [share[types[j]] / sum(share) / size[types[j]] for j in range(len(types))]
+        law: dict[int, float] = {}
+        for sample in itertools.product(range(len(types)), repeat=d):
+            prob = float(np.prod([weight[j] for j in sample]))
+            if prob > 0:
+                winner = min(sample, key=lambda j: state[j])  # the first of equals
+                law[winner] = law.get(winner, 0.0) + prob
+        return sorted(law.items())

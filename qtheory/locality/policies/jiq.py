@@ -16,7 +16,7 @@ from numba import njit
 
 from ..._rng import randint
 from ...errors import ParameterError
-from . import Policy, _ix, register
+from . import Policy, _ix
 
 #: JIQ has no parameters (its rule does not take `params`)
 Params = namedtuple("JIQParams", [])
@@ -46,15 +46,23 @@ def rule(rng, i, state, offset, degree, neighbors):
     return target
 
 
-@register(Params, rule)
 @dataclass(frozen=True)
 class JIQ(Policy):
     """Join an idle compatible server, else a uniformly random compatible one."""
 
     name = "jiq"
+    Params = Params
+    rule = rule
 
     def kernel_params(self, system, graph):
         if graph.degree.min() < 1:
             raise ParameterError(f"dispatcher {int(np.argmin(graph.degree))} has no compatible server: "
                                  f"its tasks could not be served")
         return Params()
+
+    def exact_rule(self, system, graph, i, state):
+        """A uniform idle neighbour of ``i`` if one is idle, else a uniform neighbour."""
+        nb = [int(j) for j in graph.neighbors[graph.offset[i]:graph.offset[i] + graph.degree[i]]]
+        idle = [j for j in nb if state[j] == 0]
+        chosen = idle or nb
+        return [(j, 1.0 / len(chosen)) for j in chosen]

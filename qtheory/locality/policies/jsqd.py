@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import namedtuple
 from dataclasses import dataclass
 
@@ -12,7 +13,7 @@ from ..._prefetch import prefetch
 from ..._rng import randint, uniform
 from ...errors import ParameterError
 from ...validation import check_integer
-from . import Policy, _ix, _identity_lists, prefetch_list, register
+from . import Policy, _ix, _identity_lists, prefetch_list
 
 #: ``identity``: every dispatcher reads one stored list, 0, 1, ..., N - 1 (the complete graph as
 #: :func:`~qtheory.locality.graphs.complete_bipartite` stores it), so position c is server c
@@ -36,8 +37,7 @@ def _pair(u, deg):
 
 
 @njit(cache=True)
-def rule(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, server_type, type_members,
-         type_first, type_size):
+def rule(params, rng, i, state, offset, degree, neighbors):
     """d distinct uniform neighbours of dispatcher ``i`` (without replacement), the first
     shortest in the (uniformly random) sampling order; a uniform neighbour if ``deg < d``.
     With ``params.identity`` (the complete graph) the sampled positions are the servers
@@ -93,7 +93,6 @@ def lookahead(params, rng, i, offset, degree, neighbors):
     return base
 
 
-@register(Params, rule)
 @dataclass(frozen=True)
 class LocalJSQ(Policy):
     """Local JSQ(d): ``d`` distinct servers sampled from the dispatcher's neighbourhood
@@ -101,6 +100,8 @@ class LocalJSQ(Policy):
 
     d: int | None = None
     name = "jsqd"
+    Params = Params
+    rule = rule
     lookahead = lookahead
 
     def __post_init__(self):
@@ -113,3 +114,17 @@ class LocalJSQ(Policy):
                                  f"its tasks could not be served")
         d = system.d if self.d is None else self.d
         return Params(int(d), np.empty(max(int(d), 1), np.int64), _identity_lists(graph))
+
+    def exact_rule(self, system, graph, i, state):
+        """Every ordered d-tuple of distinct neighbours equally likely, the first shortest of
+        the tuple wins; a uniform neighbour when there are fewer than d."""
+        d = system.d if self.d is None else self.d
+        nb = [int(j) for j in graph.neighbors[graph.offset[i]:graph.offset[i] + graph.degree[i]]]
+        if len(nb) < d:
+            return [(j, 1.0 / len(nb)) for j in nb]
+        samples = list(itertools.permutations(nb, d))
+        law: dict[int, float] = {}
+        for sample in samples:
+            winner = min(sample, key=lambda j: state[j])  # min keeps the first of equals
+            law[winner] = law.get(winner, 0.0) + 1.0 / len(samples)
+        return sorted(law.items())

@@ -215,7 +215,7 @@ def _policy_section(p, system, opt) -> tuple[ItemResult, ItemResult]:
             rf"Table 1 system, $n = {base_n}$ pools, $\rho = {rho:g}$, {p['base_runs']} runs of length "
             f"{p['base_horizon']:g} after a warm-up of {p['base_warmup']:g}")})
     loss = {pol: bound - runs[pol]["mean_utility"] for pol in POLICIES}
-    base_rows = [r for r in thm1 if r["policy"] in BASELINES]
+    base_rows = [r for pol in BASELINES for r in thm1 if r["policy"] == pol]  # in the order of BASELINES
     base_result = ItemResult(
         "U-P-base", p, p["seed"], base_rows,
         text=f"- **U-P-base** (baselines are ours): loss $u(q_n^*) - E[u(q_n)]$ of JLMU {loss['jlmu']:.2g}, random "

@@ -1,12 +1,13 @@
 """Dispatching policies of the utility paper: one file per policy, one registry.
 
-A policy is a frozen dataclass that owns and checks its parameters
-(``SLTA(beta=0.1, r0=1)``) and names its compiled decision rule. Registering it (the
-:func:`register` decorator, plus one import line at the end of this file) makes it
-available by name to :func:`qtheory.utility.simulation.simulate`,
+A policy is a frozen dataclass deriving from :class:`Policy` that owns and checks its
+parameters (``SLTA(beta=0.1, r0=1)``) and names its compiled decision rule (the shared
+model of :mod:`qtheory._policy`). Every file of this folder is imported when the package
+is, and a class that sets ``name`` is registered when it is defined: a new policy is a new
+file, available by object or name to :func:`qtheory.utility.simulation.simulate`,
 :func:`qtheory.utility.exact.exact_stationary` and the notebooks.
 
-What a policy file provides:
+What a policy file provides (class attributes of the policy, except the methods):
 
 ``Params``
     a :func:`collections.namedtuple` class of the policy's kernel parameters (numbers and
@@ -31,10 +32,11 @@ What a policy file provides:
 ``kernel_params(system, n, depth)`` and ``kernel_state(params, m)``
     methods that build ``Params`` (for a run of ``n`` pools with `depth` tabulated levels,
     checking the parameters that depend on the system) and ``st``.
-``exact_rule(occ, cls, key)`` (optional)
+``exact_rule(occ, cls, key)`` (a method; optional)
     the list of ``(pool, probability)`` of an arrival in state ``occ``, written in plain
-    Python independently of ``rule``; used by the exact chain for policies it has no
-    reading of its own (the paper's policies keep theirs in :mod:`qtheory.utility.exact`).
+    Python independently of ``rule``, from which :func:`qtheory.utility.exact.exact_stationary`
+    builds the exact chain (SLTA, whose index ``r_n`` changes with each arrival, is read in
+    :mod:`qtheory.utility.exact` itself).
 
 :func:`as_policy` turns the registered names (``"jlmu"``, ``"slta"``, ...) plus keyword
 parameters into these objects, so ``simulate(..., policy="slta", beta=b)`` and
@@ -47,12 +49,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from ..._registry import policy_registry
-from ...errors import ParameterError
-from ...validation import check_integer, check_positive
 
-__all__ = ["Policy", "REGISTRY", "ERRORS", "register", "rule_of", "as_policy", "decide",
-           "JLMU", "SLTA", "Random", "JSQ", "Conservative", "JLMUd"]
+from ... import _policy
+from ..._policy import _ix, decide, rule_of  # noqa: F401 (the shared pieces, importable from here)
+
+__all__ = ["Policy", "REGISTRY", "ERRORS", "rule_of", "as_policy", "decide"]
 
 #: error codes a rule may return (negated), shared with the simulation kernel
 ERRORS = {
@@ -61,21 +62,14 @@ ERRORS = {
     3: "the number of tasks exceeded the preallocated bound; raise `max_tasks`",
 }
 
-#: registered policies by name; ``register(params_class, rule)`` is the class decorator of a
-#: policy file and ``rule_of(policy)`` its compiled rule (see :mod:`qtheory._registry`)
-REGISTRY, register, rule_of = policy_registry()
-
-#: the index type of the rules' subscripts: ``arr[_ix(i)]`` casts the index to unsigned, so
-#: that numba omits the negative-index wrap-around it emits for a signed one (every index
-#: of a rule is >= 0); as in the kernel template of :mod:`qtheory.utility.simulation`
-_ix = np.uint64
-
-
 @dataclass(frozen=True)
-class Policy:
-    """Base class of the policies; subclasses set ``name``, ``Params`` and ``rule``."""
+class Policy(_policy.Policy, family=True):
+    """Base class of the utility policies: a subclass that sets ``name``, ``Params`` and
+    ``rule`` is registered when it is defined."""
 
-    name: ClassVar[str] = ""
+    #: whether the policy keeps the index ``r_n`` of Sec. 3.2 in ``st[0]`` (the simulator
+    #: records its law; the experiments report the time at ``r_*``)
+    has_index: ClassVar[bool] = False
 
     def kernel_params(self, system, n: int, depth: int):
         """The ``Params`` tuple of a run of ``n`` pools with `depth` tabulated levels."""
@@ -91,40 +85,12 @@ class Policy:
         return 1
 
 
-def decide(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key):
-    """The dispatch point of the simulation kernel's template: :mod:`qtheory._splice`
-    replaces this call by the body of the policy's rule when it compiles the kernel for
-    that policy. Not callable itself."""
-    raise NotImplementedError("decide is a placeholder spliced out of the kernel template")
-
-
 def as_policy(policy, *, beta=None, r0=1, target_class=None):
     """A :class:`~qtheory.utility.policies.Policy` from an object (returned unchanged; then keyword parameters must be
     left at their defaults) or from a registered name plus the old keyword parameters."""
-    if isinstance(policy, Policy):
-        if beta is not None or r0 != 1 or target_class is not None:
-            raise ParameterError("give `beta`, `r0`, `target_class` inside the policy object, "
-                                 f"not as keywords (got policy={policy!r})")
-        return policy
-    if policy not in REGISTRY:
-        raise ParameterError(f"`policy` must be one of {', '.join(REGISTRY)} or a Policy (got {policy!r})")
-    # the string interface checks these for every policy
-    if beta is not None:
-        beta = check_positive("beta", beta)
-    if target_class is not None:
-        target_class = check_integer("target_class", target_class, low=0)
-    r0 = check_integer("r0", r0, low=1)
-    if policy == "slta":
-        return REGISTRY[policy](beta=beta, r0=r0)
-    if policy == "conservative":
-        return REGISTRY[policy](target_class=target_class)
-    return REGISTRY[policy]()
+    return _policy.as_policy(Policy, policy, beta=beta, r0=r0, target_class=target_class)
 
 
-# registration: one import per policy file
-from .jlmu import JLMU  # noqa: E402
-from .slta import SLTA  # noqa: E402
-from .random import Random  # noqa: E402
-from .jsq import JSQ  # noqa: E402
-from .conservative import Conservative  # noqa: E402
-from .jlmud import JLMUd  # noqa: E402
+#: registered policies by name (every policy file of this folder)
+REGISTRY = Policy.REGISTRY
+_policy.discover(__name__, __path__, globals())

@@ -10,7 +10,7 @@ from numba import njit
 
 from ..._rng import randint
 from ...validation import check_integer
-from . import Policy, _ix, register
+from . import Policy, _ix
 
 Params = namedtuple("ConservativeParams", ["target"])
 
@@ -24,13 +24,14 @@ def rule(params, rng, bound, minocc, perm):
     return perm[_ix(lo + randint(rng, bound[_ix(target), _ix(x + 1)] - lo))]
 
 
-@register(Params, rule)
 @dataclass(frozen=True)
 class Conservative(Policy):
     """Every task to class ``target_class`` (``None``: the last class)."""
 
     target_class: int | None = None
     name = "conservative"
+    Params = Params
+    rule = rule
 
     def __post_init__(self):
         if self.target_class is not None:
@@ -41,3 +42,11 @@ class Conservative(Policy):
         if self.target_class is None:
             return Params(system.m - 1)
         return Params(check_integer("target_class", self.target_class, low=0, high=system.m - 1))
+
+    def exact_rule(self, occ, cls, key):
+        """``(pool, probability)``: uniform over the least-occupied pools of the target class."""
+        target = int(max(cls)) if self.target_class is None else self.target_class
+        pools = [p for p in range(len(occ)) if cls[p] == target]
+        low = min(occ[p] for p in pools)
+        chosen = [p for p in pools if occ[p] == low]
+        return [(p, 1.0 / len(chosen)) for p in chosen]

@@ -9,13 +9,13 @@ from numba import njit
 
 from ..._rng import randint
 from ..rules import jlmu_class
-from . import Policy, _ix, register
+from . import Policy, _ix
 
 Params = namedtuple("JLMUParams", ["m"])
 
 
 @njit(cache=True)
-def rule(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key):
+def rule(rng, bound, minocc, perm, key):
     """The class with the best-ranked coordinate ``(i, min occupancy + 1)`` (ties to the
     smaller class), then a uniformly random least-occupied pool of that class."""
     best = jlmu_class(key, minocc)
@@ -27,12 +27,25 @@ def rule(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key):
     return p
 
 
-@register(Params, rule)
 @dataclass(frozen=True)
 class JLMU(Policy):
     """Join the largest marginal utility (8), ties to the smaller class."""
 
     name = "jlmu"
+    Params = Params
+    rule = rule
 
     def kernel_params(self, system, n, depth):
         return Params(system.m)
+
+    def exact_rule(self, occ, cls, key):
+        """``(pool, probability)``: the best-ranked coordinate among occupied levels, the
+        largest marginal utility of a least-occupied pool of each class, ties to the smaller
+        class (eq. (8)); uniform over the least-occupied pools of that class."""
+        best = None
+        for i in range(int(max(cls)) + 1):
+            low = min(occ[p] for p in range(len(occ)) if cls[p] == i)
+            if best is None or key[i, low] > key[best[0], best[1]]:
+                best = (i, low)
+        chosen = [p for p in range(len(occ)) if cls[p] == best[0] and occ[p] == best[1]]
+        return [(p, 1.0 / len(chosen)) for p in chosen]

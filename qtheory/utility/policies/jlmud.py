@@ -19,7 +19,7 @@ from numba import njit
 
 from ..._rng import randint
 from ...validation import check_integer
-from . import Policy, _ix, register
+from . import Policy, _ix
 
 Params = namedtuple("JLMUdParams", ["d"])
 
@@ -46,13 +46,14 @@ def rule(params, rng, n, pool_class, occ, key):
     return best
 
 
-@register(Params, rule)
 @dataclass(frozen=True)
 class JLMUd(Policy):
     """Join the largest marginal utility among ``d`` pools sampled with replacement."""
 
     d: int = 2
     name = "jlmud"
+    Params = Params
+    rule = rule
 
     def __post_init__(self):
         object.__setattr__(self, "d", check_integer("d", self.d, low=1))

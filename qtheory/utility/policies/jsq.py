@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from numba import njit
 
 from ..._rng import randint
-from . import Policy, _ix, register
+from . import Policy, _ix
 
 Params = namedtuple("JSQParams", ["m"])
 
@@ -37,12 +37,19 @@ def rule(rng, bound, minocc, perm):
     return perm[_ix(pos)]
 
 
-@register(Params, rule)
 @dataclass(frozen=True)
 class JSQ(Policy):
     """Join the shortest queue ignoring classes."""
 
     name = "jsq"
+    Params = Params
+    rule = rule
 
     def kernel_params(self, system, n, depth):
         return Params(system.m)
+
+    def exact_rule(self, occ, cls, key):
+        """``(pool, probability)``: uniform over the least-occupied pools of all classes."""
+        low = min(occ)
+        chosen = [p for p in range(len(occ)) if occ[p] == low]
+        return [(p, 1.0 / len(chosen)) for p in chosen]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from numba import njit
 
 from ..._rng import randint
-from . import Policy, register
+from . import Policy
 
 Params = namedtuple("RandomParams", ["m"])
 
@@ -19,12 +19,17 @@ def rule(rng, n):
     return randint(rng, n)
 
 
-@register(Params, rule)
 @dataclass(frozen=True)
 class Random(Policy):
     """A uniformly random pool."""
 
     name = "random"
+    Params = Params
+    rule = rule
 
     def kernel_params(self, system, n, depth):
         return Params(system.m)
+
+    def exact_rule(self, occ, cls, key):
+        """``(pool, probability)``: every pool equally likely."""
+        return [(p, 1.0 / len(occ)) for p in range(len(occ))]

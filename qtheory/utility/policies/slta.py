@@ -19,13 +19,13 @@ from ..._rng import randint
 from ...validation import check_integer, check_positive
 from ..model import enumeration
 from ..rules import slta_decrement, slta_increment
-from . import Policy, _ix, register
+from . import Policy, _ix
 
 Params = namedtuple("SLTAParams", ["ecls", "elev", "green_min"])
 
 
 @njit(cache=True)
-def rule(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key):
+def rule(params, st, rng, n, offset, bound, perm):
     """A green token of a class other than ``i_{r-1}`` if any, else one of ``i_{r-1}``,
     else a yellow token, else a uniformly random pool; then the learning step.
 
@@ -77,7 +77,6 @@ def rule(params, st, rng, n, offset, bound, minocc, perm, pool_class, occ, key):
     return p
 
 
-@register(Params, rule)
 @dataclass(frozen=True)
 class SLTA(Policy):
     """Self-learning threshold assignment (Sec. 3.2); ``beta=None`` means
@@ -86,6 +85,9 @@ class SLTA(Policy):
     beta: float | None = None
     r0: int = 1
     name = "slta"
+    Params = Params
+    rule = rule
+    has_index = True
 
     def __post_init__(self):
         if self.beta is not None:

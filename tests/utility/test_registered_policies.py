@@ -1,0 +1,47 @@
+"""Facts every registered utility policy must satisfy, parametrised over the registry: a
+policy file added to ``qtheory/utility/policies/`` is tested here without being listed.
+
+* a bad parameter raises a ParameterError that names it;
+* the simulator agrees with the exact chain (:func:`qtheory.utility.exact.exact_stationary`:
+  the paper's policies read from the paper there, the others from their own ``exact_rule``,
+  written independently of the compiled rule).
+"""
+
+import dataclasses
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from qtheory.errors import ParameterError
+from qtheory.runtime import spawn
+from qtheory.utility import LogUtility, PoolSystem, exact_stationary, simulate
+from qtheory.utility.policies import REGISTRY
+
+POLICIES = sorted(REGISTRY)
+SMALL = PoolSystem((LogUtility(3), LogUtility(5)), (0.5, 0.5), 1.5)
+N = 4
+
+
+@pytest.mark.parametrize("name", POLICIES)
+def test_a_bad_parameter_is_refused_by_name(name):
+    cls = REGISTRY[name]
+    for field in dataclasses.fields(cls):
+        for bad in (-1, "nonsense"):
+            with pytest.raises(ParameterError, match=f"`{field.name}`"):
+                cls(**{field.name: bad})
+
+
+@pytest.mark.parametrize("name", POLICIES)
+def test_the_simulator_matches_the_exact_chain(name):
+    policy = REGISTRY[name]()
+    exact = exact_stationary(SMALL, N, policy, max_tasks=22)      # Poisson(6) tail < 1e-6
+    runs = [simulate(SMALL, N, policy, horizon=10000.0, warmup=10.0, seed=ss) for ss in spawn(41, 12)]
+    util = np.array([r.mean_utility for r in runs])
+    tasks = np.array([r.mean_tasks for r in runs])
+    # 12 independent replications, 2 comparisons: the two-sided t(11) quantile at 1e-4 / 2
+    # keeps the chance of a false alarm below 1e-4 for a correct rule
+    t = float(stats.t.ppf(1 - 0.25e-4, util.size - 1))
+    for sims, value in ((util, exact.mean_utility), (tasks, exact.mean_tasks)):
+        se = sims.std(ddof=1) / np.sqrt(sims.size)
+        assert abs(sims.mean() - value) <= t * se, (sims.mean(), value, se)

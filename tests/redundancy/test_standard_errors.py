@@ -78,11 +78,13 @@ def test_batch_integrals_are_the_run_integrals_at_each_batch_end(mechanism):
     run's own totals, to the last bit."""
     from qtheory._rng import seed_state
     from qtheory.redundancy import simulation as SIM
-    from qtheory.redundancy.simulation import _kernel_inputs, _kernel_simulate
+    from qtheory.redundancy.simulation import Configuration, _kernel_simulate, _kernel_system
 
     system = circular_d(7, 3)
-    sums, hist_t, _, acc_t, _, batches, code = _kernel_simulate(
-        mechanism, *_kernel_inputs(system), 7 * 0.8, 20_000, 500, 5, 0, 6, 400, 9, seed_state(11), SIM._FIFO_CAP, SIM._JOB_CAP)
+    config = Configuration(mechanism=mechanism, lam_total=7 * 0.8, n_events=20_000, warmup=500, init_jobs=5,
+                           track_a=0, track_b=6, hist_max=400, n_batches=9, fifo_cap=SIM._FIFO_CAP,
+                           job_cap=SIM._JOB_CAP)
+    sums, hist_t, _, acc_t, _, batches, code = _kernel_simulate(_kernel_system(system), config, seed_state(11))
     assert code == 0
     np.testing.assert_allclose(batches.types.sum(axis=1), batches.q, rtol=1e-12)
     assert np.all(np.diff(batches.time) > 0) and np.all(np.diff(batches.q) > 0)

@@ -62,9 +62,9 @@ MECHANISMS = tuple(_MECHANISMS)
 # counted by callgrind (benchmarks/instructions.py), with bit-identical results.
 _ix = np.uint64
 
-# Capacities of the kernel's tables, powers of two passed to it as arguments (read when
-# `simulate` is called, so a test can shrink them to reach the overflow checks): entries in
-# one server's job list (FIFO), and slots of the job table, indexed by job id modulo its size.
+# Capacities of the kernel's tables, powers of two passed to it in its Configuration (read by
+# _prepare, so a test can shrink them to reach the overflow checks): entries in one
+# server's job list (FIFO), and slots of the job table, indexed by job id modulo its size.
 _FIFO_CAP = 1 << 16
 _JOB_CAP = 1 << 20
 

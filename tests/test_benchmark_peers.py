@@ -183,17 +183,14 @@ def test_c_supermarket_and_the_numba_kernel_simulate_the_same_path(seed):
     n, horizon, warmup, n_grid = 50, 60.0, 10.0, 241
     system, graph = models._locality_setup("supermarket", n)
     grid = np.array([horizon * g / (n_grid - 1) for g in range(n_grid)])      # the C program's grid
-    state, grid, levels, type_size, type_first, type_members = _prepare(system, graph, np.zeros(n, np.int64),
-                                                                        grid, 10)
     policy = LocalJSQ(d=2)
-    _, mean_len, _, events = _kernel(policy)(
-        policy.kernel_params(system, graph), seed_state(seed), graph.offset, graph.degree, graph.neighbors,
-        graph.dispatcher_cluster, graph.server_type, type_members, type_first, type_size, system.u.copy(),
-        system.arrival_rate, state, np.empty(n, np.int32), np.empty(n, np.int32), grid, levels,
-        np.iinfo(np.int32).max, False, False, np.empty(0, np.int64))
+    kgraph, types, config, work = _prepare(system, graph, policy, np.zeros(n, np.int64), grid, 10)
+    # the C loop's way: departures from the list of busy servers, no arrivals drawn ahead
+    assert not config.rejection and work.ahead.size == 0 and work.state.dtype == np.int32
+    out = _kernel(policy)(policy.kernel_params(system, graph), seed_state(seed), kgraph, types, config, work)
     c = csupermarket.run(n, models.CASES["supermarket"].params["lam"], horizon, warmup, n_grid, seed)
-    assert events == c.events > 0.9 * 2 * 0.9 * n * horizon
-    assert mean_len[grid >= warmup, 0].mean() == pytest.approx(c.statistic, rel=1e-10, abs=1e-11)
+    assert out.events == c.events > 0.9 * 2 * 0.9 * n * horizon
+    assert out.mean_queue_length[grid >= warmup, 0].mean() == pytest.approx(c.statistic, rel=1e-10, abs=1e-11)
 
 
 # -- the C loops of the R and U kernels ---------------------------------------------------
@@ -204,15 +201,17 @@ def _t_quantile(dof, comparisons=4, level=1e-3):
     return float(stats.t.ppf(1 - level / (2 * comparisons), dof))
 
 
-def _redundancy_kernel_inputs(system):
-    from qtheory.redundancy.simulation import _alias_table
+def _redundancy_kernel_system(system):
+    from qtheory.redundancy.simulation import _kernel_system
 
-    k = system.n_types
-    type_servers = np.array(system.types, dtype=np.int64)
-    prob, alias = _alias_table(np.asarray(system.probabilities, dtype=float))
-    # redundancy.c draws the type as floor(k x): the alias table must be the identity
-    assert np.all(prob == 1.0) and np.array_equal(alias, np.arange(k))
-    return type_servers, np.full(k, type_servers.shape[1], np.int64), prob, alias
+    kernel_system = _kernel_system(system)
+    # redundancy.c draws the type as floor(k x): the alias table must be the identity; it
+    # serves every type by its d servers, at speed 1
+    k, d = kernel_system.type_servers.shape
+    assert np.array_equal(kernel_system.type_servers, np.array(system.types))
+    assert np.all(kernel_system.prob == 1.0) and np.array_equal(kernel_system.alias, np.arange(k))
+    assert np.all(kernel_system.type_deg == d) and np.all(kernel_system.speeds == 1.0)
+    return kernel_system
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
@@ -231,18 +230,19 @@ def test_c_redundancy_and_the_numba_kernel_simulate_the_same_path(mechanism, see
 
     system = M.circular_d(20, 2)
     lam, n_events, warmup, init_jobs = 0.9, 100_000, 10_000, 40
-    ts, deg, prob, alias = _redundancy_kernel_inputs(system)
     mech = as_mechanism(mechanism)
-    sums, hist_t, hist_e, acc_t, acc_e, _, code = _kernel(mech)(
-        int(mech.cancel_on_start), ts, deg, prob, alias, np.ones(20), 20 * lam, n_events, warmup, init_jobs,
-        0, 19, 400, 32, seed_state(seed), SIM._FIFO_CAP, SIM._JOB_CAP)
+    config = SIM.Configuration(mechanism=int(mech.cancel_on_start), lam_total=20 * lam, n_events=n_events,
+                               warmup=warmup, init_jobs=init_jobs, track_a=0, track_b=19, hist_max=400,
+                               n_batches=32, fifo_cap=SIM._FIFO_CAP, job_cap=SIM._JOB_CAP)
+    out = _kernel(mech)(_redundancy_kernel_system(system), config, seed_state(seed))
     c = credundancy.run_full(mechanism, 20, 2, lam, n_events, warmup, seed, init_jobs=init_jobs)
-    assert code == c.code == 0 and c.steps == n_events + warmup + init_jobs
+    sums = out.sums
+    assert out.code == c.code == 0 and c.steps == n_events + warmup + init_jobs
     assert sums.events == n_events and sums.arrivals > 0.3 * n_events           # events and arrivals recorded
     assert sorted(set(credundancy.STAT_NAMES)) == sorted(sums._fields)
     for name, value in zip(credundancy.STAT_NAMES, c.stats):
         assert getattr(sums, name) == value, name
-    for a, b in ((hist_t, c.hist_t), (hist_e, c.hist_e), (acc_t, c.acc_t), (acc_e, c.acc_e)):
+    for a, b in ((out.hist_t, c.hist_t), (out.hist_e, c.hist_e), (out.acc_t, c.acc_t), (out.acc_e, c.acc_e)):
         assert np.array_equal(a, b)
 
 

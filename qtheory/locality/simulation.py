@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -72,22 +73,102 @@ def touch(params, peek, w, offset, degree, neighbors):
     raise NotImplementedError("touch is a placeholder spliced out of the kernel template")
 
 
-def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cluster, server_type,
-                     type_members, type_first, type_size, service_rates, arrival_rate, state, busy, pos, t_grid, levels,
-                     cap, sorted_types, rejection, ahead):
+class Graph(NamedTuple):
+    """The compatibility graph as the kernel reads it (narrow copies, see :func:`_prepare`)."""
+
+    #: dispatcher ``i``'s compatible servers are ``neighbors[offset[i]:offset[i] + degree[i]]``
+    offset: np.ndarray
+    degree: np.ndarray
+    neighbors: np.ndarray
+    #: cluster of each dispatcher, type of each server
+    dispatcher_cluster: np.ndarray
+    server_type: np.ndarray
+
+
+class Types(NamedTuple):
+    """The server types: the servers of type ``m`` are ``type_members[type_first[m]:type_first[m]
+    + type_size[m]]``, served at rate ``service_rates[m]``."""
+
+    type_members: np.ndarray
+    type_first: np.ndarray
+    type_size: np.ndarray
+    service_rates: np.ndarray
+
+
+class Configuration(NamedTuple):
+    """Rates, recording and the kernel's modes (see :func:`_kernel_template`)."""
+
+    #: arrival rate per dispatcher
+    arrival_rate: float
+    #: recording times (the run starts at the first and stops at the last) and levels recorded
+    t_grid: np.ndarray
+    levels: int
+    #: largest queue length ``Work.state``'s type holds (set per width by :func:`_run_kernel`)
+    cap: int
+    #: servers numbered type by type; departures found by rejection
+    sorted_types: bool
+    rejection: bool
+
+
+class Work(NamedTuple):
+    """Arrays the kernel updates: the queue lengths (``state``, of the width being tried), the
+    busy list and places (``busy``, ``pos``; empty with rejection), the arrivals drawn ahead
+    (``ahead``; empty without lookahead)."""
+
+    state: np.ndarray
+    busy: np.ndarray
+    pos: np.ndarray
+    ahead: np.ndarray
+
+
+class Outputs(NamedTuple):
+    """What the kernel returns: the recorded occupancy, mean and mean square per type, and the
+    number of events (-1 if a queue outgrew the width of ``state``)."""
+
+    occupancy: np.ndarray
+    mean_queue_length: np.ndarray
+    mean_square: np.ndarray
+    events: int
+
+
+def _kernel_template(params, rng_state, graph, types, config, work):
     """One run. A template: :func:`_kernel` compiles it once per policy with the policy's
-    rule in place of ``decide`` (:mod:`qtheory._splice`). ``state`` may be of a narrow
-    integer type: an arrival at a queue of ``cap`` tasks stops the run and returns
-    ``events = -1`` (the caller reruns it with a wider type). With ``sorted_types`` the
-    servers are numbered type by type, and a server's type is found from ``type_first``
-    (a few cached words) instead of a random read of ``server_type``. With ``rejection``
-    (only with ``sorted_types``) a departure of type m draws uniform servers of type m
-    until it draws a busy one, and ``busy`` and ``pos`` are neither kept nor read. With a
-    non-empty ``ahead`` (a work array), the next ``ahead.size`` arrivals are drawn in advance,
+    rule in place of ``decide`` (:mod:`qtheory._splice`). Besides the policy's `params` and
+    the generator, it takes four bundles built by :func:`_prepare`: `graph` (:class:`Graph`),
+    `types` (:class:`Types`), `config` (:class:`Configuration`) and `work` (:class:`Work`),
+    whose fields it unpacks under their own names, the names the rule takes. It returns
+    :class:`Outputs`.
+
+    ``state`` may be of a narrow integer type: an arrival at a queue of ``cap`` tasks stops
+    the run and returns ``events = -1`` (the caller reruns it with a wider type). With
+    ``sorted_types`` the servers are numbered type by type, and a server's type is found from
+    ``type_first`` (a few cached words) instead of a random read of ``server_type``. With
+    ``rejection`` (only with ``sorted_types``) a departure of type m draws uniform servers of
+    type m until it draws a busy one, and ``busy`` and ``pos`` are neither kept nor read. With
+    a non-empty ``ahead`` (a work array), the next ``ahead.size`` arrivals are drawn in advance,
     each a uniform dispatcher and a generator spawned from the kernel's (used in turn): an
     arrival's offset and degree are prefetched when it is drawn, the list entries its rule will
     read (the policy's lookahead, spliced in at ``touch``) half the ring later, and the rule
     decides it with its own generator, so that the list reads of an arrival do not wait for memory."""
+    offset = graph.offset
+    degree = graph.degree
+    neighbors = graph.neighbors
+    dispatcher_cluster = graph.dispatcher_cluster
+    server_type = graph.server_type
+    type_members = types.type_members
+    type_first = types.type_first
+    type_size = types.type_size
+    service_rates = types.service_rates
+    arrival_rate = config.arrival_rate
+    t_grid = config.t_grid
+    levels = config.levels
+    cap = config.cap
+    sorted_types = config.sorted_types
+    rejection = config.rejection
+    state = work.state
+    busy = work.busy
+    pos = work.pos
+    ahead = work.ahead
     rng = rng_state.copy()
     n_servers = server_type.size
     n_types = type_size.size
@@ -187,7 +268,7 @@ def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cl
                 m = server_type[_ix(target)]
             x = state[_ix(target)]
             if x == cap:
-                return occupancy, mean_len, mean_sq, -1
+                return Outputs(occupancy, mean_len, mean_sq, -1)
             state[_ix(target)] = x + 1
             total[_ix(m)] += 1
             total_sq[_ix(m)] += 2 * x + 1
@@ -233,7 +314,7 @@ def _kernel_template(params, rng_state, offset, degree, neighbors, dispatcher_cl
                     pos[_ix(last)] = pos[_ix(j)]
                     pos[_ix(j)] = -1
                 n_busy[_ix(m)] -= 1
-    return occupancy, mean_len, mean_sq, events
+    return Outputs(occupancy, mean_len, mean_sq, events)
 
 
 @dataclass(frozen=True)
@@ -283,7 +364,13 @@ class SimulationResult(RunRecord):
 _INT32_LIMIT = 2**31 - 2**20
 
 
-def _prepare(system: LocalitySystem, graph: CompatibilityGraph, initial_state, t_grid, levels):
+def _prepare(system: LocalitySystem, graph: CompatibilityGraph, policy: Policy, initial_state, t_grid, levels):
+    """The kernel's bundles for a run of `policy` (its arguments but the policy's parameters
+    and the generator), after checking `graph`, `initial_state`, `t_grid` and `levels`:
+    ``(graph, types, config, work)``, a :class:`Graph`, :class:`Types`, :class:`Configuration`
+    (with the int32 ``cap``) and :class:`Work` (with the int32 state). The kernel's modes are
+    chosen here: servers numbered type by type, departures by rejection, arrivals drawn
+    ahead (see :func:`_run_kernel` for the width of the state)."""
     if graph.n_types != system.n_types or graph.n_clusters != system.n_clusters:
         raise ParameterError(f"`graph` has {graph.n_types} types and {graph.n_clusters} clusters, the system "
                              f"{system.n_types} and {system.n_clusters}")
@@ -303,7 +390,40 @@ def _prepare(system: LocalitySystem, graph: CompatibilityGraph, initial_state, t
         raise ParameterError(f"server type {int(np.argmin(type_size))} has no server in `graph`")
     type_first = np.concatenate([[0], np.cumsum(type_size)[:-1]]).astype(np.int64)
     type_members = np.argsort(graph.server_type, kind="stable").astype(np.int32)
-    return state, t_grid, levels, type_size, type_first, type_members
+    # narrow copies of the per-server and per-dispatcher arrays the events read at random:
+    # at N = 10^6 they are what the caches must hold
+    server_type = _memory.copy(graph.server_type, np.int8 if graph.n_types <= 127 else np.int32)
+    cluster = graph.dispatcher_cluster.astype(np.int8 if graph.n_clusters <= 127 else np.int32)
+    offset_type = np.int32 if graph.neighbors.size < _INT32_LIMIT else graph.offset.dtype
+    offset, degree = graph.offset, graph.degree
+    if offset.size and (offset == offset[0]).all() and (degree == degree[0]).all():
+        # every dispatcher has the same list (the complete graph): zero-stride views, so that
+        # the dispatcher's offset and degree are one cached word, not a cache miss per arrival
+        offset = np.broadcast_to(offset[:1].astype(offset_type), offset.shape)
+        degree = np.broadcast_to(degree[:1].astype(np.int32), degree.shape)
+    else:
+        offset, degree = _memory.copy(offset, offset_type), _memory.copy(degree, np.int32)
+    service_rates = system.u.copy()
+    neighbors = graph.neighbors
+    # few types numbered in order: the kernel computes a server's type instead of reading it
+    sorted_types = bool(type_size.size <= 8 and np.all(np.diff(server_type) >= 0))
+    # at large N a departure finds its busy server by rejection (see _rejection_pays)
+    rejection = sorted_types and state.size >= _REJECTION_FROM and _rejection_pays(
+        service_rates, type_size, system.arrival_rate * offset.size)
+    busy = _memory.empty(0 if rejection else state.size, np.int32)
+    pos = _memory.empty(0 if rejection else state.size, np.int32)
+    # with large lists an arrival's list read is a memory access: prefetch what the next
+    # arrivals will read, when the policy reads lists, each dispatcher has its own and they are short
+    lookahead = (policy.reads_lists and neighbors.nbytes >= _AHEAD_FROM_BYTES and offset.size
+                 and offset.strides[0] != 0 and degree.mean() <= _AHEAD_DEGREE)
+    ahead = np.empty(_AHEAD if lookahead else 0, np.int64)
+    return (Graph(offset=offset, degree=degree, neighbors=neighbors, dispatcher_cluster=cluster,
+                  server_type=server_type),
+            Types(type_members=type_members, type_first=type_first, type_size=type_size,
+                  service_rates=service_rates),
+            Configuration(arrival_rate=system.arrival_rate, t_grid=t_grid, levels=levels,
+                          cap=int(np.iinfo(np.int32).max), sorted_types=sorted_types, rejection=rejection),
+            Work(state=state, busy=busy, pos=pos, ahead=ahead))
 
 
 def simulate(system: LocalitySystem, graph: CompatibilityGraph, policy, initial_state, t_grid, seed, *,
@@ -331,29 +451,12 @@ def simulate(system: LocalitySystem, graph: CompatibilityGraph, policy, initial_
         Number L of occupancy levels recorded.
     """
     pol = as_policy(policy)
-    state, t_grid, levels, type_size, type_first, type_members = _prepare(system, graph, initial_state,
-                                                                          t_grid, levels)
+    kgraph, types, config, work = _prepare(system, graph, pol, initial_state, t_grid, levels)
     params = pol.kernel_params(system, graph)
-    # narrow copies of the per-server and per-dispatcher arrays the events read at random:
-    # at N = 10^6 they are what the caches must hold
-    server_type = _memory.copy(graph.server_type, np.int8 if graph.n_types <= 127 else np.int32)
-    cluster = graph.dispatcher_cluster.astype(np.int8 if graph.n_clusters <= 127 else np.int32)
-    offset_type = np.int32 if graph.neighbors.size < _INT32_LIMIT else graph.offset.dtype
-    offset, degree = graph.offset, graph.degree
-    if offset.size and (offset == offset[0]).all() and (degree == degree[0]).all():
-        # every dispatcher has the same list (the complete graph): zero-stride views, so that
-        # the dispatcher's offset and degree are one cached word, not a cache miss per arrival
-        offset = np.broadcast_to(offset[:1].astype(offset_type), offset.shape)
-        degree = np.broadcast_to(degree[:1].astype(np.int32), degree.shape)
-    else:
-        offset, degree = _memory.copy(offset, offset_type), _memory.copy(degree, np.int32)
     start = time.perf_counter()
-    occ, mean_len, mean_sq, events, state = _run_kernel(
-        _kernel(pol), params, kernel_state(seed), offset, degree, graph.neighbors, cluster, server_type,
-        type_members, type_first, type_size, system.u.copy(), system.arrival_rate, state, t_grid, levels,
-        reads_lists=pol.reads_lists)
-    return SimulationResult(t_grid, occ, mean_len, mean_sq, state.astype(np.int64), int(events),
-                            time.perf_counter() - start)
+    out, state = _run_kernel(_kernel(pol), params, kernel_state(seed), kgraph, types, config, work)
+    return SimulationResult(config.t_grid, out.occupancy, out.mean_queue_length, out.mean_square,
+                            state.astype(np.int64), int(out.events), time.perf_counter() - start)
 
 
 #: below this many servers the per-server arrays stay in the caches whatever their width
@@ -389,39 +492,25 @@ def _rejection_pays(service_rates, type_size, arrival_total) -> bool:
     return float(np.dot(service_rates, type_size)) <= _REJECTION_DRAWS * arrival_total
 
 
-def _run_kernel(kernel, params, rng_state, offset, degree, neighbors, cluster, server_type, type_members,
-                type_first, type_size, service_rates, arrival_rate, state, t_grid, levels, reads_lists=False):
-    """Run `kernel` from `state` (int32), with the queue lengths held in the narrowest
+def _run_kernel(kernel, params, rng_state, graph: Graph, types: Types, config: Configuration, work: Work):
+    """Run `kernel` from ``work.state`` (int32), with the queue lengths held in the narrowest
     unsigned type that holds them, from N = 2**16 servers on: at N = 10^6 a uint8 state is
     1 MB and stays in a core's private cache, int32 (4 MB) does not. When a queue outgrows the
     type the kernel stops, and the run restarts from the same state and generator with the
     next wider type (uint8, uint16, int32): the same draws give the same path, so the result
-    does not depend on the type, only the time does. Returns the kernel's outputs and the
-    final state."""
+    does not depend on the type, only the time does. Returns the kernel's :class:`Outputs` and
+    the final state."""
+    state = work.state
     widths = [np.int32]
     if state.size >= _NARROW_FROM:
         top = int(state.max()) if state.size else 0
         widths = [w for w in (np.uint8, np.uint16) if top < np.iinfo(w).max] + widths
-    # few types numbered in order: the kernel computes a server's type instead of reading it
-    sorted_types = bool(type_size.size <= 8 and np.all(np.diff(server_type) >= 0))
-    # at large N a departure finds its busy server by rejection (see _rejection_pays)
-    rejection = sorted_types and state.size >= _REJECTION_FROM and _rejection_pays(
-        service_rates, type_size, arrival_rate * offset.size)
-    busy = _memory.empty(0 if rejection else state.size, np.int32)
-    pos = _memory.empty(0 if rejection else state.size, np.int32)
-    # with large lists an arrival's list read is a memory access: prefetch what the next
-    # arrivals will read, when the policy reads lists, each dispatcher has its own and they are short
-    lookahead = (reads_lists and neighbors.nbytes >= _AHEAD_FROM_BYTES and offset.size and offset.strides[0] != 0
-                 and degree.mean() <= _AHEAD_DEGREE)
-    ahead = np.empty(_AHEAD if lookahead else 0, np.int64)
     for width in widths:
-        work = _memory.copy(state.astype(width))
-        occ, mean_len, mean_sq, events = kernel(
-            params, rng_state, offset, degree, neighbors, cluster, server_type, type_members, type_first,
-            type_size, service_rates, arrival_rate, work, busy, pos, t_grid, levels, np.iinfo(width).max,
-            sorted_types, rejection, ahead)
-        if events >= 0:
-            return occ, mean_len, mean_sq, events, work
+        held = _memory.copy(state.astype(width))
+        out = kernel(params, rng_state, graph, types, config._replace(cap=int(np.iinfo(width).max)),
+                     work._replace(state=held))
+        if out.events >= 0:
+            return out, held
     raise OverflowError(f"a queue grew past {np.iinfo(np.int32).max} tasks: the simulator keeps queue lengths "
                         f"in 32 bits (shorten `t_grid` or lower the load)")
 

@@ -64,9 +64,9 @@ MECHANISMS = tuple(_MECHANISMS)
 # counted by callgrind (benchmarks/instructions.py), with bit-identical results (qtheory._policy).
 from .._policy import _ix  # noqa: E402
 
-# Capacities of the kernel's tables, powers of two passed to it as arguments (read when
-# `simulate` is called, so a test can shrink them to reach the overflow checks): entries in
-# one server's job list (FIFO), and slots of the job table, indexed by job id modulo its size.
+# Capacities of the kernel's tables, powers of two passed to it in its Configuration (read by
+# _prepare, so a test can shrink them to reach the overflow checks): entries in one
+# server's job list (FIFO), and slots of the job table, indexed by job id modulo its size.
 _FIFO_CAP = 1 << 16
 _JOB_CAP = 1 << 20
 
@@ -184,23 +184,81 @@ class BatchSums(NamedTuple):
     types: np.ndarray
 
 
+class KernelSystem(NamedTuple):
+    """The system as the kernel reads it (:func:`_kernel_system`): the servers of each job type
+    (``type_servers[t, :type_deg[t]]``, padded with -1), Walker's alias table of the type
+    probabilities (``prob``, ``alias``) and the server speeds."""
+
+    type_servers: np.ndarray
+    type_deg: np.ndarray
+    prob: np.ndarray
+    alias: np.ndarray
+    speeds: np.ndarray
+
+
+class Configuration(NamedTuple):
+    """What a run does: `mechanism` 1 if a job's replicas are dropped when it starts (c.o.s.),
+    0 if when one completes (c.o.c.; the start rule itself is spliced in by :func:`_kernel`), the total arrival rate,
+    the events recorded after `warmup` events and `init_jobs` initial jobs (arrivals without
+    departures), the two tracked types, the histogram range, the number of batches, and the
+    capacities (powers of two) of a server's job list and of the job table
+    (:data:`_FIFO_CAP`, :data:`_JOB_CAP`)."""
+
+    mechanism: int
+    lam_total: float
+    n_events: int
+    warmup: int
+    init_jobs: int
+    track_a: int
+    track_b: int
+    hist_max: int
+    n_batches: int
+    fifo_cap: int
+    job_cap: int
+
+
+class Outputs(NamedTuple):
+    """What the kernel returns: its running sums (:class:`RunSums`), the time- and
+    event-weighted histograms of Q, the time and event integrals of the type counts, the
+    batch integrals (:class:`BatchSums`), and `code`: 0, or 1 if a job list overflowed, 2 if
+    a new job's slot still held a job (the run stops there)."""
+
+    sums: RunSums
+    hist_t: np.ndarray
+    hist_e: np.ndarray
+    acc_t: np.ndarray
+    acc_e: np.ndarray
+    batches: BatchSums
+    code: int
+
+
 def _kernel(mechanism):
     """The compiled kernel of `mechanism`: :func:`_kernel_simulate` with its ``start_rule``
     in place of the dispatch point (:mod:`qtheory._splice`)."""
     return _splice.specialise(_kernel_simulate, mechanism.start_rule)
 
 
-def _kernel_simulate(mechanism, type_servers, type_deg, prob, alias, speeds, lam_total, n_events,
-                     warmup, init_jobs, track_a, track_b, hist_max, n_batches, rng_state, fifo_cap, job_cap):
-    """One run (a template, compiled per mechanism by :func:`_kernel`); `mechanism` is 1 if
-    a job's replicas are dropped when it starts (c.o.s.), 0 if when one completes (c.o.c.).
-
-    `fifo_cap` and `job_cap` (powers of two) are the capacities of a server's job list and of
-    the job table (:data:`_FIFO_CAP`, :data:`_JOB_CAP`).
-    Returns ``(sums, hist_t, hist_e, acc_t, acc_e, batches, code)``: `sums` a :class:`RunSums`,
-    `batches` a :class:`BatchSums` of the running time integrals at the end of each of
-    `n_batches` equal blocks of recorded events (for batch-means standard errors); `code` 1 if
-    a job list overflowed, 2 if a new job's slot still held a job (the run stops there)."""
+def _kernel_simulate(system, config, rng_state):
+    """One run (a template, compiled per mechanism by :func:`_kernel`) of the
+    :class:`KernelSystem` `system` as `config` (:class:`Configuration`) says, from the generator `rng_state`; returns :class:`Outputs`. `batches` holds the running time
+    integrals at the end of each of `n_batches` equal blocks of recorded events (for
+    batch-means standard errors)."""
+    type_servers = system.type_servers
+    type_deg = system.type_deg
+    prob = system.prob
+    alias = system.alias
+    speeds = system.speeds
+    mechanism = config.mechanism
+    lam_total = config.lam_total
+    n_events = config.n_events
+    warmup = config.warmup
+    init_jobs = config.init_jobs
+    track_a = config.track_a
+    track_b = config.track_b
+    hist_max = config.hist_max
+    n_batches = config.n_batches
+    fifo_cap = config.fifo_cap
+    job_cap = config.job_cap
     rng = rng_state.copy()
     n = speeds.size
     k = type_deg.size
@@ -402,7 +460,7 @@ def _kernel_simulate(mechanism, type_servers, type_deg, prob, alias, speeds, lam
         acc_e[_ix(j)] += counts[_ix(j)] * (clock_e - last_e[_ix(j)])
     sums = RunSums(clock_t, t_q, t_q2, t_ra, t_rb, clock_e, e_q, e_q2, e_ra, e_rb, float(total),
                    a_n, a_q, a_q2, a_ra, a_rb)
-    return sums, hist_t, hist_e, acc_t, acc_e, BatchSums(b_clock, b_q, b_empty, b_types), code
+    return Outputs(sums, hist_t, hist_e, acc_t, acc_e, BatchSums(b_clock, b_q, b_empty, b_types), code)
 
 
 @dataclass(frozen=True)
@@ -495,6 +553,25 @@ def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: 
         (default ``min(32, n_events)``; each block should be long against the relaxation
         time of Q). A run of one event has no standard errors (NaN).
     """
+    system_k, config, kstate = _prepare(system, lam, n_events, mechanism, seed, warmup, initial_scale, tracked,
+                                        hist_max, n_batches)
+    start = time.perf_counter()
+    out = _kernel(mechanism)(system_k, config, kstate)
+    wall = time.perf_counter() - start
+    if out.code == 1:
+        raise ParameterError(f"a server's job list overflowed (more than {config.fifo_cap} entries): the system "
+                             "is too congested to simulate; lower `lam`")
+    if out.code == 2:
+        raise ParameterError(f"a job was still queued when {config.job_cap} later jobs had joined the queue (the "
+                             "size of the job table): the system is too congested to simulate; lower `lam`")
+    return _result(out.sums, out.hist_t, out.hist_e, out.acc_t, out.acc_e, out.batches, wall)
+
+
+def _prepare(system: RedundancySystem, lam, n_events, mechanism, seed, warmup, initial_scale, tracked, hist_max,
+             n_batches):
+    """The kernel's arguments for a run (see :func:`simulate`), after checking them:
+    ``(system, config, rng_state)``, a :class:`KernelSystem`, a :class:`Configuration` and
+    the generator's state. The initial number of jobs is drawn here, from its own stream."""
     mechanism = as_mechanism(mechanism)
     lam = check_load(lam)
     require_stable(system, lam)
@@ -514,18 +591,10 @@ def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: 
     kstate = kernel_state(ss)
     init_rng = np.random.default_rng(_initial_stream(ss))
     init_jobs = int(np.floor(initial_scale * init_rng.exponential())) if initial_scale > 0 else 0
-    start = time.perf_counter()
-    sums, hist_t, hist_e, acc_t, acc_e, batches, code = _kernel(mechanism)(
-        int(mechanism.cancel_on_start), *_kernel_inputs(system), system.n_servers * lam, n_events, warmup,
-        init_jobs, a, b, hist_max, n_batches, kstate, _FIFO_CAP, _JOB_CAP)
-    wall = time.perf_counter() - start
-    if code == 1:
-        raise ParameterError(f"a server's job list overflowed (more than {_FIFO_CAP} entries): the system "
-                             "is too congested to simulate; lower `lam`")
-    if code == 2:
-        raise ParameterError(f"a job was still queued when {_JOB_CAP} later jobs had joined the queue (the "
-                             "size of the job table): the system is too congested to simulate; lower `lam`")
-    return _result(sums, hist_t, hist_e, acc_t, acc_e, batches, wall)
+    config = Configuration(mechanism=int(mechanism.cancel_on_start), lam_total=system.n_servers * lam, n_events=n_events,
+                           warmup=warmup, init_jobs=init_jobs, track_a=a, track_b=b, hist_max=hist_max,
+                           n_batches=n_batches, fifo_cap=_FIFO_CAP, job_cap=_JOB_CAP)
+    return _kernel_system(system), config, kstate
 
 
 def _initial_stream(seed_sequence: np.random.SeedSequence) -> np.random.SeedSequence:
@@ -536,9 +605,9 @@ def _initial_stream(seed_sequence: np.random.SeedSequence) -> np.random.SeedSequ
                                   pool_size=seed_sequence.pool_size)
 
 
-def _kernel_inputs(system: RedundancySystem):
-    """The kernel's view of a system: servers of each type (padded with -1), degrees,
-    Walker's alias table of the type probabilities, speeds."""
+def _kernel_system(system: RedundancySystem) -> KernelSystem:
+    """The kernel's view of a system (:class:`KernelSystem`): servers of each type (padded
+    with -1), degrees, Walker's alias table of the type probabilities, speeds."""
     k = system.n_types
     dmax = max(len(t) for t in system.types)
     type_servers = np.full((k, dmax), -1, dtype=np.int64)
@@ -546,7 +615,8 @@ def _kernel_inputs(system: RedundancySystem):
         type_servers[j, : len(t)] = t
     type_deg = np.array([len(t) for t in system.types], dtype=np.int64)
     prob, alias = _alias_table(np.asarray(system.probabilities, dtype=float))
-    return type_servers, type_deg, prob, alias, np.ascontiguousarray(system.speeds, dtype=float)
+    return KernelSystem(type_servers=type_servers, type_deg=type_deg, prob=prob, alias=alias,
+                        speeds=np.ascontiguousarray(system.speeds, dtype=float))
 
 
 def _result(sums: RunSums, hist_t, hist_e, acc_t, acc_e, batches: BatchSums, wall: float) -> SimulationResult:

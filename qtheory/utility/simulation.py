@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -70,12 +71,99 @@ def _record(si, out_q, out_r, out_s, out_u, offset, bound, r, N, U):
     out_u[_ix(si)] = U
 
 
-def _kernel_template(params, st_in, rng_state, n, lam, mu, t_end, t_warm, pool_class, offset, occ, perm, posn,
-                     bound, minocc, tasks, n_tasks0, delta, key, u_start, sample_t, out_q, out_r, out_s,
-                     out_u, area_q, hist_n, time_r):
+class Pools(NamedTuple):
+    """The pools as the kernel sees them, fixed during a run (built by :func:`_prepare`)."""
+
+    #: class of each pool; pools are numbered class by class
+    pool_class: np.ndarray
+    #: the pools of class ``i`` are ``offset[i]`` to ``offset[i + 1] - 1`` (length ``m + 1``)
+    offset: np.ndarray
+    #: marginal utilities, ``delta[i, x] = u_i(x + 1) - u_i(x)``, shape (m, J)
+    delta: np.ndarray
+    #: ``delta`` rounded to ``TIE_DECIMALS``: the key policies compare (equal keys are ties)
+    key: np.ndarray
+
+
+class State(NamedTuple):
+    """The initial state of a run; the kernel updates its arrays in place."""
+
+    #: tasks at each pool
+    occ: np.ndarray
+    #: pools sorted by (class, occupancy), and ``posn[p]``, pool ``p``'s place in ``perm``
+    perm: np.ndarray
+    posn: np.ndarray
+    #: ``bound[i, j]``: first place in ``perm`` of a class-``i`` pool with >= ``j`` tasks
+    bound: np.ndarray
+    #: smallest occupancy of each class
+    minocc: np.ndarray
+    #: the pool of each task present (the first ``n_tasks0`` entries; its size caps the tasks)
+    tasks: np.ndarray
+    #: tasks present at time 0, and their total utility
+    n_tasks0: int
+    u_start: float
+
+
+class Configuration(NamedTuple):
+    """Sizes, rates and times of a run."""
+
+    #: number of pools
+    n: int
+    #: arrival rate per pool and service rate of a task
+    lam: float
+    mu: float
+    #: horizon, and start of the averaging window (warm-up)
+    t_end: float
+    t_warm: float
+    #: times at which the state is recorded (non-decreasing)
+    sample_t: np.ndarray
+
+
+class Outputs(NamedTuple):
+    """Arrays the kernel writes: the state at the sample times (``out_*``), and the time
+    integrals over ``[t_warm, t_end]`` of the occupancy counts (``area_q``), of the law of the
+    number of tasks (``hist_n``) and of SLTA's index (``time_r``)."""
+
+    out_q: np.ndarray
+    out_r: np.ndarray
+    out_s: np.ndarray
+    out_u: np.ndarray
+    area_q: np.ndarray
+    hist_n: np.ndarray
+    time_r: np.ndarray
+
+
+def _kernel_template(params, st_in, rng_state, pools, state, config, out):
     """One run. A template: :func:`_kernel` compiles it once per policy with the policy's
     rule in place of ``decide`` (:mod:`qtheory._splice`); `params` are the policy's
-    parameters and `st_in` its state (``st[0]`` = ``r_n``)."""
+    parameters and `st_in` its state (``st[0]`` = ``r_n``); `pools`, `state`, `config` and
+    `out` are the bundles :class:`Pools`, :class:`State`, :class:`Configuration` and
+    :class:`Outputs`. Their fields are unpacked under their own names, the names the rule
+    takes."""
+    n = config.n
+    lam = config.lam
+    mu = config.mu
+    t_end = config.t_end
+    t_warm = config.t_warm
+    sample_t = config.sample_t
+    pool_class = pools.pool_class
+    offset = pools.offset
+    delta = pools.delta
+    key = pools.key
+    occ = state.occ
+    perm = state.perm
+    posn = state.posn
+    bound = state.bound
+    minocc = state.minocc
+    tasks = state.tasks
+    n_tasks0 = state.n_tasks0
+    u_start = state.u_start
+    out_q = out.out_q
+    out_r = out.out_r
+    out_s = out.out_s
+    out_u = out.out_u
+    area_q = out.area_q
+    hist_n = out.hist_n
+    time_r = out.time_r
     rng = rng_state.copy()
     st = st_in.copy()  # local copies: the compiler knows they alias no other array
     m = offset.shape[0] - 1
@@ -267,52 +355,13 @@ def occupancy_from_state(system: PoolSystem, n: int, q) -> np.ndarray:
     return np.concatenate(occ).astype(np.int64)
 
 
-def simulate(system: PoolSystem, n: int, policy: str, *, horizon: float, seed, warmup: float = 0.0,
-             initial=None, sample_times=None, beta: float | None = None, r0: int = 1,
-             target_class: int | None = None, max_occupancy: int | None = None,
-             max_tasks: int | None = None) -> SimulationResult:
-    """Simulate ``n`` pools of `system` under `policy` on ``[0, horizon]``.
-
-    Parameters
-    ----------
-    system : PoolSystem
-        Classes, utilities, load ``rho`` and service rate ``mu``.
-    n : int
-        Number of pools; ``n alpha(i)`` must be whole numbers.
-    policy : qtheory.utility.policies.Policy or str
-        A :mod:`qtheory.utility.policies` object (owning its parameters) or a registered
-        name; with a name, `beta`, `r0`, `target_class` are given as keywords.
-    horizon : float
-        End of the simulated time.
-    seed : int or numpy.random.SeedSequence
-        Seeds the kernel's generator through :func:`qtheory.runtime.kernel_state`.
-    warmup : float
-        Time averages use ``[warmup, horizon]``.
-    initial : array, optional
-        Either per-pool task counts (length ``n``, pools ordered by class) or an occupancy
-        state ``q`` of shape ``(m, J + 1)`` (see :func:`occupancy_from_state`). Default:
-        empty.
-    sample_times : array, optional
-        Times at which ``q_n``, ``r_n``, ``s_n`` and ``u(q_n)`` are recorded.
-    beta : float, optional
-        SLTA's ``beta_n`` (default :func:`default_beta`).
-    r0 : int
-        SLTA's initial index ``r_n(0)`` (default 1, as in the state space of Sec. 3.3).
-    target_class : int, optional
-        Class that receives every task under ``"conservative"`` (default: the last class).
-    max_occupancy : int, optional
-        Largest number of tasks a pool may reach (tables of marginal utilities are built
-        up to it; exceeding it raises instead of clipping).
-    max_tasks : int, optional
-        Largest total number of tasks (default: 12 standard deviations above the
-        Poisson mean, or the initial number).
-    """
-    n = check_integer("n", n, low=1)
-    if target_class is not None:  # checked for every policy, as before
-        check_integer("target_class", target_class, low=0, high=system.m - 1)
-    pol = as_policy(policy, beta=beta, r0=r0, target_class=target_class)
-    horizon = check_positive("horizon", horizon)
-    warmup = check_real("warmup", warmup, low=0.0, high=horizon, high_open=True)
+def _prepare(system: PoolSystem, n: int, pol, horizon: float, warmup: float, initial, sample_times,
+             max_occupancy, max_tasks):
+    """The kernel's arguments for a run of `pol` (checked: `initial`, `max_occupancy`,
+    `max_tasks`, `sample_times` and the policy's parameters against the system), all but
+    the generator: ``(params, st, pools, state, config, out)``, the policy's parameters and
+    state and the bundles :class:`Pools`, :class:`State`, :class:`Configuration` and
+    :class:`Outputs`."""
     counts = system.pool_counts(n)
     m = system.m
     offset = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
@@ -372,22 +421,77 @@ def simulate(system: PoolSystem, n: int, policy: str, *, horizon: float, seed, w
     area_q = np.zeros((m, J + 2))
     hist_n = np.zeros(max_tasks + 1)
     time_r = np.zeros(pol.index_bound(params) + 2)
+    pools = Pools(pool_class=pool_class, offset=offset, delta=delta, key=key)
+    state = State(occ=occ.copy(), perm=perm, posn=posn, bound=bound, minocc=minocc, tasks=tasks, n_tasks0=n0,
+                  u_start=u_start)
+    config = Configuration(n=n, lam=system.lam, mu=system.mu, t_end=horizon, t_warm=warmup, sample_t=sample_t)
+    out = Outputs(out_q=out_q, out_r=out_r, out_s=out_s, out_u=out_u, area_q=area_q, hist_n=hist_n,
+                  time_r=time_r)
+    return params, st, pools, state, config, out
+
+
+def simulate(system: PoolSystem, n: int, policy: str, *, horizon: float, seed, warmup: float = 0.0,
+             initial=None, sample_times=None, beta: float | None = None, r0: int = 1,
+             target_class: int | None = None, max_occupancy: int | None = None,
+             max_tasks: int | None = None) -> SimulationResult:
+    """Simulate ``n`` pools of `system` under `policy` on ``[0, horizon]``.
+
+    Parameters
+    ----------
+    system : PoolSystem
+        Classes, utilities, load ``rho`` and service rate ``mu``.
+    n : int
+        Number of pools; ``n alpha(i)`` must be whole numbers.
+    policy : qtheory.utility.policies.Policy or str
+        A :mod:`qtheory.utility.policies` object (owning its parameters) or a registered
+        name; with a name, `beta`, `r0`, `target_class` are given as keywords.
+    horizon : float
+        End of the simulated time.
+    seed : int or numpy.random.SeedSequence
+        Seeds the kernel's generator through :func:`qtheory.runtime.kernel_state`.
+    warmup : float
+        Time averages use ``[warmup, horizon]``.
+    initial : array, optional
+        Either per-pool task counts (length ``n``, pools ordered by class) or an occupancy
+        state ``q`` of shape ``(m, J + 1)`` (see :func:`occupancy_from_state`). Default:
+        empty.
+    sample_times : array, optional
+        Times at which ``q_n``, ``r_n``, ``s_n`` and ``u(q_n)`` are recorded.
+    beta : float, optional
+        SLTA's ``beta_n`` (default :func:`default_beta`).
+    r0 : int
+        SLTA's initial index ``r_n(0)`` (default 1, as in the state space of Sec. 3.3).
+    target_class : int, optional
+        Class that receives every task under ``"conservative"`` (default: the last class).
+    max_occupancy : int, optional
+        Largest number of tasks a pool may reach (tables of marginal utilities are built
+        up to it; exceeding it raises instead of clipping).
+    max_tasks : int, optional
+        Largest total number of tasks (default: 12 standard deviations above the
+        Poisson mean, or the initial number).
+    """
+    n = check_integer("n", n, low=1)
+    if target_class is not None:  # checked for every policy, as before
+        check_integer("target_class", target_class, low=0, high=system.m - 1)
+    pol = as_policy(policy, beta=beta, r0=r0, target_class=target_class)
+    horizon = check_positive("horizon", horizon)
+    warmup = check_real("warmup", warmup, low=0.0, high=horizon, high_open=True)
+    params, st, pools, state, config, out = _prepare(system, n, pol, horizon, warmup, initial, sample_times,
+                                                     max_occupancy, max_tasks)
     start = time.perf_counter()
-    status, events, area_u, area_s, _ = _kernel(pol)(
-        params, st, kernel_state(seed), n, system.lam, system.mu, horizon, warmup, pool_class, offset,
-        occ.copy(), perm, posn, bound, minocc, tasks, n0, delta, key, u_start, sample_t, out_q, out_r,
-        out_s, out_u, area_q, hist_n, time_r)
+    status, events, area_u, area_s, _ = _kernel(pol)(params, st, kernel_state(seed), pools, state, config, out)
     wall = time.perf_counter() - start
     if status:
         raise ParameterError(f"simulation of {pol.name} with n = {n} stopped: {ERRORS[status]}")
     span = horizon - warmup
-    mean_occupancy = area_q[:, : J + 1] / (n * span)
+    counts = np.diff(pools.offset)
+    mean_occupancy = out.area_q[:, :-1] / (n * span)
     mean_occupancy[:, 0] = counts / n
-    hist = hist_n / span
+    hist = out.hist_n / span
     last_nz = int(np.nonzero(hist)[0][-1]) + 1 if hist.any() else 1
-    r_dist = time_r / span
+    r_dist = out.time_r / span
     return SimulationResult(
         policy=pol.name, n=n, horizon=horizon, warmup=warmup, mean_utility=area_u / (n * span),
-        mean_tasks=area_s / (n * span), mean_occupancy=mean_occupancy, times=sample_t, occupancy=out_q / n, r=out_r,
-        s=out_s / n, u=out_u / n, count_distribution=hist[:last_nz], r_distribution=r_dist,
+        mean_tasks=area_s / (n * span), mean_occupancy=mean_occupancy, times=config.sample_t, occupancy=out.out_q / n,
+        r=out.out_r, s=out.out_s / n, u=out.out_u / n, count_distribution=hist[:last_nz], r_distribution=r_dist,
         events=int(events), wall_time=wall, alpha=counts / n)

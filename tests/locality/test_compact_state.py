@@ -54,9 +54,9 @@ def test_narrow_queue_lengths_give_the_int32_result(monkeypatch, policy, top):
     widths = []
     kernel = sim._kernel(policy)
 
-    def spy(*args):
-        widths.append(args[12].dtype)          # the state argument
-        return kernel(*args)
+    def spy(params, rng_state, graph, types, config, work):
+        widths.append(work.state.dtype)
+        return kernel(params, rng_state, graph, types, config, work)
 
     monkeypatch.setattr(sim, "_NARROW_FROM", 1 << 40)        # int32 throughout
     wide = sim.simulate(SYSTEM, graph, policy, x0, grid, 7)
@@ -75,10 +75,9 @@ def test_a_queue_past_int32_is_an_error_not_a_wrapped_length(monkeypatch):
     graph = complete_bipartite(SYSTEM, 4)
     kernel = sim._kernel(LocalJSQ(d=1))
 
-    def capped(*args):
-        args = list(args)
-        args[17] = 3                    # the cap: pretend int32 holds at most 3 tasks
-        return kernel(*args)
+    def capped(params, rng_state, graph, types, config, work):
+        # pretend int32 holds at most 3 tasks
+        return kernel(params, rng_state, graph, types, config._replace(cap=3), work)
 
     monkeypatch.setattr(sim, "_kernel", lambda pol: capped)
     with pytest.raises(OverflowError, match="32 bits"):
@@ -165,9 +164,9 @@ def _spy_modes(monkeypatch):
     def spying(policy):
         kernel = kernel_of(policy)
 
-        def run(*args):
-            modes.append((args[-2], args[-1].size))
-            return kernel(*args)
+        def run(params, rng_state, graph, types, config, work):
+            modes.append((config.rejection, work.ahead.size))
+            return kernel(params, rng_state, graph, types, config, work)
         return run
 
     monkeypatch.setattr(sim, "_kernel", spying)

@@ -24,23 +24,24 @@ from qtheory.errors import ParameterError
 from qtheory.redundancy import model as M
 from qtheory.redundancy import simulation as SIM
 from qtheory.redundancy.mechanisms import as_mechanism
-from qtheory.redundancy.simulation import _kernel, _kernel_inputs
+from qtheory.redundancy.simulation import Configuration, _kernel, _kernel_system
 
 
 def _run(mechanism, system, lam_total, n_events, init_jobs, seed, fifo_cap=SIM._FIFO_CAP, job_cap=SIM._JOB_CAP,
          warmup=0, hist_max=400):
     mech = as_mechanism(mechanism)
-    return _kernel(mech)(int(mech.cancel_on_start), *_kernel_inputs(system), lam_total, n_events, warmup,
-                            init_jobs, 0, system.n_types - 1, hist_max, 4, seed_state(seed), fifo_cap, job_cap)
+    config = Configuration(mechanism=int(mech.cancel_on_start), lam_total=lam_total, n_events=n_events,
+                           warmup=warmup, init_jobs=init_jobs, track_a=0, track_b=system.n_types - 1,
+                           hist_max=hist_max, n_batches=4, fifo_cap=fifo_cap, job_cap=job_cap)
+    return _kernel(mech)(_kernel_system(system), config, seed_state(seed))
 
 
 def _same_run(a, b):
     """Every output of two kernel runs (sums, histograms, integrals, batches, code) equal to the bit."""
-    sums_a, *arrays_a, batches_a, code_a = a
-    sums_b, *arrays_b, batches_b, code_b = b
-    return (code_a == code_b and tuple(sums_a) == tuple(sums_b)
-            and all(np.array_equal(x, y) for x, y in zip(arrays_a, arrays_b))
-            and all(np.array_equal(x, y) for x, y in zip(batches_a, batches_b)))
+    arrays = ("hist_t", "hist_e", "acc_t", "acc_e")
+    return (a.code == b.code and tuple(a.sums) == tuple(b.sums)
+            and all(np.array_equal(getattr(a, name), getattr(b, name)) for name in arrays)
+            and all(np.array_equal(x, y) for x, y in zip(a.batches, b.batches)))
 
 
 def _results_equal(a, b):
@@ -61,11 +62,11 @@ def test_a_job_list_holds_exactly_its_capacity(mechanism, waiting):
     silently. The one event after the placement is a departure (arrival rate 1e-3)."""
     system, cap = M.fully_flexible(1), 8
     full = _run(mechanism, system, 1e-3, 1, cap + waiting, seed=5, fifo_cap=cap)
-    assert full[-1] == 0
-    assert full[0].final_total == cap + waiting - 1                # the event was a departure
+    assert full.code == 0
+    assert full.sums.final_total == cap + waiting - 1                # the event was a departure
     assert _same_run(full, _run(mechanism, system, 1e-3, 1, cap + waiting, seed=5))
-    assert _run(mechanism, system, 1e-3, 1, cap + waiting + 1, seed=5, fifo_cap=cap)[-1] == 1
-    assert _run(mechanism, system, 1e-3, 1, cap + waiting + 1, seed=5)[-1] == 0
+    assert _run(mechanism, system, 1e-3, 1, cap + waiting + 1, seed=5, fifo_cap=cap).code == 1
+    assert _run(mechanism, system, 1e-3, 1, cap + waiting + 1, seed=5).code == 0
 
 
 @pytest.mark.parametrize("mechanism, waiting", [("coc", 0), ("cos", 1)])
@@ -79,14 +80,14 @@ def test_a_small_job_list_stops_the_run_exactly_when_the_queue_outgrows_it(mecha
     not overflow is the default run to the bit, whatever the wrap-around of the list."""
     system = M.fully_flexible(1)
     ref = _run(mechanism, system, 0.8, 20_000, 0, seed, hist_max=1000)
-    q_max = int(np.flatnonzero(ref[2])[-1])
+    q_max = int(np.flatnonzero(ref.hist_e)[-1])
     assert 0 < q_max < 1000
     outcomes = set()
     for cap in (4, 8, 16, 32, 64):
         r = _run(mechanism, system, 0.8, 20_000, 0, seed, fifo_cap=cap, hist_max=1000)
         overflow = q_max >= cap + 1 + waiting
         outcomes.add(overflow)
-        assert r[-1] == (1 if overflow else 0), (cap, q_max)
+        assert r.code == (1 if overflow else 0), (cap, q_max)
         if not overflow:
             assert _same_run(r, ref), cap
     assert outcomes == {True, False}           # both sides of the condition were tested
@@ -130,8 +131,8 @@ def test_a_job_table_holds_exactly_its_capacity(mechanism, waiting):
     slots, 8 queued jobs fit and the ninth stops the run with code 2."""
     system, cap = M.fully_flexible(1), 8
     full = _run(mechanism, system, 1e-3, 1, cap + waiting, seed=5, job_cap=cap)
-    assert full[-1] == 0 and _same_run(full, _run(mechanism, system, 1e-3, 1, cap + waiting, seed=5))
-    assert _run(mechanism, system, 1e-3, 1, cap + waiting + 1, seed=5, job_cap=cap)[-1] == 2
+    assert full.code == 0 and _same_run(full, _run(mechanism, system, 1e-3, 1, cap + waiting, seed=5))
+    assert _run(mechanism, system, 1e-3, 1, cap + waiting + 1, seed=5, job_cap=cap).code == 2
 
 
 TWO_TYPES = M.RedundancySystem([1.0, 2.0, 0.5], [(0, 1), (1, 2)], [0.4, 0.6])
@@ -165,10 +166,10 @@ def test_a_job_list_at_its_capacity_after_departures_does_not_overflow(mechanism
     filled = overflowed = 0
     for seed in range(24):
         ref = _run(mechanism, system, 1.0, 40, cap + waiting - 2, seed, hist_max=100)
-        q_max = int(np.flatnonzero(ref[2])[-1])
+        q_max = int(np.flatnonzero(ref.hist_e)[-1])
         r = _run(mechanism, system, 1.0, 40, cap + waiting - 2, seed, fifo_cap=cap, hist_max=100)
         overflow = q_max >= cap + 1 + waiting
-        assert r[-1] == (1 if overflow else 0), (seed, q_max)
+        assert r.code == (1 if overflow else 0), (seed, q_max)
         if overflow:
             overflowed += 1
         else:

@@ -556,7 +556,7 @@ def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: 
     system_k, config, kstate = _prepare(system, lam, n_events, mechanism, seed, warmup, initial_scale, tracked,
                                         hist_max, n_batches)
     start = time.perf_counter()
-    out = _kernel(mechanism)(system_k, config, kstate)
+    out = _kernel(as_mechanism(mechanism))(system_k, config, kstate)       # checked by _prepare
     wall = time.perf_counter() - start
     if out.code == 1:
         raise ParameterError(f"a server's job list overflowed (more than {config.fifo_cap} entries): the system "
@@ -591,8 +591,8 @@ def _prepare(system: RedundancySystem, lam, n_events, mechanism, seed, warmup, i
     kstate = kernel_state(ss)
     init_rng = np.random.default_rng(_initial_stream(ss))
     init_jobs = int(np.floor(initial_scale * init_rng.exponential())) if initial_scale > 0 else 0
-    config = Configuration(mechanism=int(mechanism.cancel_on_start), lam_total=system.n_servers * lam, n_events=n_events,
-                           warmup=warmup, init_jobs=init_jobs, track_a=a, track_b=b, hist_max=hist_max,
+    config = Configuration(mechanism=int(mechanism.cancel_on_start), lam_total=system.n_servers * lam,
+                           n_events=n_events, warmup=warmup, init_jobs=init_jobs, track_a=a, track_b=b, hist_max=hist_max,
                            n_batches=n_batches, fifo_cap=_FIFO_CAP, job_cap=_JOB_CAP)
     return _kernel_system(system), config, kstate
 

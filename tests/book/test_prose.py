@@ -52,9 +52,9 @@ def test_the_machine_text_patterns_catch_what_the_issue_lists_and_spare_prose():
                          "p = 0.77", "within [0, 1]", "slope -0.51", "-0.001 at N = 10"]) == []
 
 
-#: pages that still show machine text (issue 29, open): e-notation in U-T1's text.
+#: pages that still show machine text (issue 29).
 #: A page that passes while listed here fails (strict), so the set can only shrink.
-PROSE_LEFT = {"book/utility/U-T1"}
+PROSE_LEFT: set[str] = set()
 
 
 @pytest.mark.parametrize("doc", [pytest.param(d, marks=pytest.mark.xfail(reason="machine text left (issue 29)",

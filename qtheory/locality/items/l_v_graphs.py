@@ -24,7 +24,7 @@ from ..model import LocalitySystem, paper_system, system_sizes
 from ..stability import lemma2_criterion
 
 __all__ = ["Results", "compute", "density_tolerance", "ratio_text", "density_claim", "degree_ratio_claim",
-           "bad_fraction", "sparsity_claims", "summary_text"]
+           "bad_fraction", "sparsity_claims", "summary_text", "coinciding", "draw_bad_fractions"]
 
 
 class Results(NamedTuple):
@@ -185,9 +185,54 @@ def compute(*, seed: int, n_list, eps_list) -> Results:
         "L-V-thm8", parameters, seed, bad_rows, claims=sparsity_claims(bad_rows, eps_list, n0, n1, criterion),
         summary=dict(at_largest_N=final, criterion_31_holds=criterion), displays=(thm8_table,),
         text=summary_text(rows, density.holds, ratios.holds, sentence, n0, n1),
-        figure={"caption": rf"largest fraction of $\varepsilon$-bad dispatchers over our test sets, a lower bound of "
+        figure={"eps_list": eps_list,
+                "caption": rf"largest fraction of $\varepsilon$-bad dispatchers over our test sets, a lower bound of "
                            rf"the left side of (3.8), for $\varepsilon$ = "
                            f"{listing(eps_list, conjunction='and')}: "
-                           r"$\mathrm{irg}(p^1)$ (circles) "
-                           "and the window graph with the same densities (squares)"})
+                           r"$\mathrm{irg}(p^1)$ (open circles on solid lines, the larger $\varepsilon$ the smaller "
+                           "circle and the thinner line, on top) and the window graph with the same densities (filled "
+                           "squares, dashed)" + _coinciding_text(bad_rows, eps_list)})
     return Results(irg=irg_result, thm8=thm8_result)
+
+
+def coinciding(rows: list[dict], eps_list, kind: str = "irg") -> list[tuple]:
+    """Pairs of neighbouring values of `eps_list` whose fractions of :math:`\\varepsilon`-bad dispatchers
+    of graph `kind` are equal at every N of the rows (their curves coincide)."""
+    def curve(eps):
+        return [r["bad_fraction"] for r in sorted(rows, key=lambda r: r["N"]) if r["graph"] == kind and r["eps"] == eps]
+    return [(a, b) for a, b in zip(eps_list, eps_list[1:]) if curve(a) == curve(b)]
+
+
+def _coinciding_text(rows, eps_list) -> str:
+    pairs = coinciding(rows, eps_list)
+    if not pairs:
+        return ""
+    return ("; the irg curves for $\\varepsilon$ = " + listing([f"{a} and {b}" for a, b in pairs], conjunction="and")
+            + " coincide at every $N$: the ring and wider line of the smaller "
+              "$\\varepsilon$ show around the other")
+
+
+def draw_bad_fractions(result: ItemResult):
+    """L-V-thm8: the largest fraction of :math:`\\varepsilon`-bad dispatchers against N, per graph and
+    :math:`\\varepsilon`. Curves of the irg graph may coincide (equal fractions): each larger
+    :math:`\\varepsilon` is drawn on top with a smaller open circle and a thinner line, so that every
+    curve stays visible."""
+    from ...plotting import PALETTE, figure_legend, new_figure
+
+    fig, axes = new_figure(1, 1)
+    ax = axes[0][0]
+    eps_list = result.figure["eps_list"]
+    for c, eps in enumerate(eps_list):
+        for kind in ("irg", "window"):
+            sel = sorted((r for r in result.rows if r["graph"] == kind and r["eps"] == eps), key=lambda r: r["N"])
+            if kind == "irg":
+                size = 1 - c / max(len(eps_list) - 1, 1)  # 1 for the smallest eps, 0 for the largest
+                style = dict(marker="o", ms=5 + 6 * size, mfc="none", mew=1.3, ls="-", lw=1.4 + 2.2 * size,
+                             zorder=3 + c)
+            else:
+                style = dict(marker="s", ms=5, ls="--", lw=1.4, zorder=2)
+            ax.semilogx([r["N"] for r in sel], [r["bad_fraction"] for r in sel], color=PALETTE[c % 8],
+                        label=rf"{kind}, $\varepsilon = {eps}$", **style)
+    ax.set_xlabel("$N$"); ax.set_ylabel(r"max fraction of $\varepsilon$-bad dispatchers (3.8)")
+    figure_legend(fig, ncol=3)
+    return fig

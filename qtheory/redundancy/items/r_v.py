@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from ...claims import Claim
-from ...display import Table, number
+from ...display import Table, listing, number
 from ...errors import ParameterError
 from ...results import ItemResult
 from ...validation import check_integer, check_real
@@ -31,8 +31,8 @@ from ..experiments import (convergence_order, local_stability_agreement, local_s
 
 __all__ = ["ITEMS", "compute", "types_claims", "critical_load_claim", "m_model_local_claim", "linear_order_claim",
            "delay_scale_erratum", "truncated_stable_claim", "closed_form_claim", "tail_claim", "tail_erratum",
-           "ORDER_TOLERANCE", "draw_limits", "draw_replicas", "draw_sojourn", "draw_truncated", "draw_constant",
-           "draw_tail"]
+           "ORDER_TOLERANCE", "equal_curves", "quantity_label", "draw_limits", "draw_replicas", "draw_sojourn", "draw_truncated", "draw_constant",
+           "draw_tail", "MECHANISM_STYLE"]
 
 ITEMS = ("R-P-types", "R-V-stab", "R-V-local", "R-V-pf", "R-V-prop31", "R-V-thm31", "R-V-thm32", "R-V-cor31",
          "R-V-cor32", "R-V-appD", "R-X-13", "R-X-tail")
@@ -40,6 +40,12 @@ ITEMS = ("R-P-types", "R-V-stab", "R-V-local", "R-V-pf", "R-V-prop31", "R-V-thm3
 ORDER_TOLERANCE = 0.1
 #: Sec. 3.3: "at load 0.6 the probability of more than 15 jobs is about 4.7e-4"
 TAIL_PRINTED, TAIL_LOAD, TAIL_Q = 4.7e-4, 0.6, 15
+#: how the two mechanisms are drawn wherever both are: their curves often coincide (near the
+#: heavy-traffic limit, or exactly when every job has one replica), so c.o.c. is small filled circles
+#: on a solid line, on top, and c.o.s. large open squares on a dashed line, underneath: a c.o.c. circle
+#: sits inside the c.o.s. square ring and neither covers the other
+MECHANISM_STYLE = {"coc": dict(marker="o", ms=4.5, ls="-", zorder=3),
+                   "cos": dict(marker="s", ms=9, mfc="none", mew=1.3, ls="--", zorder=2)}
 
 
 # -- judgements (plain numbers in, a Claim out) -------------------------------------------
@@ -278,15 +284,22 @@ def _pgf(systems, params, seed) -> ItemResult:
 
 def _limits(params, seed, limit_loads, loads_text) -> list[ItemResult]:
     sy31 = M.circular_d(4, 2, [0.4, 0.1, 0.4, 0.1])
-    rows31 = limit_rows(sy31, limit_loads, [np.array([1.0, 0.0, 0.5, 2.0]), np.array([0.3, 3.0, 0.0, 0.0])])
+    points31 = [np.array([1.0, 0.0, 0.5, 2.0]), np.array([0.3, 3.0, 0.0, 0.0])]
+    rows31 = limit_rows(sy31, limit_loads, points31)
     sy32 = M.RedundancySystem([1, 1, 1, 1], [(0, 1), (1, 2), (2, 3), (3,)], [0.15, 0.4, 0.3, 0.15])
     crit32 = S.critical_subset(sy32)
-    rows32 = limit_rows(sy32, limit_loads, [np.ones(4), np.array([5.0, 0.2, 1.0, 0.0])])
+    points32 = [np.ones(4), np.array([5.0, 0.2, 1.0, 0.0])]
+    rows32 = limit_rows(sy32, limit_loads, points32)
     out = []
-    for item, rows, title in (
-            ("R-V-thm31", rows31, r"Theorem 3.1: circular-2, $N=4$, $p=(.4,.1,.4,.1)$"),
+    for item, rows, title, points, why in (
+            ("R-V-thm31", rows31, r"Theorem 3.1: circular-2, $N=4$, $p=(.4,.1,.4,.1)$", points31,
+             " (turning the system round by two servers leaves it unchanged)"),
             ("R-V-thm32", rows32, "Theorem 3.2: critical types " + ", ".join(sy32.labels[k] for k in crit32.types)
-             + rf", $\lambda^* = {crit32.critical_load:.3f}$")):
+             + rf", $\lambda^* = {crit32.critical_load:.3f}$", points32, "")):
+        pairs = equal_curves(rows)
+        equal = ("; the curves of " + ", and of ".join(_pair_text(a, b) for a, b in pairs)
+                 + f"{',' if len(pairs) > 1 else ''} coincide{why}: the one drawn second is the wider line with open "
+                   "circles beneath" if pairs else "")
         claim = linear_order_claim(item, f"{item}: distance to the limit shrinks linearly in "
                                          "$\\varepsilon = 1 - \\lambda/\\lambda^*$", rows)
         worst = max(r["distance"] for r in rows if r["load_fraction"] == max(limit_loads))
@@ -295,8 +308,12 @@ def _limits(params, seed, limit_loads, loads_text) -> list[ItemResult]:
         out.append(ItemResult(item, params, seed, rows, claims=(claim,), summary=dict(max_distance_at_highest_load=worst),
                               displays=(shown,), figure=dict(title=title, caption=(
                                   f"{title}: distance between the scaled prelimit quantities and their heavy-traffic "
-                                  rf"limit against $1-\lambda/\lambda^*$ at $\lambda/\lambda^* = {loads_text}$, c.o.c. "
-                                  "and c.o.s."))))
+                                  rf"limit against $1-\lambda/\lambda^*$ at $\lambda/\lambda^* = {loads_text}$. Left: "
+                                  r"the joint Laplace transform of the scaled type counts at "
+                                  + listing([f"$t^{{({j})}} = ({', '.join(f'{x:g}' for x in t)})$"
+                                             for j, t in enumerate(points)], conjunction="and")
+                                  + ", c.o.c. (filled circles) and c.o.s. (open squares and diamonds); right: the scaled mean "
+                                  "number of jobs of each type, c.o.c." + equal))))
     return out
 
 
@@ -314,7 +331,7 @@ def _replicas(params, seed, limit_loads, loads_text) -> ItemResult:
                       displays=(shown,), figure=dict(q_n=[float(w) for w in lim.server_weights], caption=(
                           r"scaled mean number of replicas $(1-\lambda/\lambda^*)\,E[R_n]$ at each server of a "
                           rf"three-server system against $1-\lambda/\lambda^*$ at $\lambda/\lambda^* = {loads_text}$ "
-                          r"(c.o.c. and c.o.s.); dotted: the limits $q_n$ of Corollary 3.1")))
+                          r"(c.o.c.: filled circles, c.o.s.: open squares); dotted: the limits $q_n$ of Corollary 3.1")))
 
 
 def _sojourn(params, seed, limit_loads, loads_text) -> ItemResult:
@@ -357,7 +374,7 @@ def _truncated(params, seed, limit_loads, loads_text) -> ItemResult:
                       figure=dict(z_values=zs, caption=(
                           r"distance between the probability generating function of the non-critical counts and the "
                           rf"truncated system's at $z = {', '.join(f'{z:g}' for z in zs)}$ against $1-\lambda/\lambda^*$ "
-                          rf"at $\lambda/\lambda^* = {loads_text}$ (c.o.c. and c.o.s.)")))
+                          rf"at $\lambda/\lambda^* = {loads_text}$, c.o.c. (left) and c.o.s. (right)")))
 
 
 def _closed_form(params, seed) -> ItemResult:
@@ -373,7 +390,8 @@ def _closed_form(params, seed) -> ItemResult:
     return ItemResult("R-X-13", params, seed, rows, claims=(claim,), summary=dict(max_gap=claim.ours), figure=dict(
         p12_values=[7 / 12, 0.45],
         caption=(r"normalisation constant $C$ of the M-model (the probability of an empty system) against the load, "
-                 r"from the closed form (13) (lines) and the dynamic programme (crosses), $p_{12} = 7/12$ and $0.45$")))
+                 r"from the closed form (13) and the dynamic programme (plus signs), $p_{12} = 7/12$ (open circles) and $0.45$ "
+                 r"(filled squares): the two curves nearly coincide, $C$ changing little with $p_{12}$")))
 
 
 def _tail(params, seed) -> ItemResult:
@@ -443,21 +461,70 @@ def _one_axis():
     return fig, axes[0, 0]
 
 
-def draw_limits(result: ItemResult):
-    """R-V-thm31 / R-V-thm32: distance to the limit against :math:`1-\\lambda/\\lambda^*`, per quantity
-    and mechanism (log-log)."""
-    from ...plotting import PALETTE
+def equal_curves(rows: list[dict], rtol: float = 1e-9) -> list[tuple[str, str]]:
+    """Pairs ``(first, later)`` of quantities of :func:`limit_rows`-style rows whose distances to the
+    limit are equal at every load and mechanism (their curves coincide), each later one paired with the
+    first it equals."""
+    def curve(q):
+        return sorted((r["mechanism"], r["load_fraction"], r["distance"]) for r in rows if r["quantity"] == q)
 
-    fig, ax = _one_axis()
-    for c, q in enumerate(sorted({r["quantity"] for r in result.rows})):
-        for mech, mk in (("coc", "o-"), ("cos", "s--")):
+    quantities = list(dict.fromkeys(r["quantity"] for r in rows))
+    out = []
+    for b, later in enumerate(quantities):
+        for first in quantities[:b]:
+            x, y = curve(first), curve(later)
+            if (len(x) == len(y) and all(u[:2] == v[:2] for u, v in zip(x, y))
+                    and np.allclose([u[2] for u in x], [v[2] for v in y], rtol=rtol, atol=0)):
+                out.append((first, later))
+                break
+    return out
+
+
+def quantity_label(quantity: str) -> str:
+    """Legend text of a :func:`limit_rows` quantity: ``Laplace t0`` -> Laplace transform at t(0),
+    ``scaled E[Q_{1,2}]`` -> type {1,2}."""
+    if quantity.startswith("Laplace t"):
+        return f"at $t^{{({quantity[len('Laplace t'):]})}}$"
+    if quantity.startswith("scaled E[Q_") and quantity.endswith("]"):
+        return "type " + quantity[len("scaled E[Q_"):-1]
+    return quantity
+
+
+def _pair_text(a: str, b: str) -> str:
+    x, y = quantity_label(a), quantity_label(b)
+    if x.startswith("type ") and y.startswith("type "):
+        return f"types {x[5:]} and {y[5:]}"
+    return f"{x} and {y}"
+
+
+def draw_limits(result: ItemResult):
+    """R-V-thm31 / R-V-thm32: distance to the limit against :math:`1-\\lambda/\\lambda^*` (log-log),
+    the Laplace transforms (both mechanisms) on the left and the scaled mean per type (c.o.c.) on the
+    right. A quantity equal to an earlier one (:func:`equal_curves`) is drawn underneath it with a wider
+    line and open circles, so that both show."""
+    from ...plotting import PALETTE, figure_legend, new_figure
+
+    fig, axes = new_figure(2)
+    same = dict((later, first) for first, later in equal_curves(result.rows))
+    quantities = list(dict.fromkeys(r["quantity"] for r in result.rows))
+    for c, q in enumerate(quantities):
+        ax = axes[0][0] if q.startswith("Laplace") else axes[0][1]
+        for mech, style in MECHANISM_STYLE.items():
             pts = [r for r in result.rows if r["quantity"] == q and r["mechanism"] == mech]
-            if pts:
-                ax.loglog([1 - r["load_fraction"] for r in pts], [max(r["distance"], 1e-16) for r in pts], mk,
-                          color=PALETTE[c % 8], label=f"{q} ({mech})")
-    ax.set_xlabel(r"$1-\lambda/\lambda^*$"); ax.set_ylabel("|prelimit - limit|")
-    ax.set_title(result.figure["title"], fontsize=9)
-    ax.legend()
+            if not pts:
+                continue
+            label = f"{quantity_label(q)} ({mech})"
+            if mech == "cos":  # the c.o.s. curves of the two Laplace points meet near the limit: a shape each
+                style = {**style, "marker": "sD"[c % 2]}
+            if q in same:
+                style = dict(marker="o", ms=10, mfc="none", mew=1.3, ls="-", lw=3.4, zorder=1)
+                label += f", equal to {quantity_label(same[q])}"
+            ax.loglog([1 - r["load_fraction"] for r in pts], [max(r["distance"], 1e-16) for r in pts],
+                      color=PALETTE[c % 8], label=label, **style)
+    for ax, what in zip(axes[0], ("Laplace transform", "scaled mean")):
+        ax.set_xlabel(r"$1-\lambda/\lambda^*$"); ax.set_ylabel(f"|{what} - limit|")
+    fig.suptitle(result.figure["title"], fontsize=9)
+    figure_legend(fig, ncol=3)
     return fig
 
 
@@ -467,10 +534,10 @@ def draw_replicas(result: ItemResult):
 
     fig, ax = _one_axis()
     for n, q_n in enumerate(result.figure["q_n"]):
-        for mech, mk in (("coc", "o-"), ("cos", "s--")):
+        for mech, style in MECHANISM_STYLE.items():
             pts = [r for r in result.rows if r["server"] == n + 1 and r["mechanism"] == mech]
-            ax.semilogx([1 - r["load_fraction"] for r in pts], [r["scaled_mean"] for r in pts], mk, color=PALETTE[n],
-                        label=f"server {n + 1} ({mech}), $q_n = {q_n:.3f}$")
+            ax.semilogx([1 - r["load_fraction"] for r in pts], [r["scaled_mean"] for r in pts], color=PALETTE[n],
+                        label=f"server {n + 1} ({mech}), $q_n = {q_n:.3f}$", **style)
         ax.axhline(q_n, color=PALETTE[n], lw=0.8, ls=":")
     ax.set_xlabel(r"$1-\lambda/\lambda^*$"); ax.set_ylabel(r"$(1-\lambda/\lambda^*)\,E[R_n]$"); ax.legend()
     return fig
@@ -494,18 +561,27 @@ def draw_sojourn(result: ItemResult):
     return fig
 
 
-def draw_truncated(result: ItemResult):
-    """R-V-appD: the PGF gap between the non-critical counts and the truncated system, per z and mechanism."""
-    from ...plotting import PALETTE
+#: R-V-appD: the curves of neighbouring z lie a few pixels apart; the first is large open circles
+#: underneath, the others small filled markers on top
+_Z_STYLES = (dict(marker="o", ms=9, mfc="none", mew=1.3, zorder=2), dict(marker="s", ms=4.5, zorder=3),
+             dict(marker="^", ms=5, zorder=3))
 
-    fig, ax = _one_axis()
-    for c, zval in enumerate(result.figure["z_values"]):
-        for mech, mk in (("coc", "o-"), ("cos", "s--")):
+
+def draw_truncated(result: ItemResult):
+    """R-V-appD: the PGF gap between the non-critical counts and the truncated system, per z, c.o.c. on
+    the left and c.o.s. on the right (the two mechanisms' curves nearly coincide, and so do those of
+    neighbouring z near the limit: apart, each shows)."""
+    from ...plotting import PALETTE, figure_legend, new_figure
+
+    fig, axes = new_figure(2, sharey=True)
+    for ax, mech, name in zip(axes[0], ("coc", "cos"), ("c.o.c.", "c.o.s.")):
+        for c, zval in enumerate(result.figure["z_values"]):
             pts = [r for r in result.rows if r["z"] == zval and r["mechanism"] == mech]
-            ax.loglog([1 - r["load_fraction"] for r in pts], [r["distance"] for r in pts], mk, color=PALETTE[c],
-                      label=f"$z = {zval}$ ({mech})")
-    ax.set_xlabel(r"$1-\lambda/\lambda^*$"); ax.set_ylabel("|PGF of non-critical counts - truncated system's|")
-    ax.legend()
+            ax.loglog([1 - r["load_fraction"] for r in pts], [r["distance"] for r in pts], color=PALETTE[c],
+                      label=f"$z = {zval}$", **_Z_STYLES[c % len(_Z_STYLES)])
+        ax.set_title(name, fontsize=9); ax.set_xlabel(r"$1-\lambda/\lambda^*$")
+    axes[0][0].set_ylabel("PGF gap to the truncated system")
+    figure_legend(fig, ncol=3)
     return fig
 
 
@@ -514,12 +590,18 @@ def draw_constant(result: ItemResult):
     from ...plotting import PALETTE
 
     fig, ax = _one_axis()
+    # the two curves nearly coincide (C changes little with p12): the first is large open circles on a
+    # solid line underneath, the second small filled squares on a dashed line on top, and the dynamic
+    # programme's values are plus signs inside both
+    styles = (dict(marker="o", ms=9, mfc="none", mew=1.3, ls="-", zorder=2),
+              dict(marker="s", ms=4.5, ls="--", zorder=3))
     for c, p12 in enumerate(result.figure["p12_values"]):
         pts = [r for r in result.rows if r["p12"] == p12]
-        ax.plot([r["load"] for r in pts], [r["C_formula"] for r in pts], "o-", color=PALETTE[c],
-                label=f"$C$ from the formula, $p_{{12}} = {p12:.3f}$")
-        ax.plot([r["load"] for r in pts], [r["C_dp"] for r in pts], "x", ms=10, color="k")
-    ax.set_xlabel(r"$\lambda/\mu$"); ax.set_ylabel(r"$C = P(\mathrm{empty})$ (x: dynamic programme)"); ax.legend()
+        ax.plot([r["load"] for r in pts], [r["C_formula"] for r in pts], color=PALETTE[c],
+                label=f"$C$ from the formula, $p_{{12}} = {p12:.3f}$", **styles[c % 2])
+        ax.plot([r["load"] for r in pts], [r["C_dp"] for r in pts], "+", ms=7, mew=1, color="k", zorder=4,
+                label="dynamic programme" if c == len(result.figure["p12_values"]) - 1 else "_dynamic programme")
+    ax.set_xlabel(r"$\lambda/\mu$"); ax.set_ylabel(r"$C = P(\mathrm{empty})$"); ax.legend()
     return fig
 
 

@@ -116,10 +116,14 @@ def compute(*, seed: int, n_servers: int, speeds, eps_values, loads, cdf_load: f
         r"$(1-\lambda/\mu)\,E[Q]$, c.o.c.": lambda k: f"{means[(*k, 'coc')]['value']:.4f}",
         "c.o.s.": lambda k: f"{means[(*k, 'cos')]['value']:.4f}", "limit": lambda k: f"{means[(*k, 'coc')]['limit']:g}"},
         caption=f"Scaled mean number of jobs, single servers plus one fully replicated type, $N = {n_servers}$")
+    # at eps = 0 no job is replicated, so the two mechanisms are one system and their curves coincide
+    same = ("; at $\\varepsilon = 0$ every job has one replica, so the two coincide and each circle sits inside "
+            "its square") if 0 in eps_values else ""
     caption = (
         rf"single servers plus one fully replicated type ($N = {n_servers}$, speeds ${', '.join(f'{x:g}' for x in speeds)}$) "
         rf"for $\varepsilon = {', '.join(f'{x:g}' for x in eps_values)}$. Left: scaled mean number of jobs against "
-        rf"$1-\lambda/\mu$ at loads {', '.join(f'{x:g}' for x in loads)} (c.o.c. and c.o.s.). Right: exact CDF of the "
+        rf"$1-\lambda/\mu$ at loads {', '.join(f'{x:g}' for x in loads)} (c.o.c.: filled circles, c.o.s.: open "
+        rf"squares{same}). Right: exact CDF of the "
         rf"scaled number of jobs at $\lambda = {cdf_load:g}\mu$ (c.o.c.) against the Exp(1) and Gamma({n_servers}, 1) limits")
     x = np.linspace(0, CDF_RANGE, 200)
     figure = dict(caption=caption, limit_x=x, limit_exp=limit_cdf(x, 1.0, n_servers),

@@ -191,6 +191,13 @@ def slta_reading_claim(slta: dict, jlmu: dict) -> Claim:
 def _table_text(rows, rhos, policies, n_values, at_975, at_10, shrinks, closer) -> str:
     gap = gaps(rows)
     nmin, nmax = min(n_values), max(n_values)
+
+    def gap_text(rho, p, n):  # u(q_n*) is exact: the gap has the estimate's standard error
+        return number(gap[(rho, p, n)], _se(_row(rows, rho, n, p), _row(rows, rho, n, p)["runs"]))
+
+    def difference_text(rho):  # the policies' runs have seeds of their own: independent, errors add in squares
+        j, s = _row(rows, rho, nmax, "jlmu"), _row(rows, rho, nmax, "slta")
+        return number(j["mean_utility_cv"] - s["mean_utility_cv"], math.hypot(_se(j, j["runs"]), _se(s, s["runs"])))
     levels = at_975.levels()
     lines = [f"- optimal assignment: class 1 holds {levels[0]} tasks and class 2 {levels[1] - 1} or {levels[1]} "
              f"(half and half: {at_975.q[1, 12] / 0.5:.2f}) at $\\rho = 9.75$; {at_10.levels()[0]} and "
@@ -198,18 +205,18 @@ def _table_text(rows, rhos, policies, n_values, at_975, at_10, shrinks, closer) 
     for rho in rhos:
         for p in policies:
             lines.append(f"- {p.upper()}, $\\rho = {rho}$: gap $u(q_n^*) - E[u(q_n)]$ (control variate) "
-                         f"{gap[(rho, p, nmin)]:.2g} at $n = {nmin}$, {gap[(rho, p, nmax)]:.2g} at $n = {nmax}$.")
+                         f"{gap_text(rho, p, nmin)} at $n = {nmin}$, {gap_text(rho, p, nmax)} at $n = {nmax}$ "
+                         "(± one standard error).")
     lines.append(f"- the deviation shrinks from $n = {nmin}$ to $n = {nmax}$ for both policies and loads: "
                  f"{'yes' if shrinks.holds else 'no'}.")
     if closer is not None:
         ratio = min(gap[(rhos[1], p, nmax)] / gap[(rhos[0], p, nmax)] if gap[(rhos[0], p, nmax)] > 0 else np.inf
                     for p in policies)
         lines.append(f"- closer in the fractional case at $n = {nmax}$: {'yes' if closer.holds else 'no'} "
-                     f"(the integral-case gap is at least {ratio:.3g} times the fractional one).")
+                     f"(the integral-case gap is at least {number(ratio)} times the fractional one).")
     if set(policies) >= {"jlmu", "slta"}:
-        lines.append(f"- JLMU minus SLTA at $n = {nmax}$: " + ", ".join(
-            f"{_row(rows, rho, nmax, 'jlmu')['mean_utility_cv'] - _row(rows, rho, nmax, 'slta')['mean_utility_cv']:+.2g} "
-            f"($\\rho = {rho}$)" for rho in rhos) + ".")
+        lines.append(f"- JLMU minus SLTA at $n = {nmax}$ (± one standard error): " + ", ".join(
+            f"{difference_text(rho)} ($\\rho = {rho}$)" for rho in rhos) + ".")
     over = [(r["rho"], r["n"], r["policy"]) for r in rows if r["utility_high"] > r["upper_bound"]]
     lines.append("- estimates whose 95% CI reaches above $u(q_n^*)$ (the paper reports estimates slightly above it at "
                  f"$\\rho = 9.75$, $n = 350$ and 450): {len(over)} of {len(rows)}"

@@ -99,3 +99,29 @@ def test_compute_at_a_tiny_scale():
 def test_compute_names_a_wrong_parameter(kwargs, name):
     with pytest.raises(ParameterError, match=name):
         lg.compute(seed=3, **kwargs)
+
+
+def _curve_rows(curves):
+    """L-V-thm8 rows from ``{(graph, eps): [fraction at N = 100, 300, 1000]}``."""
+    return [dict(N=n, graph=g, eps=e, bad_fraction=f) for (g, e), fs in curves.items() for n, f in zip((100, 300, 1000), fs)]
+
+
+def test_coinciding_irg_curves_are_found_and_drawn_visibly():
+    """Equal irg curves (as eps = 0.1 and 0.2 at the quick preset) are named in the caption text and
+    both stay visible in the figure (the covered-series check of plotting.series_visibility)."""
+    import matplotlib.pyplot as plt
+
+    from qtheory.plotting import figure_problems
+    from qtheory.results import ItemResult
+
+    eps_list = [0.05, 0.1, 0.2]
+    curves = {("irg", 0.05): [0.3, 0.07, 0.02], ("irg", 0.1): [0.05, 0.004, 0.005], ("irg", 0.2): [0.05, 0.004, 0.005],
+              ("window", 0.05): [0.8, 0.73, 0.74], ("window", 0.1): [0.5, 0.45, 0.46],
+              ("window", 0.2): [0.07, 0.08, 0.045]}
+    rows = _curve_rows(curves)
+    assert lg.coinciding(rows, eps_list) == [(0.1, 0.2)]
+    assert lg.coinciding(rows, eps_list, "window") == []
+    assert lg.coinciding(_curve_rows({**curves, ("irg", 0.2): [0.05, 0.004, 0.0049]}), eps_list) == []
+    fig = lg.draw_bad_fractions(ItemResult("L-V-thm8", {}, 1, rows, figure={"eps_list": eps_list}))
+    assert figure_problems(fig) == []
+    plt.close(fig)

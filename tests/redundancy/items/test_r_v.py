@@ -146,3 +146,32 @@ def test_product_form_check_bounds_the_largest_z_by_the_bonferroni_t_quantile():
     assert product_form_check(np.r_[zs[:-1], bound * 0.99], 9).holds is True
     c = product_form_check([2.5, -0.5, 0.1, 1.0], 9)
     assert c.category == "check" and "25.0 % of |z| exceed 2" in c.evidence and "7.7 %" in c.evidence
+
+
+def _limit(quantity, mech, f, d):
+    return dict(quantity=quantity, mechanism=mech, load_fraction=f, distance=d)
+
+
+def test_equal_curves_pairs_quantities_equal_at_every_load_and_nothing_else():
+    rows = [_limit(q, "coc", f, d) for f, ds in ((0.9, (0.1, 0.02, 0.1, 0.02)), (0.99, (0.01, 0.002, 0.01, 0.0021)))
+            for q, d in zip(("scaled E[Q_1]", "scaled E[Q_2]", "scaled E[Q_3]", "scaled E[Q_4]"), ds)]
+    # Q_3 equals Q_1 at both loads; Q_4 differs from Q_2 at the second load by 5%
+    assert r_v.equal_curves(rows) == [("scaled E[Q_1]", "scaled E[Q_3]")]
+    assert r_v.quantity_label("scaled E[Q_{1,2}]") == "type {1,2}"
+    assert r_v.quantity_label("Laplace t1") == "at $t^{(1)}$"
+
+
+def test_every_series_of_the_heavy_traffic_figures_shows(tiny):
+    """Coinciding curves (types 1 and 3, 2 and 4 of Theorem 3.1's symmetric system; c.o.c. and c.o.s.
+    near the limit) stay visible: the covered-series check of plotting.series_visibility finds nothing."""
+    import matplotlib.pyplot as plt
+
+    from qtheory.plotting import figure_problems
+
+    assert ("scaled E[Q_1]", "scaled E[Q_3]") in r_v.equal_curves(tiny["R-V-thm31"].rows)
+    for item, draw in (("R-V-thm31", r_v.draw_limits), ("R-V-thm32", r_v.draw_limits),
+                       ("R-V-cor31", r_v.draw_replicas), ("R-V-appD", r_v.draw_truncated),
+                       ("R-X-13", r_v.draw_constant)):
+        fig = draw(tiny[item])
+        assert figure_problems(fig) == [], item
+        plt.close(fig)

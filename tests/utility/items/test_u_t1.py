@@ -2,6 +2,7 @@
 their records on rows that must agree and must differ."""
 
 import math
+import re
 
 import pytest
 from scipy import stats
@@ -115,6 +116,21 @@ def test_compute_at_a_tiny_scale_returns_four_results_with_records_and_figures()
     assert gap["gap_low"] <= gap["gap"] <= gap["gap_high"]
     fig = u_t1.draw_policy(res.slta)
     assert len(fig.axes) == 2
+    # the text writes each gap and the JLMU - SLTA difference with its standard error (display.number),
+    # recovered from the 95% t interval over the 2 runs (t quantile with one degree of freedom, 12.706)
+    from qtheory.display import number
+
+    long = res.table.tables["long"]
+    row = next(r for r in long if (r["rho"], r["n"], r["policy"]) == (9.75, 10, "jlmu"))
+    se = (row["utility_cv_high"] - row["utility_cv_low"]) / (2 * 12.7062)
+    assert f"{number(row['upper_bound'] - row['mean_utility_cv'], se)} at $n = 10$" in res.table.text
+    slta = next(r for r in long if (r["rho"], r["n"], r["policy"]) == (10.0, 10, "slta"))
+    se_slta = (slta["utility_cv_high"] - slta["utility_cv_low"]) / (2 * 12.7062)
+    jlmu = next(r for r in long if (r["rho"], r["n"], r["policy"]) == (10.0, 10, "jlmu"))
+    se_jlmu = (jlmu["utility_cv_high"] - jlmu["utility_cv_low"]) / (2 * 12.7062)
+    diff = number(jlmu["mean_utility_cv"] - slta["mean_utility_cv"], math.hypot(se_jlmu, se_slta))
+    assert f"{diff} ($\\rho = 10.0$)" in res.table.text
+    assert not re.search(r"\d\.\d+e[-+]\d\d", res.table.text)
 
 
 @pytest.mark.parametrize("kwargs, name", [(dict(policies=["jlmu"]), "policies"), (dict(n_runs=1), "n_runs"),

@@ -32,9 +32,9 @@ import numpy as np
 
 from ...claims import Claim
 from ...display import Table, listing, number
-from ...plotting import interval_words
+from ...plotting import PALETTE, figure_legend, interval_words, mark_interval, new_figure
 from ...errors import ParameterError
-from ...results import ItemResult
+from ...results import ItemResult, column, select
 from ...runtime import child_seed, replicate
 from ...stats import band, loglog_slope, mean_ci
 from ..exact import occupancy_stationary
@@ -47,7 +47,7 @@ from ..second_order import second_order_stationary
 __all__ = ["ITEM", "POLICY_NAME", "METHODS", "compute", "value", "target_verdict", "target_rows", "target_counts",
            "target_claim", "speed_claim", "second_order_verdict", "sweep_rows", "second_order_claim",
            "error_summary", "sweep_case", "sec6_at", "refined_vs_simulation_check", "error_points", "slope_rows",
-           "local_gap_shares", "targets_text"]
+           "local_gap_shares", "targets_text", "draw_errors"]
 
 ITEM = "L-R-finite"
 POLICY_NAME = {"gwsq": "GWSQ(2)", "jsqd-complete": "local JSQ(2), complete graph"}
@@ -593,3 +593,44 @@ def compute(*, seed: int, loads, n_list, n_runs: int, events_per_run: int, sweep
                               "errors": errors, "slopes": slopes},
                       summary=summary, figure=figure, displays=_displays(errors, sweep, sup_rows, transient_n_list),
                       text=text)
+
+
+def draw_errors(res: ItemResult):
+    """The page's first figure from ``res.figure``: per panel (a load, or the Sec. 6 system) the
+    |error| of each approximation against N, both policies (GWSQ(2) solid with circles, local
+    JSQ(2) on the complete graph dashed with squares), ±1 SE bars, filled markers where the
+    simulation resolves the error. Returns the matplotlib figure."""
+    panels, methods, points = res.figure["panels"], res.figure["methods"], res.figure["error_points"]
+    marker = {"gwsq": "o", "jsqd-complete": "s"}
+    line = {"gwsq": "-", "jsqd-complete": "--"}
+    how = {"gwsq": "with replacement", "jsqd-complete": "without replacement"}
+    ncols = 2
+    nrows = -(-len(panels) // ncols)
+    fig, axes = new_figure(ncols, nrows, sharex=True, sharey=True)
+    mark_interval(fig, "se1")
+    sizes = sorted({p["N"] for p in points})
+    for i, panel in enumerate(panels):
+        ax = axes[i // ncols][i % ncols]
+        for case, policy in panel["cases"]:
+            for j, (method, name) in enumerate(methods.items()):
+                pts = select(points, case=case, policy=policy, method=method)
+                ax.plot(column(pts, "N"), column(pts, "y"), line[policy], color=PALETTE[j], lw=1,
+                        label=f"{name}, {how[policy]}")
+                for p in pts:
+                    ax.errorbar([p["N"]], [p["y"]], yerr=p["yerr"], fmt=marker[policy], color=PALETTE[j],
+                                mfc=PALETTE[j] if p["resolved"] else "none", ms=4)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(panel["title"])
+    ticks = [n for n in (2, 5, 10, 20, 50, 100, 1000) if sizes[0] <= n <= sizes[-1]]
+    for row in axes:
+        for ax in row:
+            ax.set_xticks(ticks, [str(n) for n in ticks])
+            ax.minorticks_off()
+        row[0].set_ylabel("|error| of the mean\nqueue length")
+    for ax in axes[-1]:
+        ax.set_xlabel("$N$")
+    for k in range(len(panels), nrows * ncols):
+        axes[k // ncols][k % ncols].axis("off")
+    figure_legend(fig, axes, ncol=2)
+    return fig

@@ -291,3 +291,27 @@ def test_a_full_coordinate_whose_inflow_left_is_zero_and_steady_leaves_sigma_bel
     sol = solve_fluid(system, q0, [0.0, 1.0])
     assert sol.sigma(0) == (0, 1) and sol.sigma(1) == (0, 1)
     np.testing.assert_allclose(sol.q[1, :, :3], q0, atol=1e-12)
+
+
+def test_output_times_may_repeat():
+    # Kills 216:29:cmp:0 (equal consecutive times refused): `t_eval` is non-decreasing, and
+    # a repeated time gives the same state twice.
+    q0 = np.zeros((2, 3))
+    q0[:, 0] = 0.5
+    sol = solve_fluid(SYS, q0, [0.0, 0.5, 0.5, 1.0])
+    np.testing.assert_array_equal(sol.q[1], sol.q[2])
+
+
+def test_an_inflow_left_that_falls_through_zero_is_a_starve_event_in_closed_form():
+    # Kills 260:51:const:0 (no starve functional, so no starve event, while rank 2 is active).
+    # The start of test_a_full_coordinate_whose_inflow_left_is_positive_but_falling_stays_full:
+    # sigma = (0,1) and nothing lies below (1,2), which only departs: q(1,2) = 0.3 e^{-2t}
+    # (mu = 1), so Lambda(t) = lam - mu [alpha(1) - q(1,2)] = -0.2 + 0.3 e^{-2t} reaches 0 at
+    # t* = log(1.5) / 2; there (1,1) can no longer be kept full and becomes sigma (rank 1).
+    system = PoolSystem((LogUtility(20), LogUtility(30)), (0.5, 0.5), 0.3)
+    q0 = np.array([[0.5, 0.0, 0.0], [0.5, 0.5, 0.3]])
+    sol = solve_fluid(system, q0, [0.0, 0.5])
+    t1, kind, rank = sol.events[0]
+    assert (kind, rank) == ("starve", 1)
+    assert t1 == pytest.approx(np.log(1.5) / 2, abs=1e-8)
+    assert sol.sigma(1) == (1, 1) and sol.q[1, 1, 1] < 0.5

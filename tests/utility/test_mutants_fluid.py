@@ -315,3 +315,19 @@ def test_an_inflow_left_that_falls_through_zero_is_a_starve_event_in_closed_form
     assert (kind, rank) == ("starve", 1)
     assert t1 == pytest.approx(np.log(1.5) / 2, abs=1e-8)
     assert sol.sigma(1) == (1, 1) and sol.q[1, 1, 1] < 0.5
+
+
+def test_outputs_inside_the_step_of_an_event_are_the_state_before_it():
+    # Kills 287:22:cmp:0, 287:22:drop:0 (the last output read past t_eval), 288:46:arith:0
+    # (an output at t_eval + t), 289:35:arith:0 and 289:39:const:0 (its rank a - 1, a + 2).
+    # From q = 0, q(1,1)(t) = rho (1 - e^{-t}) with sigma = (1,1) until it fills at
+    # t1 = -log(1 - 0.5 / rho) (see above). Both output times lie in the step that holds t1,
+    # the last one is the horizon: the solver stops in the event branch.
+    q0 = np.zeros((2, 3))
+    q0[:, 0] = 0.5
+    t1 = -np.log(1 - 0.5 / SYS.rho)
+    t = np.array([t1 - 1e-7, t1 - 1e-9])
+    sol = solve_fluid(SYS, q0, t)
+    np.testing.assert_allclose(sol.q[:, 1, 1], SYS.rho * (1 - np.exp(-t)), rtol=1e-12)
+    assert sol.sigma(0) == (1, 1) and sol.sigma(1) == (1, 1)
+    assert not sol.q[:, 0, 1:].any() and sol.events == []

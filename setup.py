@@ -4,7 +4,7 @@ The notebooks and their presets live at the top of the repository (``notebooks/`
 inside the package. A wheel installed by name has no repository around it, so the build
 copies them into the package as ``qtheory/_data/notebooks/``, and with them the citation
 sources ``CITATION.cff`` and ``book/references.bib`` (the sdist carries all of them
-through MANIFEST.in). ``qtheory.reproduce.notebooks_dir`` and ``qtheory.citation`` use
+through MANIFEST.in). ``qtheory.notebooks.notebooks_dir`` and ``qtheory.citation`` use
 the repository's files when there are some and these copies otherwise. An editable
 install (``pip install -e .``, the README's) copies nothing: it always has the repository.
 """

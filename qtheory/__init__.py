@@ -9,7 +9,8 @@ Subpackages, one per paper:
 Shared pieces: :mod:`qtheory.manifest` (the IDs of everything reproduced),
 :mod:`qtheory.runtime` (seeded replications on any executor),
 :mod:`qtheory.results` (result files keyed by manifest ID),
-:mod:`qtheory.reproduce` (papermill runner), :mod:`qtheory.stats`,
+:mod:`qtheory.reproduce` (the papermill runner: :mod:`qtheory.presets`,
+:mod:`qtheory.execution`, :mod:`qtheory.runlock` ...), :mod:`qtheory.stats`,
 :mod:`qtheory.plotting`, :mod:`qtheory.validation`, :mod:`qtheory.errors`.
 """
 

@@ -1,6 +1,6 @@
 """Run one notebook through papermill in a child process of its own.
 
-:func:`qtheory.reproduce.execute` starts ``python -m qtheory._runner SPEC`` for every
+:func:`qtheory.execution.execute` starts ``python -m qtheory._runner SPEC`` for every
 notebook. The child
 
 * runs papermill with a kernel that talks over IPC sockets (Unix domain sockets in a

@@ -23,7 +23,7 @@ class InstabilityError(ParameterError):
 
 
 class NotebookError(QTheoryError):
-    """A notebook run by :mod:`qtheory.reproduce` failed."""
+    """A notebook run by :mod:`qtheory.execution` failed."""
 
 
 class SpliceError(QTheoryError, ValueError):

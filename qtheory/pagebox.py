@@ -1,8 +1,8 @@
 """The boxes every page of the book carries: "Rerun this page" and "Cite this".
 
-A result page (an executed notebook, written by :mod:`qtheory.reproduce`) closes with
+A result page (an executed notebook, written by :mod:`qtheory.execution`) closes with
 
-- its run record (:func:`qtheory.reproduce.run_record`);
+- its run record (:func:`qtheory.runrecord.run_record`);
 - :func:`rerun_box`: the exact command that computes the page again with the values it
   shows, the command at the papers' own scale, a table of every parameter (name, meaning,
   paper value, quick value, type) and, when a repository is configured
@@ -48,7 +48,7 @@ RERUN_CLASS = "qtheory-rerun"
 
 def load_meanings(directory: Path | None = None) -> dict[str, dict[str, str]]:
     """``notebooks/presets/meanings.toml`` as ``{notebook: {parameter: meaning}}`` ({} if absent)."""
-    from .reproduce import notebooks_dir
+    from .notebooks import notebooks_dir
 
     path = (directory or notebooks_dir() / "presets") / MEANINGS
     if not path.is_file():
@@ -96,7 +96,7 @@ def parameter_meanings(notebook: str, source: Path | None = None,
     """
     import nbformat
 
-    from .reproduce import notebook_parameters, notebook_path
+    from .notebooks import notebook_parameters, notebook_path
 
     source = source or notebook_path(notebook)
     table = load_meanings() if table is None else table
@@ -110,9 +110,9 @@ def parameter_meanings(notebook: str, source: Path | None = None,
 # --- the rerun box ----------------------------------------------------------------------
 
 def _cli_value(value: Any) -> str:
-    """`value` as ``-p NAME VALUE`` takes it (:func:`qtheory.reproduce.parse_value` reads it back),
+    """`value` as ``-p NAME VALUE`` takes it (:func:`qtheory.presets.parse_value` reads it back),
     quoted for a POSIX shell."""
-    from .reproduce import parse_value
+    from .presets import parse_value
 
     if isinstance(value, str):
         text = value if parse_value(value) == value else repr(value)
@@ -133,8 +133,8 @@ def rerun_command(notebook: str, preset: str = "paper", overrides: Mapping[str, 
 
 def type_name(default: Any) -> str:
     """What a value of a parameter with this paper `default` must be, as ``-p`` checks it
-    (:func:`qtheory.reproduce.check_parameter`): ``integer``, ``list of numbers`` ..."""
-    from .reproduce import _expected
+    (:func:`qtheory.presets.check_parameter`): ``integer``, ``list of numbers`` ..."""
+    from .presets import _expected
 
     if default is None:
         return "any literal"
@@ -161,7 +161,7 @@ def rerun_box(notebook: str, meta: Mapping[str, Any], presets: Mapping[str, Mapp
     meta : mapping
         The sidecar of the page's (first) result: ``preset``, ``overrides``, ``git_commit``.
     presets : mapping
-        :func:`qtheory.reproduce.load_presets`: ``{preset: {notebook: {parameter: value}}}``.
+        :func:`qtheory.presets.load_presets`: ``{preset: {notebook: {parameter: value}}}``.
     meanings : mapping
         ``{parameter: meaning}`` (:func:`parameter_meanings`).
     defaults : mapping, optional
@@ -178,7 +178,8 @@ def rerun_box(notebook: str, meta: Mapping[str, Any], presets: Mapping[str, Mapp
         An admonition: the command for this page's values (its preset and overrides), the
         command for the paper preset, and one table row per parameter.
     """
-    from .reproduce import PRESETS, notebook_parameters, notebook_path
+    from .notebooks import notebook_parameters, notebook_path
+    from .presets import PRESETS
 
     if defaults is None:
         defaults = notebook_parameters(notebook_path(notebook))

@@ -9,8 +9,7 @@ finished, or on which executor (a local process pool, a Dask ``Client``'s execut
 
 numba kernels cannot take a :class:`numpy.random.SeedSequence`. The simulation
 kernels and the graph samplers take :func:`kernel_state` of it, the four state words
-of their xoshiro256+ generator (:mod:`qtheory._rng`); :func:`kernel_seed`, an integer
-for numba's own ``np.random.seed``, is kept for code outside the package.
+of their xoshiro256+ generator (:mod:`qtheory._rng`).
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ import numpy as np
 from .errors import ParameterError, WorkerLostError
 from .validation import check_integer, check_seed
 
-__all__ = ["RunRecord", "spawn", "children", "child_seed", "generator", "kernel_state", "kernel_seed", "default_workers", "replicate", "progress_enabled"]
+__all__ = ["RunRecord", "spawn", "children", "child_seed", "generator", "kernel_state", "default_workers", "replicate", "progress_enabled"]
 
 
 class RunRecord:
@@ -125,16 +124,6 @@ def kernel_state(seed: np.random.SeedSequence | int) -> np.ndarray:
     if not state.any():
         state[0] = 1
     return state
-
-
-def kernel_seed(seed_sequence: np.random.SeedSequence) -> int:
-    """An integer in [0, 2**32) derived from `seed_sequence`, for ``np.random.seed`` in numba.
-
-    numba's generator is a Mersenne Twister seeded by a 32-bit integer; NumPy-side
-    seeding does not reach it. No kernel of the package uses it any more (the
-    simulation kernels and the graph samplers take :func:`kernel_state`).
-    """
-    return int(seed_sequence.generate_state(1, dtype=np.uint32)[0])
 
 
 def default_workers() -> int:

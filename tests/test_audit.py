@@ -20,7 +20,7 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 
-from qtheory import reproduce, runtime, stats
+from qtheory import presets, runtime, stats
 from qtheory.errors import InstabilityError, ParameterError
 from qtheory.locality import exact as lexact
 from qtheory.locality import experiments as lexp
@@ -82,9 +82,9 @@ CASES: list[Case] = [
     Case(runtime.spawn, dict(seed=1, n=2), dict(seed=SEED, n=[-1, 1.5])),
     Case(runtime.kernel_state, dict(seed=1), dict(seed=SEED)),
     # `reproduce -p NAME VALUE`: the value is checked against the type of the notebook's default
-    Case(reproduce.check_parameter, dict(name="horizon", value=5.0, default=50.0),
+    Case(presets.check_parameter, dict(name="horizon", value=5.0, default=50.0),
          dict(value=[NAN, INF, -INF, "abc", "nan", [], None, {"a": 1}, True]), names={"value": "horizon"}),
-    Case(reproduce.check_parameter, dict(name="n_list", value=[10, 20], default=[100, 500]),
+    Case(presets.check_parameter, dict(name="n_list", value=[10, 20], default=[100, 500]),
          dict(value=[[], [10, 2.5], [True], 10, "[10]", None]), names={"value": "n_list"}),
     Case(stats.mean_ci, dict(samples=[1.0, 2.0, 3.0]),
          dict(samples=[[], [1.0, "x"]], level=[0.0, 1.0, NAN, 2])),

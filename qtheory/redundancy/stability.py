@@ -24,7 +24,8 @@ independent of K (power-of-2 with N = 20 has K = 190, so :math:`2^K` is out of r
 while :math:`2^{20}` takes milliseconds). ``method="flow"`` needs neither: the ratio
 of the supermodular function :math:`U \\mapsto \\sum_{S\\subseteq U}p_S` to the modular
 :math:`\\mu(U)` is maximised by Dinkelbach's iteration, each step a maximum-weight
-closure problem solved as a minimum cut on a graph with K + N + 2 nodes and
+closure problem solved as a minimum cut (SciPy's ``maximum_flow``, the float capacities taken
+exactly) on a graph with K + N + 2 nodes and
 :math:`\\sum_S |S| + K + N` arcs (polynomial; a handful of iterations). The
 enumerations of (1), (2), (7), (8), (9) and (11) literally, over all type or server
 sets, are kept as independent checks for small systems.
@@ -32,12 +33,14 @@ sets, are kept as independent checks for small systems.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections import deque
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
+from scipy.sparse import csr_array
+from scipy.sparse.csgraph import maximum_flow
 
 from ..errors import InstabilityError, ParameterError
 from ..validation import check_array, check_integer, check_real
@@ -257,76 +260,112 @@ def _critical_by_types(system: RedundancySystem) -> CriticalSubset:
 
 
 # -- Dinkelbach iteration with minimum cuts ---------------------------------------------
-class _FlowNetwork:
-    """A small Edmonds-Karp max-flow network with float capacities."""
+#: SciPy's maximum_flow takes int32 capacities (larger ones wrap around silently)
+_INT32_MAX = (1 << 31) - 1
 
-    def __init__(self, n_nodes: int):
-        self.adj: list[list[int]] = [[] for _ in range(n_nodes)]
-        self.to: list[int] = []
-        self.cap: list[float] = []
 
-    def add(self, u: int, v: int, c: float) -> None:
-        self.adj[u].append(len(self.to)); self.to.append(v); self.cap.append(c)
-        self.adj[v].append(len(self.to)); self.to.append(u); self.cap.append(0.0)
+def _exact_integers(capacities) -> tuple[list[int], int]:
+    """The float `capacities` times one power of two, as exact integers, and that power.
 
-    def max_flow(self, s: int, t: int, tol: float) -> float:
-        total = 0.0
-        while True:
-            parent = [-1] * len(self.adj)
-            parent[s] = -2
-            queue = deque([s])
-            while queue and parent[t] == -1:
-                u = queue.popleft()
-                for e in self.adj[u]:
-                    v = self.to[e]
-                    if parent[v] == -1 and self.cap[e] > tol:
-                        parent[v] = e
-                        queue.append(v)
-            if parent[t] == -1:
-                return total
-            push, v = math.inf, t
-            while v != s:
-                e = parent[v]
-                push = min(push, self.cap[e])
-                v = self.to[e ^ 1]
-            v = t
-            while v != s:
-                e = parent[v]
-                self.cap[e] -= push
-                self.cap[e ^ 1] += push
-                v = self.to[e ^ 1]
-            total += push
+    A float is a dyadic rational, so the largest denominator of their exact values (a power
+    of two) scales every one of them to an integer without rounding: the cut below is the
+    exact minimum cut of the network whose capacities are these floats.
+    """
+    fractions = [Fraction(float(c)) for c in capacities]
+    if any(f < 0 for f in fractions):
+        raise ValueError("capacities must be non-negative")  # pragma: no cover - callers build them
+    scale = max((f.denominator for f in fractions), default=1)
+    return [int(f * scale) for f in fractions], scale
 
-    def cannot_reach(self, t: int, tol: float) -> set[int]:
-        """Nodes from which t is unreachable in the residual graph."""
-        reach = {t}
-        queue = deque([t])
-        while queue:
-            v = queue.popleft()
-            for e in self.adj[v]:
-                u = self.to[e]  # residual arc u -> v has capacity cap[e ^ 1]
-                if u not in reach and self.cap[e ^ 1] > tol:
-                    reach.add(u)
-                    queue.append(u)
-        return set(range(len(self.adj))) - reach
+
+def _maximum_flow(n_nodes: int, arcs: list[tuple[int, int, float]], source: int,
+                  sink: int) -> tuple[dict[tuple[int, int], int], int]:
+    """Residual capacities of a maximum flow, by ``scipy.sparse.csgraph.maximum_flow``.
+
+    The capacities are taken exactly (:func:`_exact_integers`); they may need more than
+    the 31 bits SciPy accepts, so the flow is found bit slices at a time, as in capacity
+    scaling: a phase sends the maximum flow of the residual capacities shifted right by k
+    bits (each then fits), which leaves less than m 2^k to send (m arcs: the phase's
+    minimum cut loses less than 2^k per arc to the shift). Capping every residual
+    capacity at that bound changes neither the maximum flow value nor the minimum cuts (a
+    cut through a capped arc costs more than the whole flow), so each phase gains about
+    31 - log2(m) bits, and the last one (k = 0) is exact. Returns ``{(u, v): residual}``
+    over both directions of every arc, in units of 1 / scale, and the scale.
+    """
+    caps, scale = _exact_integers([c for _, _, c in arcs])
+    residual: dict[tuple[int, int], int] = {}
+    for (u, v, _), c in zip(arcs, caps):
+        residual[(u, v)] = residual.get((u, v), 0) + c
+        residual.setdefault((v, u), 0)
+    bound = None
+    while True:
+        capped = {e: (r if bound is None else min(r, bound)) for e, r in residual.items()}
+        top = max(capped.values(), default=0)
+        if top == 0:
+            return residual, scale
+        shift = max(0, top.bit_length() - 31)
+        arcs_k = [(u, v, r >> shift) for (u, v), r in capped.items() if r >> shift > 0]
+        rows, cols, data = zip(*arcs_k)
+        data = np.array(data, dtype=np.int64)
+        if data.max() > _INT32_MAX:
+            raise RuntimeError("capacity slice does not fit in 31 bits")  # pragma: no cover
+        graph = csr_array((data.astype(np.int32), (rows, cols)), shape=(n_nodes, n_nodes))
+        flow = maximum_flow(graph, source, sink).flow.tocoo()
+        for u, v, f in zip(flow.row, flow.col, flow.data):
+            if f > 0:
+                residual[(int(u), int(v))] -= int(f) << shift
+                residual[(int(v), int(u))] += int(f) << shift
+        if shift == 0:
+            return residual, scale
+        bound = len(residual) << shift
+
+
+def _reach(n_nodes: int, residual: dict, start: int, *, backwards: bool = False) -> set[int]:
+    """Nodes reachable from `start` along residual arcs of positive capacity (with
+    `backwards`, the nodes from which `start` is reachable)."""
+    out: list[list[int]] = [[] for _ in range(n_nodes)]
+    for (u, v), r in residual.items():
+        if r > 0:
+            if backwards:
+                out[v].append(u)
+            else:
+                out[u].append(v)
+    seen = {start}
+    queue = deque([start])
+    while queue:
+        for w in out[queue.popleft()]:
+            if w not in seen:
+                seen.add(w)
+                queue.append(w)
+    return seen
+
+
+def _closure_arcs(system: RedundancySystem, theta: float, big: float) -> list[tuple[int, int, float]]:
+    """The maximum-weight closure network of max_U sum_{S subset U} p_S - theta mu(U): source
+    -> type j (p_j), type j -> each of its servers (`big`), server n -> sink (theta mu_n);
+    nodes 0..K-1 are types, K..K+N-1 servers, K+N the source and K+N+1 the sink."""
+    k, n = system.n_types, system.n_servers
+    src, sink = k + n, k + n + 1
+    arcs = []
+    for j, t in enumerate(system.types):
+        arcs.append((src, j, float(system.probabilities[j])))
+        for s in t:
+            arcs.append((j, k + s, big))
+    for s in range(n):
+        arcs.append((k + s, sink, theta * float(system.speeds[s])))
+    return arcs
 
 
 def _closure_cut(system: RedundancySystem, theta: float) -> tuple[float, int]:
     """max_U sum_{S subset U} p_S - theta mu(U) and the largest maximiser (as a server mask)."""
     k, n = system.n_types, system.n_servers
     src, sink = k + n, k + n + 1
-    net = _FlowNetwork(k + n + 2)
     big = 1.0 + float(system.probabilities.sum()) + theta * system.total_speed
-    for j, t in enumerate(system.types):
-        net.add(src, j, float(system.probabilities[j]))
-        for s in t:
-            net.add(j, k + s, big)
-    for s in range(n):
-        net.add(k + s, sink, theta * float(system.speeds[s]))
-    tol = 1e-15
-    cut = net.max_flow(src, sink, tol)
-    value = float(system.probabilities.sum()) - cut
-    side = net.cannot_reach(sink, tol)
+    residual, scale = _maximum_flow(k + n + 2, _closure_arcs(system, theta, big), src, sink)
+    # the source's arcs keep p_j minus the net flow through them: together, p minus the cut
+    value = float(Fraction(sum(residual[(src, j)] for j in range(k)), scale))
+    # the largest source side of a minimum cut: the nodes that cannot reach the sink
+    side = set(range(k + n + 2)) - _reach(k + n + 2, residual, sink, backwards=True)
     mask = 0
     for s in range(n):
         if k + s in side:
@@ -366,26 +405,11 @@ def _critical_by_flow(system: RedundancySystem) -> CriticalSubset:
 def _smallest_maximiser_with(system: RedundancySystem, theta: float, server: int) -> int:
     k, n = system.n_types, system.n_servers
     src, sink = k + n, k + n + 1
-    net = _FlowNetwork(k + n + 2)
     big = 1.0 + 1.0 + theta * system.total_speed
-    for j, t in enumerate(system.types):
-        net.add(src, j, float(system.probabilities[j]))
-        for s in t:
-            net.add(j, k + s, big)
-    for s in range(n):
-        net.add(k + s, sink, theta * float(system.speeds[s]))
-    net.add(src, k + server, big)
-    net.max_flow(src, sink, 1e-15)
+    arcs = _closure_arcs(system, theta, big) + [(src, k + server, big)]
+    residual, _ = _maximum_flow(k + n + 2, arcs, src, sink)
     # source side of the minimum cut = smallest maximiser containing `server`
-    seen = {src}
-    queue = deque([src])
-    while queue:
-        u = queue.popleft()
-        for e in net.adj[u]:
-            v = net.to[e]
-            if v not in seen and net.cap[e] > 1e-15:
-                seen.add(v)
-                queue.append(v)
+    seen = _reach(k + n + 2, residual, src)
     mask = 0
     for s in range(n):
         if k + s in seen:

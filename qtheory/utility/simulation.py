@@ -3,8 +3,8 @@
 The policies live in :mod:`qtheory.utility.policies`, one file each: JLMU (Sec. 3.1),
 SLTA (Sec. 3.2), and the baselines of Sec. 8.3 (random, class-blind JSQ, the conservative
 policy that sends every task to one class), plus policies beyond the paper. The kernel has
-one dispatch point: for every arrival it calls the policy's compiled rule, selected by
-the type of the policy's parameter tuple (one compiled kernel per policy).
+one dispatch point, ``decide``: :func:`_kernel` compiles the template once per policy with
+the policy's rule spliced in there (:mod:`qtheory._splice`), cached on disk like any kernel.
 
 Tasks arrive at rate ``n lam``; every task leaves at rate ``mu`` independently of the
 others (infinite-server pools), so ``n s_n`` is an M/M/inf queue whatever the policy.

@@ -111,16 +111,16 @@ class Configuration(NamedTuple):
     #: arrival rate per pool and service rate of a task
     lam: float
     mu: float
-    #: horizon, and start of the averaging window (warm-up)
-    t_end: float
-    t_warm: float
+    #: end of the run, and start of the averaging window (the result vocabulary's names)
+    horizon: float
+    warmup: float
     #: times at which the state is recorded (non-decreasing)
     sample_t: np.ndarray
 
 
 class Outputs(NamedTuple):
     """Arrays the kernel writes: the state at the sample times (``out_*``), and the time
-    integrals over ``[t_warm, t_end]`` of the occupancy counts (``area_q``), of the law of the
+    integrals over ``[warmup, horizon]`` of the occupancy counts (``area_q``), of the law of the
     number of tasks (``hist_n``) and of SLTA's index (``time_r``)."""
 
     out_q: np.ndarray
@@ -142,8 +142,8 @@ def _kernel_template(params, st_in, rng_state, pools, state, config, out):
     n = config.n
     lam = config.lam
     mu = config.mu
-    t_end = config.t_end
-    t_warm = config.t_warm
+    t_end = config.horizon
+    t_warm = config.warmup
     sample_t = config.sample_t
     pool_class = pools.pool_class
     offset = pools.offset
@@ -424,7 +424,7 @@ def _prepare(system: PoolSystem, n: int, pol, horizon: float, warmup: float, ini
     pools = Pools(pool_class=pool_class, offset=offset, delta=delta, key=key)
     state = State(occ=occ.copy(), perm=perm, posn=posn, bound=bound, minocc=minocc, tasks=tasks, n_tasks0=n0,
                   u_start=u_start)
-    config = Configuration(n=n, lam=system.lam, mu=system.mu, t_end=horizon, t_warm=warmup, sample_t=sample_t)
+    config = Configuration(n=n, lam=system.lam, mu=system.mu, horizon=horizon, warmup=warmup, sample_t=sample_t)
     out = Outputs(out_q=out_q, out_r=out_r, out_s=out_s, out_u=out_u, area_q=area_q, hist_n=hist_n,
                   time_r=time_r)
     return params, st, pools, state, config, out

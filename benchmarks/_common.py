@@ -23,11 +23,16 @@ def best(func, repeats):
     return out, wall, cpu
 
 
-def parser(description: str) -> argparse.ArgumentParser:
-    """A command line with the options every timing script takes: ``--repeats`` and ``--json``."""
+def parser(description: str, graph_sizes: list[int] | None = None) -> argparse.ArgumentParser:
+    """A command line with the options every timing script takes, ``--repeats`` and ``--json``;
+    with `graph_sizes` (a script timing one computation per irg graph) also ``--n``, the
+    graphs' sizes (default `graph_sizes`), and ``--seed``, the graphs' seed."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--json", default=None, help="also write the rows to this file")
+    if graph_sizes is not None:
+        parser.add_argument("--n", type=int, nargs="+", default=graph_sizes)
+        parser.add_argument("--seed", type=int, default=1)
     return parser
 
 

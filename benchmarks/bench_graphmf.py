@@ -24,10 +24,7 @@ from qtheory.locality.model import paper_system  # noqa: E402
 
 
 def main() -> None:
-    parser = _common_parser(__doc__)
-    parser.add_argument("--n", type=int, nargs="+", default=[100, 300, 1000, 3000])
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
+    args = _common_parser(__doc__, [100, 300, 1000, 3000]).parse_args()
     system = paper_system("design")
     small = irg(system, 20, args.seed)
     graphmf.fixed_point(system, small)                       # compile / load the kernel

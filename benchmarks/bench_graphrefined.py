@@ -26,10 +26,7 @@ from qtheory.locality.model import paper_system  # noqa: E402
 
 
 def main() -> None:
-    parser = _common_parser(__doc__)
-    parser.add_argument("--n", type=int, nargs="+", default=[10, 20, 50, 100])
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
+    args = _common_parser(__doc__, [10, 20, 50, 100]).parse_args()
     system = paper_system("design")
     graphrefined.refined_fixed_point(system, irg(system, 10, args.seed))      # compile / load the kernels
     rows = []

@@ -10,34 +10,21 @@ Run from the project root:  .venv/bin/python benchmarks/bench_graphmf.py [--json
 
 from __future__ import annotations
 
-import argparse
-import json
-import time
+import sys
+from pathlib import Path
 
-import numpy as np
+if str(Path(__file__).resolve().parents[1]) not in sys.path:   # run as a script from the project root
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from qtheory.locality import graphmf
-from qtheory.locality.graphs import irg
-from qtheory.locality.model import paper_system
-
-
-def _best(func, repeats):
-    wall, cpu = np.inf, np.inf
-    for _ in range(repeats):
-        w0, c0 = time.perf_counter(), time.process_time()
-        out = func()
-        wall = min(wall, time.perf_counter() - w0)
-        cpu = min(cpu, time.process_time() - c0)
-    return out, wall, cpu
+from benchmarks._common import best, write_rows  # noqa: E402
+from benchmarks._common import parser as _common_parser  # noqa: E402
+from qtheory.locality import graphmf  # noqa: E402
+from qtheory.locality.graphs import irg  # noqa: E402
+from qtheory.locality.model import paper_system  # noqa: E402
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--n", type=int, nargs="+", default=[100, 300, 1000, 3000])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--json", default=None, help="also write the rows to this file")
-    args = parser.parse_args()
+    args = _common_parser(__doc__, [100, 300, 1000, 3000]).parse_args()
     system = paper_system("design")
     small = irg(system, 20, args.seed)
     graphmf.fixed_point(system, small)                       # compile / load the kernel
@@ -45,9 +32,9 @@ def main() -> None:
     print(f"Sec. 6 system, irg(p1), local JSQ(2); best of {args.repeats}")
     for n in args.n:
         graph = irg(system, n, args.seed)
-        fp, wall, cpu = _best(lambda: graphmf.fixed_point(system, graph), args.repeats)
+        fp, wall, cpu = best(lambda: graphmf.fixed_point(system, graph), args.repeats)
         x = fp.x
-        _, eval_wall, eval_cpu = _best(lambda: graphmf.arrival_intensity(system, graph, x), args.repeats)
+        _, eval_wall, eval_cpu = best(lambda: graphmf.arrival_intensity(system, graph, x), args.repeats)
         row = dict(N=n, edges=graph.n_edges, levels=fp.levels, sweeps=fp.iterations, residual=fp.residual,
                    fixed_point_wall=wall, fixed_point_cpu=cpu, evaluation_wall=eval_wall, evaluation_cpu=eval_cpu,
                    ns_per_edge_level=1e9 * eval_cpu / (graph.n_edges * fp.levels))
@@ -55,9 +42,7 @@ def main() -> None:
         print(f"N = {n:5d}: {graph.n_edges:9d} edges, L = {fp.levels:2d}, {fp.iterations:3d} sweeps, "
               f"fixed point {wall:6.3f} s wall / {cpu:6.3f} s cpu, one evaluation {1e3 * eval_cpu:7.2f} ms cpu "
               f"({row['ns_per_edge_level']:.1f} ns per edge and level), residual {fp.residual:.1e}")
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(rows, fh, indent=1)
+    write_rows(args.json, rows)
 
 
 if __name__ == "__main__":

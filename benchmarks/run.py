@@ -218,6 +218,27 @@ C_CASES = {"supermarket": {"horizon": 100_000.0}, "cos": {"r_events": 15_000_000
 C_GOAL = 1.25
 
 
+def _pairs(run_numba, run_c, rounds: int, first_seed: int):
+    """`rounds` pairs of runs, numba and C one right after the other (numba first in even
+    rounds, C first in odd ones), the pair's seed `first_seed` + round: the runs of each and
+    the ratios C / numba per pair, of events per wall and per processor second, with their
+    medians (the fields of a case's row)."""
+    runs = {"numba": [], "c": []}
+    for rnd in range(rounds):
+        for impl in (("numba", "c") if rnd % 2 == 0 else ("c", "numba")):
+            runs[impl].append((run_numba if impl == "numba" else run_c)(first_seed + rnd))
+    pair = [c.events_per_second / n.events_per_second for n, c in zip(runs["numba"], runs["c"])]
+    pair_cpu = [c.events_per_cpu_second / n.events_per_cpu_second for n, c in zip(runs["numba"], runs["c"])]
+    return runs, {"ratio_c_over_numba_pairs": pair, "ratio_c_over_numba_median": float(np.median(pair)),
+                  "ratio_c_over_numba_cpu_pairs": pair_cpu,
+                  "ratio_c_over_numba_cpu_median": float(np.median(pair_cpu))}
+
+
+def _spread(values) -> str:
+    """The median of `values` and their range, as ``median [min, max]``."""
+    return f"{np.median(values):.2f} [{min(values):.2f}, {max(values):.2f}]"
+
+
 def bench_c(preset: str, repeats: int) -> dict:
     """Each numba kernel against the C loop of its model, in short runs interleaved pair by
     pair (numba then C, then C then numba, ...), so that both see the same load; the ratio
@@ -229,24 +250,17 @@ def bench_c(preset: str, repeats: int) -> dict:
         scale = {k: (v * factor if isinstance(v, float) else int(v * factor)) for k, v in base.items()}
         models.run(key, "numba", 0, {"horizon": 5.0, "r_events": 1000, "u_horizon": 2.0})
         models.run(key, "c", 0, {"horizon": 5.0, "r_events": 1000, "u_horizon": 2.0})
-        runs = {"numba": [], "c": []}
-        for rnd in range(rounds):
-            order = ("numba", "c") if rnd % 2 == 0 else ("c", "numba")
-            for impl in order:
-                runs[impl].append(models.run(key, impl, 3000 + rnd, scale))
-        pair = [c.events_per_second / n.events_per_second for n, c in zip(runs["numba"], runs["c"])]
-        pair_cpu = [c.events_per_cpu_second / n.events_per_cpu_second for n, c in zip(runs["numba"], runs["c"])]
+        runs, ratios = _pairs(lambda seed: models.run(key, "numba", seed, scale),
+                              lambda seed: models.run(key, "c", seed, scale), rounds, 3000)
         res = {impl: _summary(r) for impl, r in runs.items()}
         row = {"name": models.CASES[key].name, "paper": models.CASES[key].paper, "results": res,
                "ratio_c_over_numba_best": res["c"]["best_events_per_second"] / res["numba"]["best_events_per_second"],
-               "ratio_c_over_numba_pairs": pair, "ratio_c_over_numba_median": float(np.median(pair)),
-               "ratio_c_over_numba_cpu_pairs": pair_cpu, "ratio_c_over_numba_cpu_median": float(np.median(pair_cpu))}
+               **ratios}
         out["cases"][key] = row
         print(f"{key:12s} numba {res['numba']['best_events_per_second'] / 1e6:6.2f} M ev/s, "
               f"C {res['c']['best_events_per_second'] / 1e6:6.2f} M ev/s (best of {rounds}); C / numba: best "
-              f"{row['ratio_c_over_numba_best']:.2f}, median of pairs {row['ratio_c_over_numba_median']:.2f} "
-              f"[{min(pair):.2f}, {max(pair):.2f}]; processor time: median {row['ratio_c_over_numba_cpu_median']:.2f} "
-              f"[{min(pair_cpu):.2f}, {max(pair_cpu):.2f}]", flush=True)
+              f"{row['ratio_c_over_numba_best']:.2f}, median of pairs {_spread(ratios['ratio_c_over_numba_pairs'])}; "
+              f"processor time: median {_spread(ratios['ratio_c_over_numba_cpu_pairs'])}", flush=True)
     out["load_average_at_end"] = os.getloadavg()[0]
     _save("c", out)
     return out
@@ -278,27 +292,18 @@ def bench_independent(preset: str, repeats: int) -> dict:
         small = {**scale, "horizon": 5.0, "r_events": 1000, "u_horizon": 2.0}
         models.run(key, "numba", 0, small)                      # compile or load the kernel
         independent.run(key, 0, small)                          # compile the loop
-        runs = {"numba": [], "c": []}
-        for rnd in range(rounds):
-            order = ("numba", "c") if rnd % 2 == 0 else ("c", "numba")
-            for impl in order:
-                seed = 4000 + rnd
-                runs[impl].append(models.run(key, "numba", seed, scale) if impl == "numba"
-                                  else independent.run(key, seed, scale))
-        pair_cpu = [c.events_per_cpu_second / n.events_per_cpu_second for n, c in zip(runs["numba"], runs["c"])]
-        pair = [c.events_per_second / n.events_per_second for n, c in zip(runs["numba"], runs["c"])]
+        runs, ratios = _pairs(lambda seed: models.run(key, "numba", seed, scale),
+                              lambda seed: independent.run(key, seed, scale), rounds, 4000)
         res = {impl: _summary(r) for impl, r in runs.items()}
         comb = np.hypot(res["numba"]["statistic_se"], res["c"]["statistic_se"])
         row = {"name": INDEPENDENT_LABEL[key], "paper": models.CASES[key].paper, "statistic": models.CASES[key].statistic,
-               "scale": scale, "results": res,
-               "ratio_c_over_numba_cpu_pairs": pair_cpu, "ratio_c_over_numba_cpu_median": float(np.median(pair_cpu)),
-               "ratio_c_over_numba_pairs": pair, "ratio_c_over_numba_median": float(np.median(pair)),
+               "scale": scale, "results": res, **ratios,
                "z_statistic": float((res["c"]["statistic"] - res["numba"]["statistic"]) / comb) if comb > 0 else 0.0}
         out["cases"][key] = row
         print(f"{key:12s} numba {res['numba']['best_events_per_cpu_second'] / 1e6:6.2f}, independent C "
               f"{res['c']['best_events_per_cpu_second'] / 1e6:6.2f} M events per processor second (best of {rounds}); "
-              f"C / numba: median of pairs {row['ratio_c_over_numba_cpu_median']:.2f} [{min(pair_cpu):.2f}, "
-              f"{max(pair_cpu):.2f}] (wall {row['ratio_c_over_numba_median']:.2f}); statistic numba "
+              f"C / numba: median of pairs {_spread(ratios['ratio_c_over_numba_cpu_pairs'])} "
+              f"(wall {row['ratio_c_over_numba_median']:.2f}); statistic numba "
               f"{res['numba']['statistic']:.4f} +- {res['numba']['statistic_se']:.4f}, C {res['c']['statistic']:.4f} "
               f"+- {res['c']['statistic_se']:.4f} (z = {row['z_statistic']:.1f})", flush=True)
     out["load_average_at_end"] = os.getloadavg()[0]

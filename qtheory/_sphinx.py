@@ -224,16 +224,13 @@ class ChecksDirective(Directive):
             env.note_dependency(str(meta.resolve()))
         records = [c for c in collect(root) if c.item == item_id]
         container = nodes.container(classes=["qtheory-checks"])
-        if not metas:
+        missing = (f"{item_id} was not computed for this build (python -m qtheory reproduce computes it)."
+                   if not metas else
+                   f"{item_id} records no single number in this build; its evidence is the table and figure "
+                   "of its page." if not records else None)
+        if missing:
             para = nodes.paragraph()
-            para += nodes.emphasis(text=f"{item_id} was not computed for this build "
-                                        "(python -m qtheory reproduce computes it).")
-            container += para
-            return [container]
-        if not records:
-            para = nodes.paragraph()
-            para += nodes.emphasis(text=f"{item_id} records no single number in this build; "
-                                        "its evidence is the table and figure of its page.")
+            para += nodes.emphasis(text=missing)
             container += para
             return [container]
         lead = nodes.paragraph()

@@ -227,6 +227,18 @@ def _kernel_jsqd_intensity(tails, offset, degree, neighbors, arrival_rate, d, no
     return out
 
 
+@njit(cache=True, inline="always")
+def _prefix_suffix(values, n, pre, suf):
+    """Fill ``pre[c] = prod_{k < c} values[k]`` (c = 0..n) and ``suf[c] = prod_{c <= k < n}
+    values[k]``: ``pre[c] * suf[c + 1]`` is the product of all but ``values[c]``."""
+    pre[0] = 1.0
+    for c in range(n):
+        pre[c + 1] = pre[c] * values[c]
+    suf[n] = 1.0
+    for c in range(n - 1, -1, -1):
+        suf[c] = suf[c + 1] * values[c]
+
+
 @njit(cache=True)
 def _kernel_jiq_intensity(tails, offset, degree, neighbors, arrival_rate, node_first, nodes, weights, out):
     """Add ``alpha_j(s)`` of JIQ to `out` (N, L): for s = 0 ``lambda int_0^1 prod_{k != j}
@@ -256,22 +268,12 @@ def _kernel_jiq_intensity(tails, offset, degree, neighbors, arrival_rate, node_f
             t = nodes[q]
             for c in range(n):
                 g[c] = busy[c] + (1.0 - busy[c]) * t
-            pre[0] = 1.0
-            for c in range(n):
-                pre[c + 1] = pre[c] * g[c]
-            suf[n] = 1.0
-            for c in range(n - 1, -1, -1):
-                suf[c] = suf[c + 1] * g[c]
+            _prefix_suffix(g, n, pre, suf)
             w = weights[q]
             for c in range(n):
                 idle[c] += w * pre[c] * suf[c + 1]
         # t = 0: every other neighbour busy
-        pre[0] = 1.0
-        for c in range(n):
-            pre[c + 1] = pre[c] * busy[c]
-        suf[n] = 1.0
-        for c in range(n - 1, -1, -1):
-            suf[c] = suf[c + 1] * busy[c]
+        _prefix_suffix(busy, n, pre, suf)
         for c in range(n):
             j = neighbors[base + c]
             out[j, 0] += arrival_rate * idle[c]

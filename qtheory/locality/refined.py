@@ -437,8 +437,24 @@ def _contract(B: np.ndarray, W: np.ndarray) -> np.ndarray:
 
 
 # -- stationary ------------------------------------------------------------------------
+class _Refinement:
+    """What a refined result with mean field ``q`` and correction ``V`` (levels on the last
+    axis: (M, L) stationary, (T, M, L) over time) gives for ``N`` servers."""
+
+    def occupancy(self, n_servers: int | None = None) -> np.ndarray:
+        """``q + V / N``, shaped like ``q`` (the mean field itself when `n_servers` is None)."""
+        if n_servers is None:
+            return self.q.copy()
+        return self.q + self.V / _check_n(n_servers)
+
+    def mean_queue_length(self, n_servers: int | None = None) -> np.ndarray:
+        """Mean queue length per server type, ``sum_l (q_{m,l} + V_{m,l} / N)``: (M,) stationary,
+        (T, M) over time."""
+        return self.occupancy(n_servers).sum(axis=-1)
+
+
 @dataclass(frozen=True)
-class RefinedStationary:
+class RefinedStationary(_Refinement):
     """Result of :func:`refined_stationary`.
 
     Attributes
@@ -474,16 +490,6 @@ class RefinedStationary:
     truncation_change: float
     relaxation_time: float
     seconds: float
-
-    def occupancy(self, n_servers: int | None = None) -> np.ndarray:
-        """``q* + V / N`` (the mean-field q* when `n_servers` is None)."""
-        if n_servers is None:
-            return self.q.copy()
-        return self.q + self.V / _check_n(n_servers)
-
-    def mean_queue_length(self, n_servers: int | None = None) -> np.ndarray:
-        """Mean queue length per server type, ``sum_l (q*_{m,l} + V_{m,l} / N)``."""
-        return self.occupancy(n_servers).sum(axis=1)
 
     def overall_mean_queue_length(self, n_servers: int | None = None) -> float:
         """Mean queue length over all servers, ``sum_m v_m sum_l (...)``."""
@@ -571,7 +577,7 @@ def refined_stationary(system: LocalitySystem, *, policy="gwsq", tol: float = 1e
 
 # -- transient -------------------------------------------------------------------------
 @dataclass(frozen=True)
-class RefinedTransient:
+class RefinedTransient(_Refinement):
     """Result of :func:`refined_transient`.
 
     Attributes
@@ -602,16 +608,6 @@ class RefinedTransient:
     levels: int
     top_level: float
     seconds: float
-
-    def occupancy(self, n_servers: int | None = None) -> np.ndarray:
-        """``q(t) + V(t) / N`` (T, M, L) (the ODE when `n_servers` is None)."""
-        if n_servers is None:
-            return self.q.copy()
-        return self.q + self.V / _check_n(n_servers)
-
-    def mean_queue_length(self, n_servers: int | None = None) -> np.ndarray:
-        """(T, M) mean queue length per type."""
-        return self.occupancy(n_servers).sum(axis=2)
 
 
 def refined_transient(system: LocalitySystem, q0, t_eval, *, policy="gwsq", start: str = "iid",

@@ -51,8 +51,9 @@ from numba import njit
 from ... import _policy
 from ..._policy import _ix, decide, rule_of  # noqa: F401 (the shared pieces, importable from here)
 from ..._prefetch import prefetch
+from ..._rng import randint
 
-__all__ = ["Policy", "REGISTRY", "rule_of", "as_policy", "decide", "prefetch_list"]
+__all__ = ["Policy", "REGISTRY", "rule_of", "as_policy", "decide", "prefetch_list", "distinct_position"]
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,24 @@ def prefetch_list(params, rng, i, offset, degree, neighbors):
     for q in range(first, first + degree[_ix(i)], 16):
         prefetch(neighbors, _ix(q))
     return first
+
+
+@njit(cache=True, inline="always")
+def distinct_position(rng, deg, picks, h):
+    """A uniform position of a list of ``deg`` entries other than ``picks[0:h]`` (``h < deg``),
+    drawn by rejection: the ``h``-th pick of a sample without replacement, stored in
+    ``picks[h]`` and returned. Rules that sample distinct neighbours one at a time call it."""
+    while True:
+        c = randint(rng, deg)
+        dup = False
+        for hh in range(h):
+            if picks[_ix(hh)] == c:
+                dup = True
+                break
+        if not dup:
+            break
+    picks[_ix(h)] = c
+    return c
 
 
 def _identity_lists(graph) -> bool:

@@ -13,7 +13,7 @@ from ..._prefetch import prefetch
 from ..._rng import randint, uniform
 from ...errors import ParameterError
 from ...validation import check_integer
-from . import Policy, _ix, _identity_lists, prefetch_list
+from . import Policy, _ix, _identity_lists, distinct_position, prefetch_list
 
 #: ``identity``: every dispatcher reads one stored list, 0, 1, ..., N - 1 (the complete graph as
 #: :func:`~qtheory.locality.graphs.complete_bipartite` stores it), so position c is server c
@@ -60,16 +60,7 @@ def rule(params, rng, i, state, offset, degree, neighbors):
     else:
         best = 1 << 62
         for h in range(d):
-            while True:
-                c = randint(rng, deg)
-                dup = False
-                for hh in range(h):
-                    if picks[_ix(hh)] == c:
-                        dup = True
-                        break
-                if not dup:
-                    break
-            picks[_ix(h)] = c
+            c = distinct_position(rng, deg, picks, h)
             j = c if params.identity else neighbors[_ix(base + c)]
             if state[_ix(j)] < best:
                 best = state[_ix(j)]

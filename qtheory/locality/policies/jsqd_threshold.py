@@ -16,10 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ..._rng import randint
 from ...errors import ParameterError
 from ...validation import check_integer
-from . import Policy, _ix
+from . import Policy, _ix, distinct_position
 
 #: ``picks``: scratch for the sampled positions (d entries)
 Params = namedtuple("ThresholdJSQParams", ["d", "threshold", "picks"])
@@ -36,16 +35,7 @@ def rule(params, rng, i, state, offset, degree, neighbors):
     best = 1 << 62
     target = -1
     for h in range(n_samples):
-        while True:
-            c = randint(rng, deg)
-            dup = False
-            for hh in range(h):
-                if picks[_ix(hh)] == c:
-                    dup = True
-                    break
-            if not dup:
-                break
-        picks[_ix(h)] = c
+        c = distinct_position(rng, deg, picks, h)
         j = neighbors[_ix(base + c)]
         if state[_ix(j)] < params.threshold:
             target = j

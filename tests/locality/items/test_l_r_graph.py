@@ -46,6 +46,24 @@ def test_a_check_with_nothing_resolved_does_not_hold():
     assert l_r_graph.ratio_claim(rows, "grmf", "gmf", 50).holds is False
 
 
+def test_a_miss_is_named_with_the_refinement_that_explains_it():
+    # type 2: graph mean field 0.07 > 0.5 x 0.1 (resolved); its refinement 0.01 <= 0.5 x 0.07
+    rows = _summary(gmf=[0.02, 0.07, 0.03], ode=[0.1, 0.1, 0.1], grmf=[0.005, 0.01, 0.01])
+    text = l_r_graph.miss_text(rows)
+    assert "$N = 20$, type 2" in text and "type 1" not in text and "independent" in text
+
+
+def test_a_miss_the_refinement_does_not_remove_is_not_explained_by_it():
+    rows = _summary(gmf=[0.02, 0.07, 0.03], ode=[0.1, 0.1, 0.1], grmf=[0.005, 0.036, 0.01])
+    text = l_r_graph.miss_text(rows)
+    assert "type 2" in text and "independent" not in text and "not shown" in text
+    assert "not shown" in l_r_graph.miss_text(_summary(gmf=[0.02, 0.07, 0.03], ode=[0.1] * 3))
+
+
+def test_no_miss_no_text():
+    assert l_r_graph.miss_text(_summary(gmf=[0.05, 0.04, 0.03], ode=[0.1] * 3, grmf=[0.01] * 3)) == ""
+
+
 def test_sizes_above_the_limit_are_not_judged():
     rows = _summary(gmf=[0.09] * 3, ode=[0.1] * 3, n=1000)
     assert l_r_graph.ratio_points(rows, "gmf", "ode", 200) == []

@@ -122,7 +122,7 @@ def _closing_cells(source: Path, metas: list[dict], items: Sequence[str], data_l
 
 
 def split_title(source: str) -> tuple[str, str | None]:
-    """``(title, rest)`` of a page's first Markdown cell: its label and ``# `` heading lines, and
+    """``(title, rest)`` of a page's first Markdown cell: its label and heading lines (starting with a hash and a space), and
     what follows them (None when the cell has no heading)."""
     lines = source.splitlines()
     for k, line in enumerate(lines):

@@ -597,7 +597,7 @@ def compute(*, seed: int, loads, n_list, n_runs: int, events_per_run: int, sweep
 
 def draw_errors(res: ItemResult):
     """The page's first figure from ``res.figure``: per panel (a load, or the Sec. 6 system) the
-    |error| of each approximation against N, both policies (GWSQ(2) solid with circles, local
+    absolute error of each approximation against N, both policies (GWSQ(2) solid with circles, local
     JSQ(2) on the complete graph dashed with squares), ±1 SE bars, filled markers where the
     simulation resolves the error. Returns the matplotlib figure."""
     panels, methods, points = res.figure["panels"], res.figure["methods"], res.figure["error_points"]

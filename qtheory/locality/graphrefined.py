@@ -15,17 +15,21 @@ lost; with L large this changes nothing measurable), :math:`Y_j(0) = 1`, :math:`
 For d = 2, dispatcher i with :math:`n_i \ge 2` neighbours picks each pair with probability
 :math:`1/\binom{n_i}2`, so server j, holding :math:`\ell - 1` tasks, receives the task at rate
 
-.. math:: \alpha_j(\ell-1; Y) = c_j + \sum_{e \ne j} \beta_{je}\, g_e(\ell), \qquad
-   g_e(\ell) = \tfrac12 \big(Y_e(\ell-1) + Y_e(\ell)\big), \qquad
-   \beta_{je} = \sum_{i:\, j, e \in N(i)} \frac{\lambda}{\binom{n_i}{2}},
+.. math::
+
+   \alpha_j(\ell-1; Y) &= c_j + \sum_{e \ne j} \beta_{je}\, g_e(\ell), \\
+   g_e(\ell) &= \tfrac12 \big(Y_e(\ell-1) + Y_e(\ell)\big), \\
+   \beta_{je} &= \sum_{i:\, j, e \in N(i)} \frac{\lambda}{\binom{n_i}{2}},
 
 (partner e longer than j: j gets the task; as long: half of the time), :math:`c_j` being
 :math:`\lambda` per dispatcher whose only neighbour is j. :math:`\beta` is symmetric and
 non-zero only for **pairs of servers that share a dispatcher**. The conditional drift of
 :math:`Y_j(\ell)` is
 
-.. math:: F_{j\ell}(Y) = D_{j\ell}\, \alpha_j(\ell-1; Y) - u_{m(j)} \big(Y_j(\ell) - Y_j(\ell+1)\big),
-   \qquad D_{j\ell} = Y_j(\ell-1) - Y_j(\ell),
+.. math::
+
+   F_{j\ell}(Y) &= D_{j\ell}\, \alpha_j(\ell-1; Y) - u_{m(j)} \big(Y_j(\ell) - Y_j(\ell+1)\big), \\
+   D_{j\ell} &= Y_j(\ell-1) - Y_j(\ell),
 
 the same function as the graph mean field's drift (:func:`qtheory.locality.graphmf.drift`,
 with its one-node quadrature for d = 2), evaluated at 0/1 tails: the mean field is

@@ -1,10 +1,10 @@
-"""Second-order (1/N^2) stationary expansion of paper L's occupancy (a result beyond the paper).
+"""Second-order (:math:`1/N^2`) stationary expansion of paper L's occupancy (a result beyond the paper).
 
 For the systems whose occupancy is a density-dependent population process (GWSQ(d) for any
 compatibility matrix, local JSQ(d) on the complete bipartite graph; see
 :mod:`qtheory.locality.refined`) the stationary mean has the size expansion of Gast,
 Bortolussi and Tribastone ("Size expansions of mean field approximation: transient and
-steady-state analysis", Performance Evaluation 2019; its steady-state 1/N^2 result, the
+steady-state analysis", Performance Evaluation 2019; its steady-state :math:`1/N^2` result, the
 "refined refined" approximation of rmf_tool). The paper's text is not among the project's
 sources, so its equation numbers are not quoted here: the equations below are derived in
 this docstring and checked against rmf_tool 0.5's ``refinedRefined_fixedPoint.computePiVA``
@@ -16,13 +16,13 @@ this docstring and checked against rmf_tool 0.5's ``refinedRefined_fixedPoint.co
 by type (``i = m L + l - 1``), ``Y = q^N - q*`` and ``F`` the limit drift (3.7);
 ``F_{i,j}``, ``F_{i,jk}``, ... are its partial derivatives at q* (``J = (F_{i,j})`` the
 Jacobian). The drift at size N is ``F + f1 / N + f2 / N^2 + ...`` (f1 = f2 = 0 for GWSQ,
-whose drift is (3.7) at every N; for local JSQ(d) they are the 1/N and 1/N^2 terms of
+whose drift is (3.7) at every N; for local JSQ(d) they are the :math:`1/N` and :math:`1/N^2` terms of
 ``C(N x, d) / C(N, d)``, :func:`selection_series`). ``Q_ij(x) = sum_e e_i e_j beta_e(x)`` is
 the jump covariance (diagonal here, ``(a_i + s_i) / v_m`` with a the arrival and s the
 departure term; its 1/N part ``Q1 = diag(f1) / v``), ``R_ijk = sum_e e_i e_j e_k beta_e``
 (``delta_ijk (a_i - s_i) / v_m^2``). The moments of Y expand as ``E[Y] = V/N + A/N^2``,
 ``E[Y_i Y_j] = W/N + B/N^2``, ``E[Y_i Y_j Y_k] = C/N^2``, ``E[Y_i Y_j Y_k Y_l] = D/N^2``
-(raw moments, orders O(N^-3) dropped).
+(raw moments, orders :math:`O(N^{-3})` dropped).
 
 **Equations.** The stationary law makes the generator of every polynomial average to
 zero, ``E[sum_e N beta_e(x) (h(x + e/N) - h(x))] = 0``; applied to ``h = Y_i``, ``Y_i Y_j``,
@@ -51,7 +51,7 @@ tested against exact finite chains extrapolated in 1/N.
 **Structure used.** Row ``(m, l)`` of the drift depends on ``q_{., l-1}``, ``q_{., l}``
 (and linearly on ``q_{m, l+1}``), so every derivative of order >= 2 is a small tensor in
 these 2M local variables (:func:`local_derivatives`, analytic up to order 4); with D in
-closed form nothing of size n^4 or n^5 is formed. The cost is dominated by the n^3 tensor C
+closed form nothing of size :math:`n^4` or :math:`n^5` is formed. The cost is dominated by the :math:`n^3` tensor C
 (n = M L).
 """
 
@@ -151,7 +151,7 @@ def local_derivatives(system: LocalitySystem, q: np.ndarray, h: np.ndarray, orde
     ``a_{m,l} = lambda zeta (z_m - z_{M+m}) sum_k c_{k,m} G(alpha_k . z, beta_k . z)`` with
     ``alpha_k = (r_k, 0)``, ``beta_k = (0, r_k)``, r the neighbourhood shares and G the divided
     difference of H. The n-th derivative of G is ``sum_words G_{#alpha, #beta} alpha^... x beta^...``
-    over the 2^n words in {alpha, beta}; the factor ``z_m - z_{M+m}`` adds, by Leibniz,
+    over the :math:`2^n` words in the letters alpha and beta; the factor ``z_m - z_{M+m}`` adds, by Leibniz,
     ``sum_{slots} e (x) (n-1)-th derivative``.
 
     Returns
@@ -265,7 +265,7 @@ class SecondOrderStationary:
     q : (M, L) array
         The fixed point q* of (3.7).
     V, A : (M, L) arrays
-        The 1/N and 1/N^2 terms: ``E[q^N] = q* + V / N + A / N^2 + O(1/N^3)``.
+        The :math:`1/N` and :math:`1/N^2` terms: ``E[q^N] = q* + V / N + A / N^2 + O(1/N^3)``.
     W, B : (n, n) arrays
         ``E[Y Y^T] = W / N + B / N^2`` (raw second moment of ``Y = q^N - q*``, flattened).
     C : (n, n, n) array

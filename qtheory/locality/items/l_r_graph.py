@@ -256,8 +256,9 @@ def compute(*, seed: int, n_list, n_graphs: int, events_per_run: int, warmup: fl
                           "refinement; the dotted line is the standard error of the simulated mean, below which an "
                           "error is not resolved"),
         "scatter_caption": (f"stationary mean queue length of each server at $N = {scatter_n}$ ({n_graphs} graphs): "
-                            f"graph mean field (filled) and (3.7) (open, one value per type) against the simulation "
-                            f"on the same graph ({se1} of the simulated mean); the line is equality"),
+                            "graph mean field (dots) and (3.7) (a dashed line at its one value per type, across the "
+                            f"type's servers) against the simulation on the same graph ({se1} of the simulated mean); "
+                            "the solid line is equality"),
         "transient_caption": (f"L-F1's S2 setting on one irg($p^1$) graph with $N = {n_small}$: mean queue length per "
                               f"server type over time, {transient_runs} simulations ({se1} band), the graph mean field "
                               "and the ODE (3.7), from i.i.d. initial lengths with the tails of the initial matrix Q"),

@@ -32,12 +32,6 @@ run, between interleaved runs. How the numbers got here (the development diary) 
 """
 
 
-def folded(section: str) -> str:
-    """A section (``## Title`` and its body) as a collapsed dropdown titled like the section."""
-    title, _, body = section.strip().partition("\n")
-    return f"````{{admonition}} {title.lstrip('# ').strip()}\n:class: dropdown\n\n{body.strip()}\n````\n"
-
-
 def folded_together(title: str, sections) -> str:
     """Several sections in one collapsed dropdown, each titled by a rubric (a heading may not
     stand inside a directive): one closed line on the page however many measurements there are."""

@@ -278,17 +278,20 @@ INDEPENDENT_LABEL = {"supermarket": "L JSQ(2) supermarket, N = 1000", "local_jsq
                      "jlmu": "U JLMU, n = 100", "slta": "U SLTA, n = 100"}
 
 
-def bench_independent(preset: str, repeats: int) -> dict:
+def bench_independent(preset: str, repeats: int, cases=None) -> dict:
     """Each numba kernel against the independent C loop of its model (written from the paper
     for speed, ``benchmarks/independent``): pairs of runs of about 10^7 events, numba and C one
     right after the other (the order alternating), events per second of processor time; the
-    ratio C / numba per pair, and its median (the headline of issue 33: <= 1.25)."""
+    ratio C / numba per pair, and its median (the headline of issue 33: <= 1.25). ``cases``: a
+    subset of ``INDEPENDENT_CASES`` (all by default)."""
     from benchmarks import independent
 
     rounds = max(repeats, 5) if preset == "full" else max(repeats, 3)
     out = {"environment": _environment(), "rounds": rounds, "goal_ratio": C_GOAL, "cases": {},
            "compiler_flags": f"{independent.OPTIMISE} {' '.join(independent.FLAGS)}"}
     for key, scale in INDEPENDENT_CASES.items():
+        if cases and key not in cases:
+            continue
         small = {**scale, "horizon": 5.0, "r_events": 1000, "u_horizon": 2.0}
         models.run(key, "numba", 0, small)                      # compile or load the kernel
         independent.run(key, 0, small)                          # compile the loop
@@ -707,6 +710,9 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="smaller runs")
     ap.add_argument("--repeats", type=int, default=3, help="runs per implementation (best is reported)")
     ap.add_argument("--only", nargs="+", choices=SECTIONS, default=list(SECTIONS))
+    ap.add_argument("--cases", nargs="+", choices=list(INDEPENDENT_CASES), default=None,
+                    help="with --only independent: only these models (write elsewhere with --results-dir, "
+                         "or the page loses the others)")
     ap.add_argument("--skip", nargs="*", default=[], help="implementations to skip, e.g. ciw")
     ap.add_argument("--book-log", type=Path, default=Path("/tmp/paper_book.log"),
                     help="log of a paper-preset `make book` run")
@@ -717,6 +723,9 @@ def main(argv=None) -> int:
                                                           "and rewrite the page")
     args = ap.parse_args(argv)
     default_dir = args.results_dir.resolve() == RESULTS.resolve()
+    if args.cases and default_dir:
+        ap.error("--cases: a subset of the models would replace benchmarks/latest/independent.json; "
+                 "give --results-dir")
     RESULTS = args.results_dir
     preset = "quick" if args.quick else "full"
     if args.replot:
@@ -727,7 +736,7 @@ def main(argv=None) -> int:
     if "c" in args.only:
         bench_c(preset, args.repeats)
     if "independent" in args.only:
-        bench_independent(preset, args.repeats)
+        bench_independent(preset, args.repeats, args.cases)
     if "limit" in args.only:
         bench_limit(preset, args.repeats)
     if "scaling" in args.only:

@@ -9,7 +9,7 @@ Runs, through the public ``simulate`` of each paper and in every mode of each ke
   that they are not) and on the complete graph, with queue
   lengths held in int32 and, forced by lowering the module's size thresholds, in uint8 and
   uint16 (runs started with queues at 254 and 65534 overflow them and restart wider),
-  with departures by rejection and with arrivals drawn ahead (lookahead);
+  with arrivals drawn ahead (lookahead) and with the statistics kept per event;
 * R: every registered mechanism, homogeneous and heterogeneous speeds, with initial jobs
   and a warm-up.
 
@@ -86,11 +86,12 @@ def _locality():
                                  graph.n_clusters)
     graphs = {"irg": graph, "irg renamed": renamed, "complete": complete_bipartite(system, n)}
     grid = np.linspace(0.0, 10.0, 21)
-    modes = {  # module constants -> the kernel's modes (defaults: int32 lists, no rejection, no lookahead)
+    modes = {  # module constants -> the kernel's modes (defaults: int32 lists, no lookahead, statistics
+        # counted at the recording times, as the runs here take more steps than servers counted)
         "int32": {},
         "narrow": {"_NARROW_FROM": 0},
-        "rejection+ahead": {"_NARROW_FROM": 0, "_REJECTION_FROM": 0, "_REJECTION_DRAWS": float("inf"),
-                            "_AHEAD_FROM_BYTES": 0},
+        "ahead": {"_NARROW_FROM": 0, "_AHEAD_FROM_BYTES": 0},
+        "per-event statistics": {"_SCAN_SHARE": 0.0},
     }
     for mode, settings in modes.items():
         saved = {k: getattr(sim, k) for k in settings}

@@ -170,29 +170,6 @@ def test_c_binary_rejects_bad_arguments():
     assert out.returncode == 2
 
 
-@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
-@pytest.mark.parametrize("seed", [3, 2**40 + 1])
-def test_c_supermarket_and_the_numba_kernel_simulate_the_same_path(seed):
-    """Fed the same xoshiro256+ stream (splitmix64 seeding of `seed`), the C loop and the
-    numba kernel on the complete graph take the same decisions event by event: the same
-    number of events and the same recorded path, not merely statistics within errors."""
-    from qtheory._rng import seed_state
-    from qtheory.locality.policies import LocalJSQ
-    from qtheory.locality.simulation import _kernel, _prepare
-
-    n, horizon, warmup, n_grid = 50, 60.0, 10.0, 241
-    system, graph = models._locality_setup("supermarket", n)
-    grid = np.array([horizon * g / (n_grid - 1) for g in range(n_grid)])      # the C program's grid
-    policy = LocalJSQ(d=2)
-    kgraph, types, config, work = _prepare(system, graph, policy, np.zeros(n, np.int64), grid, 10)
-    # the C loop's way: departures from the list of busy servers, no arrivals drawn ahead
-    assert not config.rejection and work.ahead.size == 0 and work.state.dtype == np.int32
-    out = _kernel(policy)(policy.kernel_params(system, graph), seed_state(seed), kgraph, types, config, work)
-    c = csupermarket.run(n, models.CASES["supermarket"].params["lam"], horizon, warmup, n_grid, seed)
-    assert out.events == c.events > 0.9 * 2 * 0.9 * n * horizon
-    assert out.mean_queue_length[grid >= warmup, 0].mean() == pytest.approx(c.statistic, rel=1e-10, abs=1e-11)
-
-
 # -- the C loops of the R and U kernels ---------------------------------------------------
 def _t_quantile(dof, comparisons=4, level=1e-3):
     """Two-sided t quantile at familywise `level` over `comparisons` tests (Bonferroni)."""

@@ -280,17 +280,17 @@ def test_a_rule_takes_the_names_it_uses_in_any_order_bound_by_name():
     np.testing.assert_array_equal(out, [30.0, 30.0, 30.0])
 
 
-exponential = 0.5  # named like the generator function the L template imports from qtheory._rng
+uniform = 0.5  # named like the generator function the L template imports from qtheory._rng
 
 
 @njit
 def _reads_a_name_the_template_imports(i, offset, neighbors):
-    return neighbors[_ix(offset[_ix(i)] + int(exponential))]  # mistake: template import
+    return neighbors[_ix(offset[_ix(i)] + int(uniform))]  # mistake: template import
 
 
 def test_a_module_level_name_the_template_imports_as_something_else_is_refused():
     _refused(_reads_a_name_the_template_imports, "mistake: template import",
-             "`exponential`, which means something else in the kernel template")
+             "`uniform`, which means something else in the kernel template")
 
 
 def test_every_registered_locality_policy_splices_into_the_kernel():

@@ -1,9 +1,8 @@
-"""Event-driven simulators of local JSQ(d) (Sec. 2.2) and GWSQ(d) (Algorithm 1).
+"""Simulators of local JSQ(d) (Sec. 2.2) and GWSQ(d) (Algorithm 1).
 
-Both simulate the N-th system exactly (continuous-time Markov chain, one event at a
-time, no uniformisation) and record on a time grid, for every server type m, the
-occupancy ``q_{m,l}^N(t)`` (l = 1..L), the mean queue length and the mean squared
-queue length (the latter two exactly, whatever L).
+Both simulate the N-th system exactly (the continuous-time Markov chain) and record on a time
+grid, for every server type m, the occupancy ``q_{m,l}^N(t)`` (l = 1..L), the mean queue length
+and the mean squared queue length (the latter two exactly, whatever L).
 
 * Local JSQ(d): an arrival at dispatcher i samples d distinct servers uniformly from
   its neighbourhood N(i) and joins the shortest; ties are broken uniformly at random
@@ -20,21 +19,23 @@ queue length (the latter two exactly, whatever L).
   probability distribution; the two agree to :math:`O(d^2 / N)`, and with independent draws the
   drift of the occupancy is exactly the right side of (3.7) for every N.
 
-A departing server is a uniform busy server of the departing type, taken from a list of
-busy servers; from :math:`N = 2^{16}` servers on (when the servers are numbered type by type
-and the draws are few, see ``_rejection_pays``) it is found instead by drawing uniform servers
-of the type until one is busy, and queue lengths are kept in 8 or 16 bits where they fit: at
+The chain is run by uniformisation (see :func:`_kernel_template`): a Poisson number of steps
+between recording times, each step one uniform that is an arrival (its dispatcher and the
+rule's uniform ``u`` read from the same uniform) or the service slot of one server (nothing
+happens if it is idle). No holding time is drawn and no list of busy servers is kept; the
+steps that change nothing are a fraction (1 - rho) / (1 + rho) of all at load rho.
+Queue lengths are kept in 8 or 16 bits where they fit from :math:`N = 2^{16}` servers on: at
 :math:`N = 10^6` the per-server data then stay in the processor's caches. For policies that read
-neighbour lists, once the lists hold 4 MiB or more, the next arrivals are drawn in advance, each
-with a dispatcher and a generator of its own (spawned from the kernel's), so that the list entries
-its rule will read can be prefetched (the policy's ``lookahead``). All these ways are exact; they
-use the generator differently, so a seed gives other (equally distributed) numbers in these modes
-than the small-N way would.
+neighbour lists, once the lists hold 1 MiB or more, the dispatchers and uniforms ``u`` of the next
+arrivals are drawn in advance, so that the list entries their rules will read can be prefetched
+(the policy's ``lookahead``). All these ways are exact; the lookahead uses the generator
+differently, so a seed gives other (equally distributed) numbers with it than without.
 """
 
 from __future__ import annotations
 
 import time
+from math import lgamma
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -42,7 +43,7 @@ import numpy as np
 from numba import njit
 
 from ..errors import ParameterError
-from .._rng import exponential, randint, spawn, uniform
+from .._rng import uniform
 from ..runtime import RunRecord, kernel_state
 from ..validation import check_array, check_integer, check_seed
 from .. import _memory, _splice
@@ -67,7 +68,7 @@ def _kernel(policy):
     return _splice.specialise(_kernel_template, policy.rule, {"touch": policy.lookahead or prefetch_list})
 
 
-def touch(params, peek, w, offset, degree, neighbors):
+def touch(params, i, u, offset, degree, neighbors):
     """The lookahead point of the kernel template: replaced by the policy's
     :attr:`~qtheory.locality.policies.Policy.lookahead` (not callable itself)."""
     raise NotImplementedError("touch is a placeholder spliced out of the kernel template")
@@ -105,19 +106,18 @@ class Configuration(NamedTuple):
     levels: int
     #: largest queue length ``Work.state``'s type holds (set per width by :func:`_run_kernel`)
     cap: int
-    #: servers numbered type by type; departures found by rejection
+    #: servers numbered type by type
     sorted_types: bool
-    rejection: bool
+    #: the statistics are those of the state counted at each recording time, rather than kept
+    #: up to date at every event (chosen by :func:`_prepare` when the counting is the cheaper)
+    scan: bool
 
 
 class Work(NamedTuple):
-    """Arrays the kernel updates: the queue lengths (``state``, of the width being tried), the
-    busy list and places (``busy``, ``pos``; empty with rejection), the arrivals drawn ahead
-    (``ahead``; empty without lookahead)."""
+    """Arrays the kernel updates: the queue lengths (``state``, of the width being tried) and
+    the dispatchers of the arrivals drawn ahead (``ahead``; empty without lookahead)."""
 
     state: np.ndarray
-    busy: np.ndarray
-    pos: np.ndarray
     ahead: np.ndarray
 
 
@@ -139,17 +139,27 @@ def _kernel_template(params, rng_state, graph, types, config, work):
     whose fields it unpacks under their own names, the names the rule takes. It returns
     :class:`Outputs`.
 
+    The chain is simulated by uniformisation at the constant rate ``Lambda = lambda W +
+    sum_m u_m |V_m|``: between two recording times t_{g-1} and t_g it takes a Poisson
+    (``Lambda (t_g - t_{g-1})``) number of steps, each of one uniform ``r`` on [0, Lambda):
+    an arrival if ``r < lambda W``, else a service slot, one server of rate u_m each (the
+    server ``int((r - lambda W - (slots of the types before m)) / u_m)`` of type m); a slot
+    of an idle server is a step that changes nothing. The state at each recording time then
+    has the law of the chain's (no holding times are drawn), and the steps before t_g do not
+    depend on the recording times after it. An arrival's uniform gives its dispatcher (the
+    integer part of ``r / lambda``) and, again uniform on [0, 1) and independent of it, the
+    fractional part ``u`` the rule may take (local JSQ(2) picks its pair from it).
+
     ``state`` may be of a narrow integer type: an arrival at a queue of ``cap`` tasks stops
     the run and returns ``events = -1`` (the caller reruns it with a wider type). With
-    ``sorted_types`` the servers are numbered type by type, and a server's type is found from
-    ``type_first`` (a few cached words) instead of a random read of ``server_type``. With
-    ``rejection`` (only with ``sorted_types``) a departure of type m draws uniform servers of
-    type m until it draws a busy one, and ``busy`` and ``pos`` are neither kept nor read. With
-    a non-empty ``ahead`` (a work array), the next ``ahead.size`` arrivals are drawn in advance,
-    each a uniform dispatcher and a generator spawned from the kernel's (used in turn): an
-    arrival's offset and degree are prefetched when it is drawn, the list entries its rule will
-    read (the policy's lookahead, spliced in at ``touch``) half the ring later, and the rule
-    decides it with its own generator, so that the list reads of an arrival do not wait for memory."""
+    ``sorted_types`` the servers are numbered type by type: a server's type is found from
+    ``type_first`` (a few cached words) instead of a random read of ``server_type``, and the
+    k-th server of a type is ``type_first[m] + k`` instead of a read of ``type_members``. With
+    a non-empty ``ahead`` (a work array), the dispatcher and ``u`` of the next ``ahead.size``
+    arrivals are drawn in advance (from one uniform each, in turn): an arrival's offset and
+    degree are prefetched when it is drawn, the list entries its rule will read (the policy's
+    lookahead, spliced in at ``touch``, given its dispatcher and ``u``) half the ring later, so
+    that the list reads of an arrival do not wait for memory."""
     offset = graph.offset
     degree = graph.degree
     neighbors = graph.neighbors
@@ -164,157 +174,177 @@ def _kernel_template(params, rng_state, graph, types, config, work):
     levels = config.levels
     cap = config.cap
     sorted_types = config.sorted_types
-    rejection = config.rejection
+    scan = config.scan
     state = work.state
-    busy = work.busy
-    pos = work.pos
     ahead = work.ahead
     rng = rng_state.copy()
-    n_servers = server_type.size
     n_types = type_size.size
     n_disp = offset.size
     n_grid = t_grid.size
     occupancy = np.zeros((n_grid, n_types, levels))
     mean_len = np.zeros((n_grid, n_types))
     mean_sq = np.zeros((n_grid, n_types))
-    # unless rejection: busy servers of each type, in the segment [type_first[m], type_first[m]
-    # + n_busy[m]), and pos[j], the place of busy server j in its segment (work arrays of the
-    # caller; pos of an idle server is never read)
-    n_busy = np.zeros(n_types, np.int64)
     count = np.zeros((n_types, levels + 1), np.int64)   # count[m, l]: type m, >= l tasks
     total = np.zeros(n_types, np.int64)
     total_sq = np.zeros(n_types, np.int64)
-    for j in range(n_servers):
-        m = server_type[_ix(j)]
-        x = state[_ix(j)]
-        total[_ix(m)] += x
-        total_sq[_ix(m)] += x * x
-        for l in range(1, min(x, levels) + 1):
-            count[_ix(m), _ix(l)] += 1
-        if x > 0:
-            if not rejection:
-                busy[_ix(type_first[_ix(m)] + n_busy[_ix(m)])] = j
-                pos[_ix(j)] = n_busy[_ix(m)]
-            n_busy[_ix(m)] += 1
+    tally(state, server_type, levels, count, total, total_sq)
     lam_total = arrival_rate * n_disp
-    # with lookahead: the dispatchers of the next n_ahead arrivals and a generator of each
-    # (spawned from the kernel's), used in turn
+    inv_lam = 1.0 / arrival_rate
+    # the service slots: type m's span u_m |V_m| of [lambda W, Lambda), 1 / u_m per server
+    slots = np.empty(n_types)
+    inv_rate = np.empty(n_types)
+    uniformised = lam_total
+    for m in range(n_types):
+        slots[_ix(m)] = service_rates[_ix(m)] * type_size[_ix(m)]
+        inv_rate[_ix(m)] = 1.0 / service_rates[_ix(m)]
+        uniformised += slots[_ix(m)]
+    # with lookahead: the dispatchers and u of the next n_ahead arrivals, used in turn
     n_ahead = ahead.size
     half = n_ahead // 2
-    words = rng.size                  # of a generator's state
-    ahead_rng = np.empty((n_ahead, words), np.uint64)
-    peek = np.empty(words, np.uint64)
-    saved = np.empty(words, np.uint64)
+    ahead_u = np.empty(n_ahead)
     for h in range(n_ahead):
-        ahead[_ix(h)] = randint(rng, n_disp)
-        spawn(rng, ahead_rng[_ix(h)])
+        v = uniform(rng) * n_disp
+        nxt = int(v)
+        if nxt >= n_disp:
+            nxt = n_disp - 1
+        ahead[_ix(h)] = nxt
+        ahead_u[_ix(h)] = v - nxt
     head = 0
-    t = t_grid[0]
-    g = 0
     events = 0
-    while True:
-        dep_total = 0.0
+    for g in range(n_grid):
+        steps = 0
+        if g > 0:
+            steps = poisson(rng, uniformised * (t_grid[_ix(g)] - t_grid[_ix(g - 1)]))
+        for _ in range(steps):
+            r = uniform(rng) * uniformised
+            if r < lam_total:
+                if n_ahead:
+                    # the arrival drawn n_ahead arrivals ago; the list entries of the arrival
+                    # half as far ahead are prefetched now, and a new one is drawn in its place
+                    i = ahead[_ix(head)]
+                    u = ahead_u[_ix(head)]
+                    mid = head + half if head + half < n_ahead else head + half - n_ahead
+                    w = ahead[_ix(mid)]
+                    uw = ahead_u[_ix(mid)]
+                    touched = touch(params, w, uw, offset, degree, neighbors)
+                    v = uniform(rng) * n_disp
+                    nxt = int(v)
+                    if nxt >= n_disp:
+                        nxt = n_disp - 1
+                    ahead[_ix(head)] = nxt
+                    ahead_u[_ix(head)] = v - nxt
+                    prefetch(offset, _ix(nxt))
+                    prefetch(degree, _ix(nxt))
+                    head = head + 1 if head + 1 < n_ahead else 0
+                else:
+                    # a uniform dispatcher and, left over, a uniform u independent of it
+                    v = r * inv_lam
+                    i = int(v)
+                    if i >= n_disp:
+                        i = n_disp - 1
+                    u = v - i
+                target = decide(params, rng, i, u, state, offset, degree, neighbors, dispatcher_cluster,
+                                server_type, type_members, type_first, type_size)
+                x = state[_ix(target)]
+                if x == cap:
+                    return Outputs(occupancy, mean_len, mean_sq, -1)
+                state[_ix(target)] = x + 1
+                events += 1
+                if not scan:
+                    if sorted_types:
+                        m = 0
+                        while m + 1 < n_types and target >= type_first[_ix(m + 1)]:
+                            m += 1
+                    else:
+                        m = server_type[_ix(target)]
+                    total[_ix(m)] += 1
+                    total_sq[_ix(m)] += 2 * x + 1
+                    if x + 1 <= levels:
+                        count[_ix(m), _ix(x + 1)] += 1
+            else:
+                # a service slot: type m, then the server of the slot; idle, nothing happens
+                r -= lam_total
+                m = 0
+                while m < n_types - 1 and r >= slots[_ix(m)]:
+                    r -= slots[_ix(m)]
+                    m += 1
+                k = int(r * inv_rate[_ix(m)])
+                if k >= type_size[_ix(m)]:
+                    k = type_size[_ix(m)] - 1
+                c = type_first[_ix(m)] + k
+                j = c if sorted_types else type_members[_ix(c)]
+                x = state[_ix(j)]
+                if x > 0:
+                    state[_ix(j)] = x - 1
+                    events += 1
+                    if not scan:
+                        total[_ix(m)] -= 1
+                        total_sq[_ix(m)] -= 2 * x - 1
+                        if x <= levels:
+                            count[_ix(m), _ix(x)] -= 1
+        if scan and g > 0:
+            tally(state, server_type, levels, count, total, total_sq)
         for m in range(n_types):
-            dep_total += service_rates[_ix(m)] * n_busy[_ix(m)]
-        rate = lam_total + dep_total
-        t += exponential(rng) / rate
-        while g < n_grid and t_grid[_ix(g)] < t:
-            for m in range(n_types):
-                inv = 1.0 / type_size[_ix(m)]
-                for l in range(levels):
-                    occupancy[_ix(g), _ix(m), _ix(l)] = count[_ix(m), _ix(l + 1)] * inv
-                mean_len[_ix(g), _ix(m)] = total[_ix(m)] * inv
-                mean_sq[_ix(g), _ix(m)] = total_sq[_ix(m)] * inv
-            g += 1
-        if g == n_grid:
-            break
-        events += 1
-        r = uniform(rng) * rate
-        if r < lam_total:
-            if n_ahead:
-                # the arrival drawn n_ahead arrivals ago: its dispatcher and its own generator;
-                # the list entries of the arrival half as far ahead are prefetched now
-                i = ahead[_ix(head)]
-                mid = head + half if head + half < n_ahead else head + half - n_ahead
-                w = ahead[_ix(mid)]
-                for k in range(words):
-                    peek[_ix(k)] = ahead_rng[_ix(mid), _ix(k)]
-                touched = touch(params, peek, w, offset, degree, neighbors)
-                for k in range(words):
-                    saved[_ix(k)] = rng[_ix(k)]
-                    rng[_ix(k)] = ahead_rng[_ix(head), _ix(k)]
-            else:
-                i = int(r / arrival_rate)          # uniform dispatcher, reusing the same uniform
-                if i >= n_disp:
-                    i = n_disp - 1
-            target = decide(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, server_type,
-                            type_members, type_first, type_size)
-            if n_ahead:
-                # back to the kernel's generator; it draws the arrival n_ahead arrivals later,
-                # whose dispatcher's offset and degree are prefetched
-                for k in range(words):
-                    rng[_ix(k)] = saved[_ix(k)]
-                nxt = randint(rng, n_disp)
-                ahead[_ix(head)] = nxt
-                spawn(rng, ahead_rng[_ix(head)])
-                prefetch(offset, _ix(nxt))
-                prefetch(degree, _ix(nxt))
-                head = head + 1 if head + 1 < n_ahead else 0
-            if sorted_types:
-                m = 0
-                while m + 1 < n_types and target >= type_first[_ix(m + 1)]:
-                    m += 1
-            else:
-                m = server_type[_ix(target)]
-            x = state[_ix(target)]
-            if x == cap:
-                return Outputs(occupancy, mean_len, mean_sq, -1)
-            state[_ix(target)] = x + 1
-            total[_ix(m)] += 1
-            total_sq[_ix(m)] += 2 * x + 1
-            if x + 1 <= levels:
-                count[_ix(m), _ix(x + 1)] += 1
-            if x == 0:
-                if not rejection:
-                    busy[_ix(type_first[_ix(m)] + n_busy[_ix(m)])] = target
-                    pos[_ix(target)] = n_busy[_ix(m)]
-                n_busy[_ix(m)] += 1
-        else:
-            r -= lam_total
-            m = 0
-            while m < n_types - 1 and r >= service_rates[_ix(m)] * n_busy[_ix(m)]:
-                r -= service_rates[_ix(m)] * n_busy[_ix(m)]
-                m += 1
-            if n_busy[_ix(m)] == 0:          # round-off at the last type boundary
-                m = 0
-                while n_busy[_ix(m)] == 0:
-                    m += 1
-            if rejection:
-                # a uniform busy server of type m: uniform servers of the type until one is busy
-                while True:
-                    j = type_first[_ix(m)] + randint(rng, type_size[_ix(m)])
-                    if state[_ix(j)] > 0:
-                        break
-            else:
-                # the uniform left over after choosing the type picks the busy server
-                idx = int(r / service_rates[_ix(m)]) if r >= 0.0 else 0
-                if idx >= n_busy[_ix(m)]:
-                    idx = n_busy[_ix(m)] - 1
-                j = busy[_ix(type_first[_ix(m)] + idx)]
-            x = state[_ix(j)]
-            state[_ix(j)] = x - 1
-            total[_ix(m)] -= 1
-            total_sq[_ix(m)] -= 2 * x - 1
-            if x <= levels:
-                count[_ix(m), _ix(x)] -= 1
-            if x == 1:
-                if not rejection:
-                    last = busy[_ix(type_first[_ix(m)] + n_busy[_ix(m)] - 1)]
-                    busy[_ix(type_first[_ix(m)] + pos[_ix(j)])] = last
-                    pos[_ix(last)] = pos[_ix(j)]
-                    pos[_ix(j)] = -1
-                n_busy[_ix(m)] -= 1
+            inv = 1.0 / type_size[_ix(m)]
+            for l in range(levels):
+                occupancy[_ix(g), _ix(m), _ix(l)] = count[_ix(m), _ix(l + 1)] * inv
+            mean_len[_ix(g), _ix(m)] = total[_ix(m)] * inv
+            mean_sq[_ix(g), _ix(m)] = total_sq[_ix(m)] * inv
     return Outputs(occupancy, mean_len, mean_sq, events)
+
+
+@njit(cache=True)
+def tally(state, server_type, levels, count, total, total_sq):
+    """The statistics of `state` per type (``server_type``) into the zeroed or overwritten
+    arrays ``count[m, l]`` (servers of type m with at least l tasks, l <= `levels`), ``total[m]``
+    (their tasks) and ``total_sq[m]`` (the sum of the squared lengths)."""
+    count[:] = 0
+    total[:] = 0
+    total_sq[:] = 0
+    for j in range(state.size):
+        m = server_type[_ix(j)]
+        x = np.int64(state[_ix(j)])
+        total[_ix(m)] += x
+        total_sq[_ix(m)] += x * x
+        count[_ix(m), _ix(min(x, levels))] += 1
+    # from the numbers at each level (the last: at least `levels`) to tails
+    for m in range(count.shape[0]):
+        for l in range(levels - 1, 0, -1):
+            count[_ix(m), _ix(l)] += count[_ix(m), _ix(l + 1)]
+
+
+@njit(cache=True)
+def poisson(rng, mean):
+    """A Poisson variable of the given mean (>= 0) from the generator `rng`: by multiplying
+    uniforms below mean 10, else by Hoermann's transformed rejection with squeeze (PTRS,
+    1993), exact in both (the uniformisation's number of steps between recording times)."""
+    if mean <= 0.0:
+        return 0
+    if mean < 10.0:
+        limit = np.exp(-mean)
+        n = 0
+        prod = uniform(rng)
+        while prod > limit:
+            n += 1
+            prod *= uniform(rng)
+        return n
+    slam = np.sqrt(mean)
+    loglam = np.log(mean)
+    b = 0.931 + 2.53 * slam
+    a = -0.059 + 0.02483 * b
+    inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
+    vr = 0.9277 - 3.6224 / (b - 2.0)
+    while True:
+        us = uniform(rng) - 0.5
+        v = uniform(rng)
+        half_gap = 0.5 - abs(us)
+        k = np.floor((2.0 * a / half_gap + b) * us + mean + 0.43)
+        if half_gap >= 0.07 and v <= vr:
+            return int(k)
+        if k < 0.0 or (half_gap < 0.013 and v > half_gap):
+            continue
+        if np.log(v) + np.log(inv_alpha) - np.log(a / (half_gap * half_gap) + b) <= -mean + k * loglam - lgamma(k + 1.0):
+            return int(k)
 
 
 @dataclass(frozen=True)
@@ -369,8 +399,8 @@ def _prepare(system: LocalitySystem, graph: CompatibilityGraph, policy: Policy, 
     and the generator), after checking `graph`, `initial_state`, `t_grid` and `levels`:
     ``(graph, types, config, work)``, a :class:`Graph`, :class:`Types`, :class:`Configuration`
     (with the int32 ``cap``) and :class:`Work` (with the int32 state). The kernel's modes are
-    chosen here: servers numbered type by type, departures by rejection, arrivals drawn
-    ahead (see :func:`_run_kernel` for the width of the state)."""
+    chosen here: servers numbered type by type, arrivals drawn ahead, statistics counted at
+    the recording times or kept per event (see :func:`_run_kernel` for the width of the state)."""
     if graph.n_types != system.n_types or graph.n_clusters != system.n_clusters:
         raise ParameterError(f"`graph` has {graph.n_types} types and {graph.n_clusters} clusters, the system "
                              f"{system.n_types} and {system.n_clusters}")
@@ -407,23 +437,22 @@ def _prepare(system: LocalitySystem, graph: CompatibilityGraph, policy: Policy, 
     neighbors = graph.neighbors
     # few types numbered in order: the kernel computes a server's type instead of reading it
     sorted_types = bool(type_size.size <= 8 and np.all(np.diff(server_type) >= 0))
-    # at large N a departure finds its busy server by rejection (see _rejection_pays)
-    rejection = sorted_types and state.size >= _REJECTION_FROM and _rejection_pays(
-        service_rates, type_size, system.arrival_rate * offset.size)
-    busy = _memory.empty(0 if rejection else state.size, np.int32)
-    pos = _memory.empty(0 if rejection else state.size, np.int32)
     # with large lists an arrival's list read is a memory access: prefetch what the next
     # arrivals will read, when the policy reads lists, each dispatcher has its own and they are short
     lookahead = (policy.reads_lists and neighbors.nbytes >= _AHEAD_FROM_BYTES and offset.size
                  and offset.strides[0] != 0 and degree.mean() <= _AHEAD_DEGREE)
     ahead = np.empty(_AHEAD if lookahead else 0, np.int64)
+    # count the statistics at the recording times when that reads fewer servers than the run
+    # takes steps (an event costs more than a server counted), else keep them per event
+    steps = (system.arrival_rate * offset.size + float(service_rates @ type_size)) * (t_grid[-1] - t_grid[0])
+    scan = bool(state.size * (t_grid.size - 1) <= _SCAN_SHARE * steps)
     return (Graph(offset=offset, degree=degree, neighbors=neighbors, dispatcher_cluster=cluster,
                   server_type=server_type),
             Types(type_members=type_members, type_first=type_first, type_size=type_size,
                   service_rates=service_rates),
             Configuration(arrival_rate=system.arrival_rate, t_grid=t_grid, levels=levels,
-                          cap=int(np.iinfo(np.int32).max), sorted_types=sorted_types, rejection=rejection),
-            Work(state=state, busy=busy, pos=pos, ahead=ahead))
+                          cap=int(np.iinfo(np.int32).max), sorted_types=sorted_types, scan=scan),
+            Work(state=state, ahead=ahead))
 
 
 def simulate(system: LocalitySystem, graph: CompatibilityGraph, policy, initial_state, t_grid, seed, *,
@@ -463,33 +492,18 @@ def simulate(system: LocalitySystem, graph: CompatibilityGraph, policy, initial_
 _NARROW_FROM = 1 << 16
 
 
-#: from this many servers on, departures may find their server by rejection (below it the
-#: busy list stays in the caches, and small runs keep the path of the C peer)
-_REJECTION_FROM = 1 << 16
 #: from this size of the neighbour lists on, the arrivals of policies that read lists are drawn
-#: in advance and their list entries prefetched (a random read of 4 MiB or more leaves the
-#: private caches)
-_AHEAD_FROM_BYTES = 1 << 22
+#: in advance and their list entries prefetched: a random read of 1 MiB or more of lists
+#: leaves the fastest private caches (with the irg graphs of Sec. 6 from about N = 600 on:
+#: the lists of N = 1000 hold 1.7 MiB)
+_AHEAD_FROM_BYTES = 1 << 20
+#: statistics counted at the recording times when the servers counted are at most this share of
+#: the expected steps of the run
+_SCAN_SHARE = 1.0
 #: arrivals drawn in advance (what their rules will read prefetched), with large lists
 _AHEAD = 16
 #: longest mean list for which the lookahead pays (the default lookahead prefetches whole lists)
 _AHEAD_DEGREE = 1024
-#: most draws per arrival the rejection sampling of departing servers may cost (see below)
-_REJECTION_DRAWS = 4.0
-
-
-def _rejection_pays(service_rates, type_size, arrival_total) -> bool:
-    """Whether departures should find their server by rejection rather than from the list
-    of busy servers. The list costs two random reads of N-entry arrays per departure and one
-    per server turning busy or idle, which at N = 10^6 leave the caches; rejection keeps no
-    list, and draws uniform servers of the departing type m until one is busy: 1 / (busy
-    fraction of m) draws per departure, and since type m's departures occur at rate
-    u_m x (its busy servers), u_m |V_m| draws per unit time, whatever the state. Rejection is
-    used when these draws, sum_m u_m |V_m| per unit time, are at most ``_REJECTION_DRAWS``
-    per arrival (rate ``arrival_total``): a read of the compact state is cheaper than a
-    cache miss, but not unboundedly many of them (a lightly loaded system with fast servers
-    keeps the list)."""
-    return float(np.dot(service_rates, type_size)) <= _REJECTION_DRAWS * arrival_total
 
 
 def _run_kernel(kernel, params, rng_state, graph: Graph, types: Types, config: Configuration, work: Work):

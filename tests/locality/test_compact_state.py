@@ -86,13 +86,19 @@ def test_a_queue_past_int32_is_an_error_not_a_wrapped_length(monkeypatch):
 
 @pytest.mark.parametrize("policy", [LocalJSQ(d=2), LocalJSQ(d=3), JIQ()], ids=lambda p: repr(p))
 def test_relabelled_servers_give_the_same_statistics(policy):
-    """Local JSQ(d) and JIQ choose by position in the dispatcher's list, so renaming the
-    servers (a permutation applied to the lists and the types) must leave every recorded
+    """Local JSQ(d) and JIQ choose by position in the dispatcher's list, and a service slot
+    is the k-th server of its type, so renaming the servers (a permutation applied to the
+    lists and the types) that keeps their order within each type must leave every recorded
     statistic unchanged; the renamed graph's types are out of order, so its run reads
-    ``server_type`` while the original computes the types from their boundaries."""
+    ``server_type`` and ``type_members`` while the original computes the types and the k-th
+    server of a type from their boundaries."""
     graph = irg(SYSTEM, N, seed=4)
     assert np.all(np.diff(graph.server_type) >= 0)
-    sigma = np.random.default_rng(1).permutation(N)          # server j is renamed sigma[j]
+    shuffled = np.random.default_rng(1).permutation(N)
+    sigma = np.empty(N, np.int64)                             # server j is renamed sigma[j]
+    for m in range(SYSTEM.n_types):
+        members = np.flatnonzero(graph.server_type == m)
+        sigma[members] = np.sort(shuffled[members])           # the types interleaved, each in order
     server_type = np.empty(N, np.int64)
     server_type[sigma] = graph.server_type
     renamed = CompatibilityGraph(server_type, graph.dispatcher_cluster, graph.offset, graph.degree,
@@ -144,20 +150,18 @@ def test_gwsq_reads_the_type_members_only_when_the_types_are_out_of_order():
     _assert_same(sim.simulate(SYSTEM, graph, Reading(d=2), np.zeros(N, np.int64), grid, 5), fast)
 
 
-# -- departures by rejection ------------------------------------------------------------------
+# -- arrivals drawn ahead, statistics counted --------------------------------------------------
 @pytest.fixture
-def rejection_everywhere(monkeypatch):
-    """The large-N mode at every size and load: departures by rejection (where the types are
-    in order) and arrivals whose dispatchers are drawn ahead, with their lists prefetched
-    (where the policy reads lists). Records (rejection, lookahead depth) of each kernel call."""
-    monkeypatch.setattr(sim, "_REJECTION_FROM", 0)
-    monkeypatch.setattr(sim, "_REJECTION_DRAWS", float("inf"))
+def lookahead_everywhere(monkeypatch):
+    """The large-N mode at every size: arrivals whose dispatchers and uniforms are drawn
+    ahead, with their lists prefetched (where the policy reads lists). Records (lookahead
+    depth, statistics counted at the recording times) of each kernel call."""
     monkeypatch.setattr(sim, "_AHEAD_FROM_BYTES", 0)
     return _spy_modes(monkeypatch)
 
 
 def _spy_modes(monkeypatch):
-    """A list that receives (rejection, lookahead depth) of each kernel call from now on."""
+    """A list that receives (lookahead depth, scan) of each kernel call from now on."""
     kernel_of = sim._kernel
     modes = []
 
@@ -165,7 +169,7 @@ def _spy_modes(monkeypatch):
         kernel = kernel_of(policy)
 
         def run(params, rng_state, graph, types, config, work):
-            modes.append((config.rejection, work.ahead.size))
+            modes.append((work.ahead.size, config.scan))
             return kernel(params, rng_state, graph, types, config, work)
         return run
 
@@ -173,11 +177,12 @@ def _spy_modes(monkeypatch):
     return modes
 
 
-def test_departures_by_rejection_give_the_exact_transient_law(rejection_everywhere):
+def test_arrivals_drawn_ahead_give_the_exact_transient_law(lookahead_everywhere):
     """The chi-square test of `test_mutants_simulation.py` (local JSQ(2), two types, three
     dispatchers, the exact law at time h by expm_multiply) on the same system with the
-    servers renamed so that the types are in order, as rejection needs; the dispatchers
-    of the arrivals are drawn ahead, as at large N."""
+    servers renamed so that the types are in order (the kernel then computes types and
+    service slots from the type boundaries); the dispatchers and uniforms of the arrivals
+    are drawn ahead, as at large N."""
     from tests.locality import test_mutants_simulation as exact
 
     order = np.argsort(exact.TYPES, kind="stable")        # new server k is old server order[k]
@@ -190,7 +195,7 @@ def test_departures_by_rejection_give_the_exact_transient_law(rejection_everywhe
         back = np.empty(4, np.int64)
         back[order] = res.final_state
         counts[tuple(back.tolist())] = counts.get(tuple(back.tolist()), 0) + 1
-    assert set(rejection_everywhere) == {(True, sim._AHEAD)}
+    assert {depth for depth, _ in lookahead_everywhere} == {sim._AHEAD}
     expected = runs * law[:-1]
     keep = np.nonzero(expected >= 5)[0]
     obs = np.array([counts.get(states[k], 0) for k in keep], float)
@@ -201,28 +206,43 @@ def test_departures_by_rejection_give_the_exact_transient_law(rejection_everywhe
     assert stats.chisquare(obs, exp).pvalue > 1e-6
 
 
+@pytest.mark.parametrize("scan", [False, True], ids=["per-event", "counted"])
 @pytest.mark.parametrize("policy", [LocalJSQ(), GWSQ(), JIQ()], ids=lambda p: repr(p))
-def test_departures_by_rejection_keep_the_statistics_of_the_state(rejection_everywhere, policy):
+def test_both_ways_of_keeping_statistics_record_those_of_the_state(monkeypatch, lookahead_everywhere, policy, scan):
     """The bookkeeping check of `test_mutants_simulation.py` (every recorded statistic is
-    that of the state at its time) with departures by rejection."""
+    that of the state at its time) with the statistics kept up to date per event and with
+    them counted at the recording times, the arrivals drawn ahead."""
     from tests.locality.test_mutants_simulation import test_every_recorded_statistic_is_that_of_the_state_at_its_time
 
+    monkeypatch.setattr(sim, "_SCAN_SHARE", np.inf if scan else 0.0)
     test_every_recorded_statistic_is_that_of_the_state_at_its_time(policy)
-    assert set(rejection_everywhere) == {(True, 0 if isinstance(policy, GWSQ) else sim._AHEAD)}
+    assert set(lookahead_everywhere) == {(0 if isinstance(policy, GWSQ) else sim._AHEAD, scan)}
 
 
-def test_rejection_is_chosen_only_where_its_draws_are_few():
-    """sum_m u_m |V_m| draws per unit time against the arrival rate: the paper's system
-    (u = 1, 5, 10 on 50/30/20 % of the servers, lambda = 3 per server) needs 4/3 draws per
-    arrival; at a tenth of the load it would need 13.3, above the limit of 4."""
-    u, size = np.array([1.0, 5.0, 10.0]), np.array([500, 300, 200])
-    assert sim._rejection_pays(u, size, 3.0 * 1000)
-    assert not sim._rejection_pays(u, size, 0.3 * 1000)
-    assert sim._rejection_pays(u, size, 4000.0 / sim._REJECTION_DRAWS)            # at the limit
-    assert not sim._rejection_pays(u, size, 4000.0 / sim._REJECTION_DRAWS * (1 - 1e-9))
+def test_the_statistics_are_counted_where_that_reads_fewer_servers_than_the_run_takes_steps(monkeypatch):
+    """``scan`` when N x (recording times - 1) <= _SCAN_SHARE x the expected steps, Lambda x
+    (t_end - t_0), Lambda = lambda W + sum_m u_m |V_m|: with the paper's system (lambda = 3,
+    u = 1, 5, 10 on 50/30/20 % of the servers) Lambda = 7 N, so a grid of 41 points counts
+    N x 40 servers against 7 N x 20 x _SCAN_SHARE steps; the same two ways give the same
+    numbers (the kernel's statistics are exact either way)."""
+    modes = _spy_modes(monkeypatch)
+    graph = irg(SYSTEM, N, seed=2)
+    x0 = np.zeros(N, np.int64)
+    results = {}
+    for share, grid, expected in ((1.0, np.linspace(0.0, 20.0, 41), True),
+                                  (1.0, np.linspace(0.0, 20.0, 7 * 20 + 2), False),
+                                  (1.0, np.linspace(0.0, 20.0, 7 * 20 + 1), True),
+                                  (40 / 140 * (1 - 1e-9), np.linspace(0.0, 20.0, 41), False)):
+        monkeypatch.setattr(sim, "_SCAN_SHARE", share)
+        modes.clear()
+        res = sim.simulate(SYSTEM, graph, LocalJSQ(), x0, grid, 3)
+        assert [scan for _, scan in modes] == [expected], (share, grid.size)
+        if grid.size == 41:
+            results[expected] = res
+    _assert_same(results[True], results[False])
 
 
-def test_dispatchers_drawn_ahead_are_uniform_and_used_in_turn(rejection_everywhere):
+def test_dispatchers_drawn_ahead_are_uniform_and_used_in_turn(lookahead_everywhere):
     """With lookahead, dispatcher i of an arrival is an independent uniform draw: on a graph
     where dispatcher i's only server is server i (one type, service so slow that no task
     leaves), the tasks per server after many runs are multinomial with equal cells
@@ -238,18 +258,19 @@ def test_dispatchers_drawn_ahead_are_uniform_and_used_in_turn(rejection_everywhe
     for seed in range(400):
         res = sim.simulate(system, graph, LocalJSQ(d=1), np.zeros(w, np.int64), [0.0, 0.01, 3.0], seed)
         totals += res.final_state
-    assert set(rejection_everywhere) == {(True, sim._AHEAD)}
+    assert {depth for depth, _ in lookahead_everywhere} == {sim._AHEAD}
     assert totals.sum() > 4000 and stats.chisquare(totals).pvalue > 1e-6
 
 
 # -- what the lookahead prefetches ------------------------------------------------------------
-@pytest.mark.parametrize("d", [2, 3])
+@pytest.mark.parametrize("d", [1, 2, 3])
 def test_the_jsqd_lookahead_prefetches_the_entries_the_rule_compares(monkeypatch, d):
     """``LocalJSQ.lookahead`` (run as Python, with ``prefetch`` recording its indices), given
-    a copy of an arrival's generator, names the list entries the rule then compares: with
-    d = 2 exactly the two servers it chooses between (the shorter one under a state and under
-    the reversed state), else every cache line of the list. A prefetch changes no value, so
-    only this can show a lookahead that prefetches the wrong lines."""
+    an arrival's dispatcher and uniform ``u``, names the list entries the rule then compares:
+    with d = 2 exactly the two servers it chooses between (the shorter one under a state and
+    under the reversed state), with d = 1 (or a list shorter than d) the one it joins, else
+    every cache line of the list. A prefetch changes no value, so only this can show a
+    lookahead that prefetches the wrong lines."""
     from qtheory import runtime
     from qtheory.locality import policies
     from qtheory.locality.policies import jsqd
@@ -263,71 +284,78 @@ def test_the_jsqd_lookahead_prefetches_the_entries_the_rule_compares(monkeypatch
     offset, degree, neighbors = graph.offset, graph.degree, graph.neighbors
     state = np.random.default_rng(1).permutation(graph.n_servers)       # distinct lengths
     rule = jsqd.rule.py_func
+    uniforms = np.random.default_rng(2).random(60)
     tested = 0
     for seed in range(60):
         i = seed % graph.n_dispatchers
-        gen = runtime.kernel_state(seed)
+        u = float(uniforms[seed])
         seen.clear()
-        jsqd.lookahead.py_func(params, gen.copy(), i, offset, degree, neighbors)
+        jsqd.lookahead.py_func(params, i, u, offset, degree, neighbors)
         assert all(arr is neighbors for arr, _ in seen)
         positions = [k for _, k in seen]
         base, deg = int(offset[i]), int(degree[i])
-        if d == 2 and deg >= 2:
-            chosen = {rule(params, gen.copy(), i, x, offset, degree, neighbors)
-                      for x in (state, state.max() - state)}
-            assert len(positions) == 2 and set(neighbors[positions].tolist()) == chosen
+        chosen = {rule(params, runtime.kernel_state(seed), i, u, x, offset, degree, neighbors)
+                  for x in (state, state.max() - state)}
+        if d <= 2 and deg >= 2:
+            assert len(positions) == d and set(neighbors[positions].tolist()) == chosen
             tested += 1
+        elif deg < d:
+            assert len(positions) == 1 and set(neighbors[positions].tolist()) == chosen
         else:
             assert positions == list(range(base, base + deg, 16))
-    assert d != 2 or tested > 50
-    # dispatchers of one and two servers: one entry to prefetch; with d = 2 both entries of a
-    # list of two (in some order), with d = 3 the whole list, its first line
+    assert d > 2 or tested > 50
+    # dispatchers of one and two servers: one entry to prefetch, the one joined; with d = 2 both
+    # entries of a list of two (in some order)
     from qtheory.locality.graphs import from_adjacency
 
     small = from_adjacency(np.array([[0, 1, 0], [1, 0, 1]]), np.zeros(3, np.int64), np.zeros(2, np.int64))
-    for i, expected in ((0, [0]), (1, [0, 1] if d == 2 else [0])):
+    for i, u in ((0, 0.3), (1, 0.2), (1, 0.7)):
         seen.clear()
-        jsqd.lookahead.py_func(params, runtime.kernel_state(i), i, small.offset, small.degree, small.neighbors)
-        assert sorted(k - int(small.offset[i]) for _, k in seen) == expected
+        jsqd.lookahead.py_func(params, i, u, small.offset, small.degree, small.neighbors)
+        joined = rule(params, runtime.kernel_state(0), i, u, np.zeros(3, np.int64), small.offset, small.degree,
+                      small.neighbors)
+        entries = sorted(k - int(small.offset[i]) for _, k in seen)
+        if i == 1 and d == 2:
+            assert entries == [0, 1]
+        else:
+            assert [small.neighbors[int(small.offset[i]) + k] for k in entries] == [joined]
+            assert i == 0 or entries == [int(u * 2)]
 
 
 TraceParams = namedtuple("TraceParams", ["rule_log", "ahead_log", "count"])
 
 
 @njit(cache=True)
-def _tracing_rule(params, rng, i, state, offset, degree, neighbors, dispatcher_cluster, server_type,
-                  type_members, type_first, type_size):
-    """Records (dispatcher, first uniform of the generator it is given); joins a uniform neighbour."""
+def _tracing_rule(params, rng, i, u, offset, degree, neighbors):
+    """Records (dispatcher, uniform u); joins a uniform neighbour."""
     k = params.count[0]
     if k < params.rule_log.shape[0]:
         params.rule_log[k, 0] = i
-        params.rule_log[k, 1] = uniform(rng)
+        params.rule_log[k, 1] = u
     params.count[0] = k + 1
     c = randint(rng, degree[i])
     return neighbors[offset[i] + c]
 
 
 @njit(cache=True)
-def _tracing_lookahead(params, gen, i, offset, degree, neighbors):
+def _tracing_lookahead(params, i, u, offset, degree, neighbors):
     """Records what the kernel's lookahead point is given."""
     k = params.count[1]
     if k < params.ahead_log.shape[0]:
         params.ahead_log[k, 0] = i
-        params.ahead_log[k, 1] = uniform(gen)
+        params.ahead_log[k, 1] = u
     params.count[1] = k + 1
     return k
 
 
-def test_the_lookahead_is_given_each_arrival_and_its_generator_before_the_rule(monkeypatch):
-    """The kernel's pipeline: the lookahead point sees every arrival (dispatcher and a copy of
-    its own generator) ``_AHEAD / 2`` arrivals before the rule decides it with that generator,
-    in the same order; the generators of different arrivals differ. A spliced policy that
-    records both points on an irg graph in the large-N mode."""
+def test_the_lookahead_is_given_each_arrival_and_its_uniform_before_the_rule(monkeypatch):
+    """The kernel's pipeline: the lookahead point sees every arrival (dispatcher and uniform
+    ``u``) ``_AHEAD / 2`` arrivals before the rule decides it with them, in the same order;
+    the uniforms of different arrivals differ, and the dispatchers are all used. A spliced
+    policy that records both points on an irg graph in the large-N mode."""
     from qtheory import _splice
     from qtheory.locality.policies import Policy
 
-    monkeypatch.setattr(sim, "_REJECTION_FROM", 0)
-    monkeypatch.setattr(sim, "_REJECTION_DRAWS", float("inf"))
     monkeypatch.setattr(sim, "_AHEAD_FROM_BYTES", 0)
     kernel = _splice.specialise(sim._kernel_template, _tracing_rule, {"touch": _tracing_lookahead})
     monkeypatch.setattr(sim, "_kernel", lambda policy: kernel)
@@ -345,6 +373,8 @@ def test_the_lookahead_is_given_each_arrival_and_its_generator_before_the_rule(m
     assert size > decided > 1000 and looked == decided
     np.testing.assert_array_equal(params.ahead_log[:decided - half], params.rule_log[half:decided])
     assert np.unique(params.rule_log[:decided, 1]).size == decided
+    assert np.unique(params.rule_log[:decided, 0]).size == graph.n_dispatchers
+    assert 0.0 <= params.rule_log[:decided, 1].min() and params.rule_log[:decided, 1].max() < 1.0
 
 
 @pytest.mark.parametrize("policy, reads", [(LocalJSQ(), True), (JIQ(), True), (GWSQ(), False)],
@@ -359,16 +389,16 @@ def test_the_lookahead_starts_at_lists_of_ahead_from_bytes(monkeypatch, policy, 
         monkeypatch.setattr(sim, "_AHEAD_FROM_BYTES", limit)
         modes.clear()
         sim.simulate(SYSTEM, graph, policy, np.zeros(N, np.int64), [0.0, 1.0], 1)
-        assert [depth for _, depth in modes] == [expected if reads else 0]
+        assert [depth for depth, _ in modes] == [expected if reads else 0]
     # and when the mean list is at most _AHEAD_DEGREE entries (the default lookahead reads whole lists)
     mean = float(graph.degree.mean())
     for limit, expected in ((mean, sim._AHEAD), (np.nextafter(mean, 0.0), 0)):
         monkeypatch.setattr(sim, "_AHEAD_DEGREE", limit)
         modes.clear()
         sim.simulate(SYSTEM, graph, policy, np.zeros(N, np.int64), [0.0, 1.0], 1)
-        assert [depth for _, depth in modes] == [expected if reads else 0]
+        assert [depth for depth, _ in modes] == [expected if reads else 0]
     modes.clear()
     monkeypatch.setattr(sim, "_AHEAD_FROM_BYTES", 0)       # whatever the size of its one list
     monkeypatch.setattr(sim, "_AHEAD_DEGREE", np.inf)
     sim.simulate(SYSTEM, complete_bipartite(SYSTEM, N), policy, np.zeros(N, np.int64), [0.0, 1.0], 1)
-    assert [depth for _, depth in modes] == [0]
+    assert [depth for depth, _ in modes] == [0]

@@ -10,7 +10,7 @@ What a policy file provides (class attributes of the policy, except ``kernel_par
 
 ``Params``
     a :func:`collections.namedtuple` of the rule's parameters (numbers, arrays).
-``rule(...)``, taking any of ``params``, ``rng``, ``i``, ``state``, ``offset``, ``degree``, ``neighbors``,
+``rule(...)``, taking any of ``params``, ``rng``, ``i``, ``u``, ``state``, ``offset``, ``degree``, ``neighbors``,
     ``dispatcher_cluster``, ``server_type``, ``type_members``, ``type_first``, ``type_size`` (only those
     it uses, by name: JIQ's is ``rule(rng, i, state, offset, degree, neighbors)``):
     a ``numba.njit`` function evaluated for every arrival at dispatcher ``i``; it returns
@@ -21,16 +21,18 @@ What a policy file provides (class attributes of the policy, except ``kernel_par
     ``state[j]`` is the queue length of server ``j``; dispatcher ``i``'s compatible servers
     are ``neighbors[offset[i]:offset[i] + degree[i]]``; ``dispatcher_cluster[i]`` is its
     cluster; the servers of type ``m`` are ``type_members[type_first[m]:type_first[m] +
-    type_size[m]]``; ``rng`` is the kernel's generator (:mod:`qtheory._rng`). The kernel is
+    type_size[m]]``; ``rng`` is the kernel's generator (:mod:`qtheory._rng`); ``u`` is a
+    uniform on [0, 1) independent of ``i`` and of every draw of ``rng``, which the rule may use
+    as its first draw (one uniform less per arrival; the lookahead sees it too). The kernel is
     compiled once per policy with the rule's body in place of its dispatch point
     (:mod:`qtheory._splice`).
 ``kernel_params(system, graph)``
     builds ``Params`` for a run, checking what depends on the system and the graph.
 ``lookahead`` (optional, a class attribute)
-    a ``numba.njit`` function ``(params, rng, i, offset, degree, neighbors)`` that prefetches
-    the list entries the rule will read for an arrival at ``i`` with generator ``rng``; the
-    kernel calls it (spliced in like the rule) with a copy of the arrival's own generator some
-    arrivals ahead, once the lists are large (see :attr:`Policy.lookahead`).
+    a ``numba.njit`` function ``(params, i, u, offset, degree, neighbors)`` that prefetches
+    the list entries the rule will read for an arrival at ``i`` whose uniform is ``u``; the
+    kernel calls it (spliced in like the rule) some arrivals ahead, once the lists are large
+    (see :attr:`Policy.lookahead`). Draws of the rule from ``rng`` cannot be foreseen.
 ``exact_rule(self, system, graph, i, state)`` (a method)
     the law of the server that receives a task arriving at dispatcher ``i`` in ``state``
     (queue lengths), as a list of ``(server, probability)``, written in plain Python
@@ -64,11 +66,11 @@ class Policy(_policy.Policy, family=True):
     #: whether the rule reads the dispatcher's neighbour list (the kernel then prefetches what
     #: the next arrivals will read, once the lists are large; see ``lookahead``)
     reads_lists: ClassVar[bool] = True
-    #: optional ``numba.njit`` function ``(params, rng, i, offset, degree, neighbors)`` that
+    #: optional ``numba.njit`` function ``(params, i, u, offset, degree, neighbors)`` that
     #: prefetches (:func:`qtheory._prefetch.prefetch`) the entries of ``neighbors`` the rule
-    #: will read for an arrival at dispatcher ``i`` whose generator is ``rng`` (a copy: the
-    #: function may draw from it); it ends with ``return <value>`` like a rule. ``None``: the
-    #: kernel prefetches the whole list (:func:`prefetch_list`)
+    #: will read for an arrival at dispatcher ``i`` whose uniform is ``u`` (the rule's ``u``);
+    #: it ends with ``return <value>`` like a rule. ``None``: the kernel prefetches the whole
+    #: list (:func:`prefetch_list`)
     lookahead: ClassVar = None
 
     def kernel_params(self, system, graph):
@@ -77,7 +79,7 @@ class Policy(_policy.Policy, family=True):
 
 
 @njit(cache=True)
-def prefetch_list(params, rng, i, offset, degree, neighbors):
+def prefetch_list(params, i, u, offset, degree, neighbors):
     """The default lookahead of a policy that reads lists (see :attr:`Policy.lookahead`):
     every cache line of dispatcher ``i``'s list."""
     first = offset[_ix(i)]

@@ -10,7 +10,6 @@ import numpy as np
 from numba import njit
 
 from ..._prefetch import prefetch
-from ..._rng import randint, uniform
 from ...errors import ParameterError
 from ...validation import check_integer
 from . import Policy, _ix, _identity_lists, distinct_position, prefetch_list
@@ -36,23 +35,31 @@ def _pair(u, deg):
     return c1, c2
 
 
+@njit(cache=True, inline="always")
+def _single(u, deg):
+    """A uniform position of a list of ``deg >= 1`` entries from one uniform ``u``."""
+    c = int(u * deg)
+    return deg - 1 if c >= deg else c
+
+
 @njit(cache=True)
-def rule(params, rng, i, state, offset, degree, neighbors):
+def rule(params, rng, i, u, state, offset, degree, neighbors):
     """d distinct uniform neighbours of dispatcher ``i`` (without replacement), the first
     shortest in the (uniformly random) sampling order; a uniform neighbour if ``deg < d``.
-    With ``params.identity`` (the complete graph) the sampled positions are the servers
-    themselves: the same draws choose the same servers without reading the list, whose
-    random reads are cache misses at large N."""
+    With d <= 2 (or ``deg < d``) the positions come from the kernel's uniform ``u`` alone,
+    else from the generator. With ``params.identity`` (the complete graph) the sampled
+    positions are the servers themselves: the same draws choose the same servers without
+    reading the list, whose random reads are cache misses at large N."""
     d = params.d
     picks = params.picks
     deg = degree[_ix(i)]
     base = offset[_ix(i)]
     target = -1
-    if deg < d:
-        c = randint(rng, deg)
+    if deg < d or d == 1:
+        c = _single(u, deg)
         target = c if params.identity else neighbors[_ix(base + c)]
     elif d == 2:
-        c1, c2 = _pair(uniform(rng), deg)
+        c1, c2 = _pair(u, deg)
         j1 = c1 if params.identity else neighbors[_ix(base + c1)]
         j2 = c2 if params.identity else neighbors[_ix(base + c2)]
         target = j1 if state[_ix(j1)] <= state[_ix(j2)] else j2
@@ -69,18 +76,20 @@ def rule(params, rng, i, state, offset, degree, neighbors):
 
 
 @njit(cache=True)
-def lookahead(params, rng, i, offset, degree, neighbors):
-    """Prefetch the list entries ``rule`` will read for an arrival at ``i`` whose generator is
-    ``rng`` (a copy): with d = 2 the two positions its first uniform picks, else the whole list
-    (:func:`~qtheory.locality.policies.prefetch_list`, the default)."""
+def lookahead(params, i, u, offset, degree, neighbors):
+    """Prefetch the list entries ``rule`` will read for an arrival at ``i`` whose uniform is
+    ``u``: with d = 2 the two positions ``u`` picks, with d = 1 (or a list shorter than d) the
+    one, else the whole list (:func:`~qtheory.locality.policies.prefetch_list`, the default)."""
     deg = degree[_ix(i)]
     base = offset[_ix(i)]
-    if params.d == 2 and deg >= 2:
-        c1, c2 = _pair(uniform(rng), deg)
+    if deg < params.d or params.d == 1:
+        prefetch(neighbors, _ix(base + _single(u, deg)))
+    elif params.d == 2:
+        c1, c2 = _pair(u, deg)
         prefetch(neighbors, _ix(base + c1))
         prefetch(neighbors, _ix(base + c2))
     else:
-        base = prefetch_list(params, rng, i, offset, degree, neighbors)
+        base = prefetch_list(params, i, u, offset, degree, neighbors)
     return base
 
 

@@ -78,9 +78,9 @@ def test_theorem2_rate_check_within_its_tolerance(slope, label):
     assert lv.convergence_claims(_err_rows(0.5, 0.2), slope, [100, 1000], 60)[1].judge() == label
 
 
-def _corr_rows(big_highs):
-    rows = [dict(N=20, server_type=m + 1, correlation=c, ci_low=c - 0.05, ci_high=c + 0.05, N_times_correlation=20 * c)
-            for m, c in enumerate((0.03, 0.18, 0.22))]
+def _corr_rows(big_highs, small=(0.03, 0.18, 0.22), small_half=0.05):
+    rows = [dict(N=20, server_type=m + 1, correlation=c, ci_low=c - small_half, ci_high=c + small_half,
+                 N_times_correlation=20 * c) for m, c in enumerate(small)]
     rows += [dict(N=50, server_type=m + 1, correlation=0.01, ci_low=0.0, ci_high=0.02, N_times_correlation=0.5)
              for m in range(3)]
     rows += [dict(N=500, server_type=m + 1, correlation=h / 2, ci_low=0.0, ci_high=h, N_times_correlation=500 * h / 2)
@@ -88,15 +88,21 @@ def _corr_rows(big_highs):
     return rows
 
 
-def test_theorem1_agrees_when_every_type_falls_below_its_smallest_n_estimate():
+def test_theorem1_agrees_when_the_type_average_falls_and_every_type_ends_below_it():
     claim, sentence = lv.chaos_claim(_corr_rows([0.001, 0.01, 0.02]), 2.5)
-    assert claim.judge() == "agrees" and "0.030, 0.180, 0.220 (types 1-3, $N = 20$)" in sentence
+    assert claim.judge() == "agrees" and "0.030, 0.180, 0.220 (types 1-3, $N = 20$" in sentence
     assert "goes from 2.87 to 2.58" in sentence      # N x correlation averaged over the types
+    # a type whose smallest-N estimate is already at (or just below) 0 is noise, not a failure:
+    # the average (0.115 +- 0.015 here) still falls far beyond its standard error
+    assert lv.chaos_claim(_corr_rows([0.001, 0.01, 0.02], small=(-0.014, 0.15, 0.21)), 2.5)[0].judge() == "agrees"
 
 
-@pytest.mark.parametrize("highs", [[0.03, 0.01, 0.02], [0.001, 0.01, 0.5]])
-def test_theorem1_differs_when_one_type_does_not_fall(highs):
-    assert lv.chaos_claim(_corr_rows(highs), 2.5)[0].judge() == "differs"
+@pytest.mark.parametrize("highs, small_half", [
+    ([0.001, 0.01, 0.5], 0.05),     # one type's interval at N = 500 reaches above the N = 20 average 0.143
+    ([0.001, 0.01, 0.02], 0.3),     # the fall 0.138 is within 1.96 SE (SE of the difference 0.088)
+])
+def test_theorem1_differs_when_a_type_stays_high_or_the_fall_is_noise(highs, small_half):
+    assert lv.chaos_claim(_corr_rows(highs, small_half=small_half), 2.5)[0].judge() == "differs"
 
 
 # -- L-V-thm3 ------------------------------------------------------------------------------------------------

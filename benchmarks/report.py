@@ -444,14 +444,15 @@ def _latency_lines(data) -> list:
                 f"place of {graph_mib:.0f} MiB of lists, and a random read in {_size(big['bytes'])} takes "
                 f"{big['ns_per_read']:.0f} ns: if an arrival waited for that read and everything else stayed in "
                 f"the caches, the rate would be at most {bound:.2f} of that at N = 1000, whatever the layout of "
-                f"the state. The kernel therefore draws the next 16 arrivals in advance, each with a dispatcher "
-                f"and a generator of its own; it prefetches a new arrival's offset and degree at once and, 8 "
-                f"arrivals later, the two list entries its rule will pick (the policy's `lookahead` computes them "
-                f"from a copy of the arrival's generator), so that the reads overlap other events' work "
-                f"(see the performance diary in CHANGELOG.md). "
+                f"the state. The kernel therefore draws the next 16 arrivals in advance (once the lists hold 1 MiB "
+                f"or more), each as its dispatcher and the uniform its rule will use; it prefetches a new "
+                f"arrival's offset and degree at once and, 8 arrivals later, the two list entries its rule will "
+                f"pick (the policy's `lookahead` computes them from the dispatcher and that uniform), so that the "
+                f"reads overlap other events' work (see the performance diary in CHANGELOG.md). "
                 f"GWSQ(2) and "
                 f"the complete graph read no per-dispatcher list, and from N = 2¹⁶ on keep one byte per server "
-                f"(the queue lengths) and no list of busy servers (departures by rejection), so their data stay "
+                f"(the queue lengths); a departure is the service slot of one server, drawn uniformly "
+                f"(uniformisation: no list of busy servers), so their data stay "
                 f"in the fast levels of the table."]
     return out
 

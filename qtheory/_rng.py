@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["seed_state", "spawn", "uniform", "exponential", "randint"]
+__all__ = ["seed_state", "uniform", "exponential", "randint"]
 
 # numba types a Python int literal as int64 and uint64 (op) int64 as float64: every
 # constant of the bit operations is a uint64
@@ -59,15 +59,6 @@ def _splitmix(x, out):
         z = (z ^ (z >> _U30)) * _MIX1
         z = (z ^ (z >> _U27)) * _MIX2
         out[i] = z ^ (z >> _U31)
-
-
-@njit(cache=True, inline="always")
-def spawn(s, out):
-    """Seed a new generator in `out` (four words) from one 64-bit output of `s`, by splitmix64:
-    a stream of its own for one arrival, drawn when the arrival is (a simulation kernel that
-    draws arrivals in advance gives each its own stream; see qtheory.locality.simulation).
-    Advances `s` by one output."""
-    _splitmix(_next(s), out)
 
 
 @njit(cache=True, inline="always")

@@ -120,25 +120,3 @@ def test_kernel_state_does_not_share_words_with_numpys_generator_of_the_same_see
 def test_kernel_state_refuses_bad_seeds(seed):
     with pytest.raises(ParameterError, match="seed"):
         runtime.kernel_state(seed)
-
-
-@njit(cache=True)
-def _spawned(state, n):
-    s = state.copy()
-    out = np.empty((n, 4), np.uint64)
-    for h in range(n):
-        _rng.spawn(s, out[h])
-    return out, s
-
-
-def test_spawn_seeds_a_generator_by_splitmix64_from_one_output():
-    """``spawn(s, out)``: out is splitmix64's four words started at the next 64-bit output
-    s[0] + s[3] of s, and s moves on by one output (the pure-Python transcriptions above)."""
-    state = runtime.kernel_state(12345)
-    out, after = _spawned(state, 3)
-    s = [int(w) for w in state]
-    for h in range(3):
-        raw = (s[0] + s[3]) & MASK
-        assert [int(w) for w in out[h]] == _splitmix64(raw)
-        _, s = _xoshiro256plus(s, 1)
-    assert [int(w) for w in after] == s

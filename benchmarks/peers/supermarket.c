@@ -3,8 +3,9 @@
  * N single-server queues with unit service rate, Poisson arrivals of total rate
  * lambda * N; an arrival samples two distinct queues uniformly and joins the shorter
  * (ties to the first sampled; the pair is uniformly ordered, so ties are fair).
- * Same event loop as qtheory.locality.simulation._kernel_simulate on the complete
- * bipartite graph with one server type: one exponential holding time per event, the
+ * The event loop the L kernel ran on the complete bipartite graph with one server type
+ * before issue 33 (the kernel now runs by uniformisation, so this port is a reference of
+ * its earlier algorithm, not of today's): one exponential holding time per event, the
  * occupancy q_l (l = 1..L), the mean and the mean square queue length recorded on a
  * regular time grid, a busy list for departures.
  *

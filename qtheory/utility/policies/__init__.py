@@ -49,11 +49,21 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+from numba import njit
 
 from ... import _policy
 from ..._policy import _ix, decide, rule_of  # noqa: F401 (the shared pieces, importable from here)
 
-__all__ = ["Policy", "REGISTRY", "ERRORS", "rule_of", "as_policy", "decide"]
+__all__ = ["Policy", "REGISTRY", "ERRORS", "rule_of", "as_policy", "decide", "pick"]
+
+@njit(cache=True, inline="always")
+def pick(u, k):
+    """``floor(u k)``: a uniform integer in ``{0, ..., k - 1}`` from a uniform `u` on
+    ``[0, 1)`` (``k >= 1``; a product rounded up to ``k`` is taken back to ``k - 1``). A
+    rule's one choice from the kernel's ``u``; a rule that needs more draws takes ``rng``."""
+    v = int(u * k)
+    return k - 1 if v >= k else v
+
 
 #: error codes a rule may return (negated), shared with the simulation kernel
 ERRORS = {

@@ -12,8 +12,24 @@ others (infinite-server pools), so ``n s_n`` is an M/M/inf queue whatever the po
 The numba kernel keeps, per class, the pools sorted by occupancy with the start of
 every occupancy block, so that every arrival, departure and dispatching decision costs
 O(m) operations (m classes); departures pick a uniformly random task from an array of
-tasks. Time averages (utility, tasks, occupancy, the law of ``n s_n`` and of ``r_n``)
-are exact integrals of the piecewise-constant path over ``[warmup, horizon]``.
+tasks. Time averages (utility, tasks, occupancy, the law of ``n s_n`` and of ``r_n``) are
+integrals of the piecewise-constant path over ``[warmup, horizon]``.
+
+What the path is made of depends on what is asked for. Without sample times the kernel
+draws no holding time: each state weighs its holding time's mean ``1 / R`` (``R = n lam +
+mu N`` the total rate with ``N`` tasks), and warm-up and horizon are read on the clock these
+weights add up to. The sequence of states (the embedded jump chain) does not depend on the
+holding times, and given it a state's drawn time has mean ``1 / R``; the jumps in the window
+are chosen by the chain alone, so each integral has the expectation of the drawn-time
+integral over the same jumps, without the holding times' noise. The weights' clock differs
+from the drawn one by a relative ``O((R horizon)^(-1/2))``: a time average over a long
+window (a stationary statistic) has the same limit, but a question about the state at a
+given time needs sample times. With sample times the holding times are drawn, exponential
+with rate ``R``, and the integrals are exact over ``[warmup, horizon]``. The two loops are
+compiled apart (:func:`_kernel`). Each event takes one uniform ``v`` on ``[0, R)``: an arrival if
+``v < n lam``, and then ``v / (n lam)`` is uniform on ``[0, 1)`` and independent of the
+past, the rule's ``u`` (as a 64-bit word, :func:`~qtheory.utility.policies.pick`);
+otherwise ``(v - n lam) / mu`` is uniform on ``[0, N)`` and picks the departing task.
 """
 
 from __future__ import annotations
@@ -30,12 +46,12 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from ..errors import ParameterError
-from .._rng import exponential, randint, uniform
+from .._rng import exponential, uniform
 from ..runtime import RunRecord, kernel_state
 from ..validation import check_array, check_integer, check_positive, check_real
 from .model import TIE_DECIMALS, PoolSystem, tabulate
 from .. import _splice
-from .policies import ERRORS, REGISTRY, as_policy, decide, rule_of  # noqa: F401 (decide: the template's)
+from .policies import ERRORS, REGISTRY, UNIFORM_WORD, as_policy, decide, rule_of  # noqa: F401 (decide: the template's)
 
 __all__ = ["POLICIES", "SimulationResult", "simulate", "occupancy_from_state", "default_beta"]
 
@@ -180,10 +196,11 @@ def _kernel_template(params, st_in, rng_state, pools, state, config, out):
 
     Each state is held for ``w``: a drawn exponential time of rate ``R`` (the total event
     rate) when sample times are asked for (``config.sample_t`` not empty), else its
-    conditional mean ``1 / R`` (module docstring). One uniform ``v`` on ``[0, R)`` per event
-    chooses the event, and is reused: an arrival's ``u = v / (n lam)`` is uniform on
-    ``[0, 1)`` (the rule's ``u``), a departure's ``(v - n lam) / mu`` on ``[0, N)`` picks
-    the task."""
+    conditional mean ``1 / R`` (module docstring); the two are compiled apart, the splice
+    point ``timing`` giving each a constant ``timed``. One uniform ``v`` on ``[0, R)`` per
+    event chooses the event, and is reused: an arrival's ``v / (n lam)``, uniform on
+    ``[0, 1)``, is the rule's ``u`` as a 64-bit word, a departure's ``(v - n lam) / mu`` on
+    ``[0, N)`` picks the task."""
     timed = timing()  # a constant of each compiled kernel (see _kernel)
     n = config.n
     lam = config.lam
@@ -218,7 +235,7 @@ def _kernel_template(params, st_in, rng_state, pools, state, config, out):
     cap = tasks.shape[0]
     S = sample_t.shape[0]
     arrival_rate = n * lam
-    inv_arrival = 1.0 / arrival_rate
+    inv_word = UNIFORM_WORD / arrival_rate
     inv_mu = 1.0 / mu
     # the total event rate R and 1 / R by number of tasks
     rate = np.empty(cap + 1)
@@ -270,7 +287,7 @@ def _kernel_template(params, st_in, rng_state, pools, state, config, out):
         v = uniform(rng) * rate[_ix(N)]
         if v < arrival_rate:
             # ---------------- arrival: the policy chooses the pool ----------------
-            u = v * inv_arrival
+            u = np.uint64(v * inv_word)  # uniform on [0, 2**64): the rule's pick(u, k)
             p = decide(params, st, rng, u, n, offset, bound, minocc, perm, pool_class, occ, key)
             if p < 0:
                 status = -p
@@ -548,7 +565,10 @@ def simulate(system: PoolSystem, n: int, policy: str, *, horizon: float, seed, w
         state ``q`` of shape ``(m, J + 1)`` (see :func:`occupancy_from_state`). Default:
         empty.
     sample_times : array, optional
-        Times at which ``q_n``, ``r_n``, ``s_n`` and ``u(q_n)`` are recorded.
+        Times at which ``q_n``, ``r_n``, ``s_n`` and ``u(q_n)`` are recorded. Given any, the
+        kernel draws every holding time; without, it weighs each state by its mean holding
+        time (module docstring), which leaves the time averages' expectations and limits as
+        they are and draws fewer random numbers.
     beta : float, optional
         SLTA's ``beta_n`` (default :func:`default_beta`).
     r0 : int

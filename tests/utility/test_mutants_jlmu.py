@@ -19,7 +19,7 @@ from .test_mutants_slta import J, SMALL, _arrays
 
 def _choices(system, occ, calls=600, seed=1):
     n, offset, bound, minocc, perm, pool_class, occ, key = _arrays(system, occ)
-    u = np.random.default_rng(seed).random(calls)  # the kernel's uniform of each arrival
+    u = np.random.default_rng(seed).integers(0, 2**64, size=calls, dtype=np.uint64)  # the kernel's word of each arrival
     return np.array([rule(u[k], bound, minocc, perm, key) for k in range(calls)])
 
 

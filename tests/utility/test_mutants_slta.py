@@ -65,7 +65,7 @@ def _call(system, occ, r, beta, seed=0, calls=1):
     n = len(occ)
     params = pol.kernel_params(system, n, J)
     n, offset, bound, minocc, perm, pool_class, occ, key = _arrays(system, occ)
-    u = np.random.default_rng(seed).random(calls)  # the kernel's uniform of each arrival
+    u = np.random.default_rng(seed).integers(0, 2**64, size=calls, dtype=np.uint64)  # the kernel's word of each arrival
     chosen, first = [], None
     for k in range(calls):
         st = pol.kernel_state(params, system.m)

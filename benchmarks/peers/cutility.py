@@ -15,7 +15,8 @@ SOURCE = HERE / "utility.c"
 
 @dataclass(frozen=True)
 class CUtilityRun:
-    """The kernel's return values and time integrals (see ``utility.c``)."""
+    """The kernel's return values and time integrals (see ``utility.c``); `area_s` is nan
+    (the task integral is the package's ``arange @ hist_n``)."""
 
     status: int
     events: int

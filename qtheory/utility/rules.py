@@ -30,13 +30,20 @@ def jlmu_class(key, minocc):
     """
     m = minocc.shape[0]
     J = key.shape[1]
-    best = -1
-    for i in range(m):
+    best = 0
+    x = minocc[0]
+    if x >= J:
+        return -1
+    top = key[0, _ix(x)]
+    for i in range(1, m):
         x = minocc[_ix(i)]
         if x >= J:
             return -1
-        if best < 0 or key[_ix(i), _ix(x)] > key[_ix(best), _ix(minocc[_ix(best)])]:
-            best = i
+        k = key[_ix(i), _ix(x)]
+        # selects, not branches: which class is best changes from arrival to arrival
+        better = k > top
+        best = i if better else best
+        top = k if better else top
     return best
 
 

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from qtheory.runtime import kernel_state
 from qtheory.utility.model import enumeration
 from qtheory.utility.policies import JLMU
 from qtheory.utility.policies.jlmu import rule
@@ -20,8 +19,8 @@ from .test_mutants_slta import J, SMALL, _arrays
 
 def _choices(system, occ, calls=600, seed=1):
     n, offset, bound, minocc, perm, pool_class, occ, key = _arrays(system, occ)
-    rng = kernel_state(seed)
-    return np.array([rule(rng, bound, minocc, perm, key) for _ in range(calls)])
+    u = np.random.default_rng(seed).integers(0, 2**64, size=calls, dtype=np.uint64)  # the kernel's word of each arrival
+    return np.array([rule(u[k], bound, minocc, perm, key) for k in range(calls)])
 
 
 def test_small_order():

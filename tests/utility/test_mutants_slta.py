@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from qtheory.runtime import kernel_state
 from qtheory.utility import LogUtility, PiecewiseLinearUtility, PoolSystem
 from qtheory.utility.model import TIE_DECIMALS, enumeration, tabulate
 from qtheory.utility.policies import SLTA
@@ -66,11 +65,11 @@ def _call(system, occ, r, beta, seed=0, calls=1):
     n = len(occ)
     params = pol.kernel_params(system, n, J)
     n, offset, bound, minocc, perm, pool_class, occ, key = _arrays(system, occ)
-    rng = kernel_state(seed)
+    u = np.random.default_rng(seed).integers(0, 2**64, size=calls, dtype=np.uint64)  # the kernel's word of each arrival
     chosen, first = [], None
-    for _ in range(calls):
+    for k in range(calls):
         st = pol.kernel_state(params, system.m)
-        chosen.append(rule(params, st, rng, n, offset, bound, perm))
+        chosen.append(rule(params, st, u[k], n, offset, bound, perm))
         if first is None:
             first = st.copy()
     return np.array(chosen), first

@@ -77,3 +77,21 @@ def test_exact_chain_accepts_policy_objects():
     assert c.mean_utility == d.mean_utility
     e = exact_stationary(small, 2, Conservative(), max_tasks=5)  # default: the last class
     assert e.mean_utility != c.mean_utility  # the object's target_class reaches the chain
+
+
+def test_pick_is_floor_of_u_k_over_two_to_the_64():
+    """pick(u, k) = floor(u k / 2**64), written out with Python's integers: every value in
+    {0, ..., k - 1}, each for an equal share (up to one) of the 2**64 words."""
+    from qtheory.utility.policies import pick
+
+    rng = np.random.default_rng(5)
+    words = [0, 1, 2**63, 2**64 - 1, *rng.integers(0, 2**64, size=200, dtype=np.uint64).tolist()]
+    for k in (1, 2, 3, 7, 100, 2**31 - 1, 2**40 + 3):
+        for u in words:
+            assert pick(np.uint64(u), k) == (u * k) >> 64
+        # the first word of each value j is ceil(j 2**64 / k): the values split the words evenly
+        for j in range(min(k, 5)):
+            first = -((-j * 2**64) // k)
+            assert pick(np.uint64(first), k) == j
+            if first > 0:
+                assert pick(np.uint64(first - 1), k) == j - 1

@@ -45,3 +45,21 @@ def test_the_simulator_matches_the_exact_chain(name):
     for sims, value in ((util, exact.mean_utility), (tasks, exact.mean_tasks)):
         se = sims.std(ddof=1) / np.sqrt(sims.size)
         assert abs(sims.mean() - value) <= t * se, (sims.mean(), value, se)
+
+
+@pytest.mark.parametrize("name", ["jlmu", "slta"])
+def test_the_loop_with_drawn_holding_times_matches_the_exact_chain(name):
+    """With sample times the kernel draws every holding time (another compiled loop than the
+    one above, which weighs states by their mean holding times): its time averages agree
+    with the exact chain as well."""
+    policy = REGISTRY[name]()
+    exact = exact_stationary(SMALL, N, policy, max_tasks=22)
+    times = np.array([5000.0, 10000.0])
+    runs = [simulate(SMALL, N, policy, horizon=10000.0, warmup=10.0, seed=ss, sample_times=times)
+            for ss in spawn(43, 12)]
+    util = np.array([r.mean_utility for r in runs])
+    tasks = np.array([r.mean_tasks for r in runs])
+    t = float(stats.t.ppf(1 - 0.25e-4, util.size - 1))  # as above: 2 comparisons, 1e-4 in all
+    for sims, value in ((util, exact.mean_utility), (tasks, exact.mean_tasks)):
+        se = sims.std(ddof=1) / np.sqrt(sims.size)
+        assert abs(sims.mean() - value) <= t * se, (sims.mean(), value, se)

@@ -15,9 +15,14 @@ from qtheory.utility.model import tabulate
 SYS = PoolSystem((LogUtility(20), LogUtility(30), LogUtility(8)), (0.25, 0.5, 0.25), 6.0)
 
 
+@pytest.mark.parametrize("timed", [False, True])
 @pytest.mark.parametrize("policy", list(POLICIES))
-def test_time_averages_are_consistent_and_obey_the_pathwise_bound(policy):
-    res = simulate(SYS, 40, policy, horizon=300.0, warmup=20.0, seed=3)
+def test_time_averages_are_consistent_and_obey_the_pathwise_bound(policy, timed):
+    # both loops: states weighed by their mean holding times (no sample times) and drawn
+    # holding times (sample times); the occupancy integrals (changes times their time) and
+    # the law of the task count (per state) are computed apart, so they check each other
+    times = np.linspace(0.0, 300.0, 4) if timed else None
+    res = simulate(SYS, 40, policy, horizon=300.0, warmup=20.0, seed=3, sample_times=times)
     # u is linear in q: the time average of u(q_n) is u(time average of q_n)
     assert res.mean_utility == pytest.approx(overall_utility(SYS, res.mean_occupancy, ), rel=1e-9)
     assert res.mean_tasks == pytest.approx(res.mean_occupancy[:, 1:].sum(), rel=1e-9)
@@ -25,6 +30,9 @@ def test_time_averages_are_consistent_and_obey_the_pathwise_bound(policy):
     bound = optimal_assignment(SYS, res.mean_tasks, alpha=res.alpha).utility
     assert res.mean_utility <= bound + 1e-9
     assert res.count_distribution.sum() == pytest.approx(1.0, rel=1e-12)
+    assert res.r_distribution.sum() == pytest.approx(1.0, rel=1e-12)
+    k = np.arange(res.count_distribution.size)
+    assert res.mean_tasks == pytest.approx((k * res.count_distribution).sum() / 40, rel=1e-12)
 
 
 def test_theorem1_random_assignment_is_below_the_bound_by_a_computable_gap():
@@ -120,6 +128,9 @@ def test_invalid_input_is_rejected():
         simulate(SYS, 40, "random", horizon=50.0, seed=0, max_occupancy=2)
     with pytest.raises(ParameterError, match="warmup"):
         simulate(SYS, 40, "jlmu", horizon=1.0, warmup=2.0, seed=0)
+    # the kernel's task and pool numbers are int32
+    with pytest.raises(ParameterError, match="max_tasks"):
+        simulate(SYS, 40, "jlmu", horizon=1.0, seed=0, max_tasks=2**31)
 
 
 def test_theorem2_gap_to_the_limit_shrinks_with_n_for_jlmu_and_slta():

@@ -8,20 +8,19 @@ from dataclasses import dataclass
 
 from numba import njit
 
-from ..._rng import randint
 from ...validation import check_integer
-from . import Policy, _ix
+from . import Policy, _ix, pick
 
 Params = namedtuple("ConservativeParams", ["target"])
 
 
 @njit(cache=True)
-def rule(params, rng, bound, minocc, perm):
+def rule(params, u, bound, minocc, perm):
     """A uniformly random least-occupied pool of the target class."""
     target = params.target
     x = minocc[_ix(target)]
     lo = bound[_ix(target), _ix(x)]
-    return perm[_ix(lo + randint(rng, bound[_ix(target), _ix(x + 1)] - lo))]
+    return perm[_ix(lo + pick(u, bound[_ix(target), _ix(x + 1)] - lo))]
 
 
 @dataclass(frozen=True)

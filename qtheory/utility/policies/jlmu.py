@@ -7,15 +7,14 @@ from dataclasses import dataclass
 
 from numba import njit
 
-from ..._rng import randint
 from ..rules import jlmu_class
-from . import Policy, _ix
+from . import Policy, _ix, pick
 
 Params = namedtuple("JLMUParams", ["m"])
 
 
 @njit(cache=True)
-def rule(rng, bound, minocc, perm, key):
+def rule(u, bound, minocc, perm, key):
     """The class with the best-ranked coordinate ``(i, min occupancy + 1)`` (ties to the
     smaller class), then a uniformly random least-occupied pool of that class."""
     best = jlmu_class(key, minocc)
@@ -23,7 +22,7 @@ def rule(rng, bound, minocc, perm, key):
     if best >= 0:
         x = minocc[_ix(best)]
         lo = bound[_ix(best), _ix(x)]
-        p = perm[_ix(lo + randint(rng, bound[_ix(best), _ix(x + 1)] - lo))]
+        p = perm[_ix(lo + pick(u, bound[_ix(best), _ix(x + 1)] - lo))]
     return p
 
 

@@ -5,8 +5,9 @@ joins the sampled pool whose next coordinate ``(i, x + 1)`` ranks highest in the
 order of Sec. 2.3: the largest marginal utility ``Delta(i, x)``, ties to the smaller class
 and then to the smaller occupancy (the dictionary order), remaining ties to the first
 sampled. It needs ``d`` pool states per arrival instead of JLMU's global ranking, as
-power-of-d policies do for JSQ; ``d = 1`` is random assignment (the same random draws,
-hence the same path as :class:`~qtheory.utility.policies.Random` for one seed).
+power-of-d policies do for JSQ; ``d = 1`` is random assignment (its one sample is taken
+from the kernel's uniform, as random assignment's pool is, hence the same path as
+:class:`~qtheory.utility.policies.Random` for one seed).
 """
 
 from __future__ import annotations
@@ -19,18 +20,19 @@ from numba import njit
 
 from ..._rng import randint
 from ...validation import check_integer
-from . import Policy, _ix
+from . import Policy, _ix, pick
 
 Params = namedtuple("JLMUdParams", ["d"])
 
 
 @njit(cache=True)
-def rule(params, rng, n, pool_class, occ, key):
-    """The best-ranked of ``d`` uniformly sampled pools."""
+def rule(params, u, rng, n, pool_class, occ, key):
+    """The best-ranked of ``d`` uniformly sampled pools (the first from the kernel's uniform
+    `u`, the others from `rng`)."""
     J = key.shape[1]
     best = -1
-    for _ in range(params.d):
-        p = randint(rng, n)
+    for k in range(params.d):
+        p = pick(u, n) if k == 0 else randint(rng, n)
         i = pool_class[_ix(p)]
         x = occ[_ix(p)]
         if x >= J:

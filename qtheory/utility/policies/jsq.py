@@ -7,14 +7,13 @@ from dataclasses import dataclass
 
 from numba import njit
 
-from ..._rng import randint
-from . import Policy, _ix
+from . import Policy, _ix, pick
 
 Params = namedtuple("JSQParams", ["m"])
 
 
 @njit(cache=True)
-def rule(rng, bound, minocc, perm):
+def rule(u, bound, minocc, perm):
     """A uniformly random pool among the least-occupied pools of all classes."""
     m = minocc.shape[0]
     mo = minocc[0]
@@ -25,7 +24,7 @@ def rule(rng, bound, minocc, perm):
     for i in range(m):
         if minocc[_ix(i)] == mo:
             total += bound[_ix(i), _ix(mo + 1)] - bound[_ix(i), _ix(mo)]
-    v = randint(rng, total)
+    v = pick(u, total)
     pos = -1
     for i in range(m):
         if minocc[_ix(i)] == mo:

@@ -7,16 +7,15 @@ from dataclasses import dataclass
 
 from numba import njit
 
-from ..._rng import randint
-from . import Policy
+from . import Policy, pick
 
 Params = namedtuple("RandomParams", ["m"])
 
 
 @njit(cache=True)
-def rule(rng, n):
+def rule(u, n):
     """A uniformly random pool."""
-    return randint(rng, n)
+    return pick(u, n)
 
 
 @dataclass(frozen=True)

@@ -15,28 +15,27 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ..._rng import randint
 from ...validation import check_integer, check_positive
 from ..model import enumeration
 from ..rules import slta_decrement, slta_increment
-from . import Policy, _ix
+from . import Policy, _ix, pick
 
 Params = namedtuple("SLTAParams", ["ecls", "elev", "green_min"])
 
 
 @njit(cache=True)
-def rule(params, st, rng, n, offset, bound, perm):
+def rule(params, st, u, n, offset, bound, perm):
     """A green token of a class other than ``i_{r-1}`` if any, else one of ``i_{r-1}``,
     else a yellow token, else a uniformly random pool; then the learning step.
 
-    ``st = [r, thr_0..thr_{m-1}, green_0..green_{m-1}]`` (thresholds and scratch)."""
-    ecls = params.ecls
-    elev = params.elev
+    ``st = [r, thr_0..thr_{m-1}, green_0..green_{m-1}]`` (thresholds and scratch). The
+    arrays of `params` are read in place, not bound to names: in the kernel such a name
+    would hold a reference counted at every arrival."""
     m = offset.shape[0] - 1
     r = st[0]
-    ir = ecls[_ix(r - 1)]
-    jr = elev[_ix(r - 1)]
-    prev = ecls[_ix(r - 2)] if r >= 2 else -1
+    ir = params.ecls[_ix(r - 1)]
+    jr = params.elev[_ix(r - 1)]
+    prev = params.ecls[_ix(r - 2)] if r >= 2 else -1
     g_total = 0
     g_other = 0
     for i in range(m):
@@ -50,7 +49,7 @@ def rule(params, st, rng, n, offset, bound, perm):
     inc = slta_increment(g_total, yellow)
     p = -1
     if g_other > 0:
-        v = randint(rng, g_other)
+        v = pick(u, g_other)
         for i in range(m):
             if i == prev:
                 continue
@@ -60,18 +59,18 @@ def rule(params, st, rng, n, offset, bound, perm):
                 break
             v -= g
     elif g_total > 0:
-        p = perm[_ix(offset[_ix(prev)] + randint(rng, st[_ix(1 + m + prev)]))]
+        p = perm[_ix(offset[_ix(prev)] + pick(u, st[_ix(1 + m + prev)]))]
     elif yellow > 0:
-        p = perm[_ix(offset[_ix(ir)] + randint(rng, yellow))]
+        p = perm[_ix(offset[_ix(ir)] + pick(u, yellow))]
     else:
-        p = randint(rng, n)
+        p = pick(u, n)
     if dec:
         r -= 1
-        st[_ix(1 + ecls[_ix(r - 1)])] -= 1
+        st[_ix(1 + params.ecls[_ix(r - 1)])] -= 1
     elif inc:
-        st[_ix(1 + ecls[_ix(r - 1)])] += 1
+        st[_ix(1 + params.ecls[_ix(r - 1)])] += 1
         r += 1
-        if r > ecls.shape[0]:
+        if r > params.ecls.shape[0]:
             p = -2
     st[0] = r
     return p

@@ -11,15 +11,14 @@ from dataclasses import dataclass
 
 from numba import njit
 
-from ..._rng import randint
 from ...validation import check_integer
-from . import Policy, _ix
+from . import Policy, _ix, pick
 
 Params = namedtuple("ThresholdParams", ["threshold"])
 
 
 @njit(cache=True)
-def rule(params, rng, n, offset, bound, perm):
+def rule(params, u, n, offset, bound, perm):
     """A uniform pool among those below the threshold (the first positions of each class in
     ``perm``), else a uniform pool."""
     m = offset.shape[0] - 1
@@ -31,9 +30,9 @@ def rule(params, rng, n, offset, bound, perm):
         below += bound[_ix(i), _ix(level)] - offset[_ix(i)]
     p = -1
     if below == 0:
-        p = randint(rng, n)
+        p = pick(u, n)
     else:
-        v = randint(rng, below)
+        v = pick(u, below)
         for i in range(m):
             c = bound[_ix(i), _ix(level)] - offset[_ix(i)]
             if v < c:

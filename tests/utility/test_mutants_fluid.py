@@ -501,3 +501,24 @@ def test_the_splitting_scheme_reports_the_rank_of_sigma():
     sol = solve_fluid_splitting(SYS, np.array([[0.5, 0.0], [0.5, 0.0]]), n * dt, dt)
     np.testing.assert_allclose(sol.total, s, rtol=1e-12)
     np.testing.assert_array_equal(sol.sigma_rank, np.floor(2 * s).astype(int) + 1)
+
+
+def test_a_slow_starve_moves_sigma_up_one_rank_and_keeps_it_there():
+    # Kills 315:31:arith:0 (after a starve, sigma = min(active, a + 1) instead of
+    # min(active, a - 1)). rho = 1/2 - eps with eps = 1e-11, (1,1) full, q(1,2)(0) = 0.3:
+    # while (0,1) is sigma, Lambda(t) = -eps + 0.3 e^{-2t}, which reaches 0 at
+    # t* = log(0.3 / eps) / 2 with the tiny slope -2 eps, too slow for `active`'s
+    # tangential rule (|Lambda'| > 1e-10): only the starve branch itself moves sigma up.
+    # Afterwards Lambda < 0 for good, so (1,1) cannot be kept full: sigma = (1,1), rank 1,
+    # and q(1,1) falls towards rho. The event is located where Lambda has overshot to
+    # -_TOL = -1e-12 (see solve_fluid), at t = log(0.3 / (eps - 1e-12)) / 2, 0.05 after t*.
+    eps = 1e-11
+    system = _two_class(0.5 - eps)
+    q0 = np.array([[0.5, 0.0, 0.0], [0.5, 0.5, 0.3]])
+    t = np.array([11.0, 13.0, 20.0])
+    sol = solve_fluid(system, q0, t)
+    assert [(kind, rank) for _, kind, rank in sol.events] == [("starve", 1)]
+    assert sol.events[0][0] == pytest.approx(np.log(0.3 / (eps - 1e-12)) / 2, abs=1e-4)
+    assert list(sol.sigma_rank) == [2, 1, 1]
+    np.testing.assert_allclose(sol.q[:, 1, 2], 0.3 * np.exp(-2 * t), rtol=1e-8)
+    assert sol.q[0, 1, 1] == 0.5 and np.all(sol.q[1:, 1, 1] < 0.5)

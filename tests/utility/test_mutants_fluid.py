@@ -522,3 +522,34 @@ def test_a_slow_starve_moves_sigma_up_one_rank_and_keeps_it_there():
     assert list(sol.sigma_rank) == [2, 1, 1]
     np.testing.assert_allclose(sol.q[:, 1, 2], 0.3 * np.exp(-2 * t), rtol=1e-8)
     assert sol.q[0, 1, 1] == 0.5 and np.all(sol.q[1:, 1, 1] < 0.5)
+
+
+@pytest.mark.parametrize("fault", ["below sigma, losing mass", "above sigma, gaining mass"])
+def test_a_propagation_that_leaves_Q_stops_the_solver_with_its_message(monkeypatch, fault):
+    # Kills 305:15:bool:0, 305:15:drop:0 and 305:15:drop:1 (the solver's check that every
+    # step ends in Q weakened to both bounds at once or to one of them). A correct
+    # propagation never leaves Q, so the fault is injected: the generator of the linear
+    # dynamics gets a constant drift of rate 1 on a coordinate the switching functions do
+    # not read: the last coordinate of the prefix (empty, below sigma), or (1,1) (full,
+    # above sigma = (0,1) at this start, rank 1 and the next level of no coordinate). Over
+    # the first step (0.1 / (mu J), far above 1e-9) it leaves [0, alpha] by more than the
+    # check's 1e-9 before any switch (q(0,1) needs about 0.05 to fill), and the solver must
+    # stop with its message instead of returning a state outside Q.
+    import qtheory.utility.fluid as fluid
+
+    generator = fluid._Prefix.generator
+
+    def faulty(self, a):
+        M = generator(self, a)
+        if fault.startswith("below"):
+            M[self.K - 1, self.K] -= 1.0
+        else:
+            M[0, self.K] += 1.0
+        return M
+
+    monkeypatch.setattr(fluid._Prefix, "generator", faulty)
+    q0 = np.zeros((2, 3))
+    q0[:, 0] = 0.5
+    q0[1, 1] = 0.5
+    with pytest.raises(ParameterError, match="fluid solver left Q"):
+        solve_fluid(SYS, q0, [0.0, 1.0])

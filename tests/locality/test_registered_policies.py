@@ -8,19 +8,17 @@ policy file added to ``qtheory/locality/policies/`` is tested here without being
   written independently of its compiled rule.
 """
 
-import dataclasses
-
 import numpy as np
 import pytest
 from scipy import stats
 
 import qtheory.locality.simulation as sim
-from qtheory.errors import ParameterError
 from qtheory.locality.exact import policy_stationary, type_occupancy
 from qtheory.locality.graphs import from_adjacency, irg
 from qtheory.locality.model import LocalitySystem, paper_system
 from qtheory.locality.policies import REGISTRY
 from qtheory.runtime import spawn
+from tests._registry_checks import assert_bad_parameters_refused_by_name
 
 POLICIES = sorted(REGISTRY)
 
@@ -46,11 +44,7 @@ def test_every_integer_width_gives_the_int32_path(monkeypatch, name, top):
 
 @pytest.mark.parametrize("name", POLICIES)
 def test_a_bad_parameter_is_refused_by_name(name):
-    cls = REGISTRY[name]
-    for field in dataclasses.fields(cls):
-        for bad in (-1, "nonsense"):
-            with pytest.raises(ParameterError, match=f"`{field.name}`"):
-                cls(**{field.name: bad})
+    assert_bad_parameters_refused_by_name(REGISTRY[name])
 
 
 # a tiny system: 3 dispatchers, 4 servers of 2 types, unequal rates and degrees

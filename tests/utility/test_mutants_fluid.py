@@ -331,3 +331,225 @@ def test_outputs_inside_the_step_of_an_event_are_the_state_before_it():
     np.testing.assert_allclose(sol.q[:, 1, 1], SYS.rho * (1 - np.exp(-t)), rtol=1e-12)
     assert sol.sigma(0) == (1, 1) and sol.sigma(1) == (1, 1)
     assert not sol.q[:, 0, 1:].any() and sol.events == []
+
+
+# ---------------------------------------------------------------------------------------
+# Survivors of chunk 4 and the open ones of chunks 2-3 (benchmarks/mutation/README.md,
+# utility_fluid.rest_*.json), killed below. SYS ranks (1,1), (0,1), (1,2), ... (see above);
+# with (1,1) full, nothing at (1,3) and (0,1) active, (1,2) only departs, so
+# q(1,2)(t) = q(1,2)(0) e^{-2 mu t} and the inflow left for (0,1) is
+# Lambda(t) = lam - mu [alpha(1) - q(1,2)(t)].
+
+
+def _two_class(rho, mu=1.0):
+    return PoolSystem((LogUtility(20), LogUtility(30)), (0.5, 0.5), rho, mu=mu)
+
+
+def test_a_full_start_whose_inflow_left_stays_positive_switches_once_to_the_next_rank():
+    # Kills 280:51:arith:0 (the fill root sought at -_TOL: brentq gets no sign change),
+    # 311:15:cmp:0 (after the fill, sigma kept on the filled coordinate), 312:24, 312:28,
+    # 312:52, 312:56, 312:62 (the next rank chosen or tested wrongly after that fill).
+    # q(1,2)(0) = b = 6e-11 and lam = 1/2 - b + 9e-11 (mu = 1): Lambda(t) = 3e-11 +
+    # 6e-11 e^{-2t} > 0 for all t, so by (12b) (1,1) stays full and sigma = (0,1) from the
+    # start. Lambda(0) <= 1e-10 and Lambda'(0) = -1.2e-10 make the solver's tangential rule
+    # take (1,1) as sigma at t = 0; (1,1) then rises, and once it is full (one "fill" event)
+    # the positive inflow left puts sigma at (0,1), rank 2, for good: exactly one switch.
+    b = 6e-11
+    system = _two_class(0.5 - b + 9e-11)
+    q0 = np.array([[0.5, 0.0, 0.0], [0.5, 0.5, b]])
+    t = np.array([0.0, 0.1, 0.5, 2.0])
+    sol = solve_fluid(system, q0, t)
+    assert [(kind, rank) for _, kind, rank in sol.events] == [("fill", 2)]
+    assert 0.0 < sol.events[0][0] < 0.1
+    assert list(sol.sigma_rank[1:]) == [2, 2, 2]
+    np.testing.assert_allclose(sol.q[:, 1, 1], 0.5, rtol=0, atol=1e-11)
+    np.testing.assert_allclose(sol.q[:, 1, 2], b * np.exp(-2 * t), rtol=1e-9, atol=0)
+    # what (0,1) has received is at most the integral of Lambda, below 1e-10
+    assert np.all(sol.q[:, 0, 1] <= 1e-10)
+
+
+def test_a_start_a_little_above_alpha_within_the_tolerance_of_check_state_has_no_fill_event():
+    # Kills 272:25:drop:0 (a fill crossing flagged without g_fill(0) < _TOL). check_state
+    # accepts q[:, 0] within 1e-9 of alpha, so (1,1) may start 5e-10 above alpha(1). With
+    # lam = 1/2 - 2e-10 the inflow left for (0,1) is -2e-10 < 0: (1,1) is sigma and falls,
+    # q(1,1)(t) = rho + (q(1,1)(0) - rho) e^{-t} (only (1,1) holds tasks), with no switch.
+    # Its fill function starts above _TOL and stays there over the first step; the mutant
+    # takes that for a crossing and asks brentq for a root with no sign change.
+    system = _two_class(0.5 - 2e-10)
+    top = 0.5 + 5e-10
+    q0 = np.array([[0.5, 0.0, 0.0], [top, top, 0.0]])
+    t = np.linspace(0.0, 3.0, 7)
+    sol = solve_fluid(system, q0, t)
+    assert sol.events == [] and np.all(sol.sigma_rank == 1)
+    np.testing.assert_allclose(sol.q[:, 1, 1], system.rho + (top - system.rho) * np.exp(-t),
+                               rtol=0, atol=1e-14)
+    assert not sol.q[:, 0, 1:].any() and not sol.q[:, 1, 2:].any()
+
+
+def test_a_short_excursion_to_full_is_found_by_the_default_step():
+    # Kills 244:46:arith:0 and 244:53:arith:0 (the default step 0.1 mu J or 0.1 J / mu
+    # instead of 0.1 / (mu J), here 0.5 instead of 0.02: a fill and the starve after it fall
+    # inside one step and are both missed). rho = 0.3, q(1,1)(0) = 0.451, q(1,2)(0) = 0.45.
+    # While (1,1) is sigma: q(1,1)' = lam - q(1,1) + q(1,2), so
+    # q(1,1)(t) = 0.3 + C e^{-t} - 0.45 e^{-2t} with C = 0.601; it reaches 1/2 where
+    # u = e^{-t} is the larger root of 0.45 u^2 - 0.601 u + 0.2 = 0 (t1 = 0.3477...). Then
+    # Lambda(t) = -0.2 + 0.45 e^{-2t} > 0, so (0,1) is sigma, until Lambda = 0 at
+    # t2 = log(1.5) ("starve"); from t2 on q(1,1) = 0.3 + 0.6 e^{-t} - 0.45 e^{-2t} and
+    # q(0,1) decays like e^{-(t - t2)} from q(0,1)(t2), where on [t1, t2]
+    # q(0,1)(t) = -0.2 (1 - e^{-(t - t1)}) + 0.45 e^{-t} (e^{-t1} - e^{-t}).
+    system = _two_class(0.3)
+    q0 = np.array([[0.5, 0.0, 0.0], [0.5, 0.451, 0.45]])
+    u1 = (0.601 + np.sqrt(0.601**2 - 4 * 0.45 * 0.2)) / (2 * 0.45)
+    t1, t2 = -np.log(u1), np.log(1.5)
+
+    def q01(t):
+        return -0.2 * (1 - np.exp(-(t - t1))) + 0.45 * np.exp(-t) * (np.exp(-t1) - np.exp(-t))
+
+    t = np.array([0.38, 0.45, 1.0])
+    sol = solve_fluid(system, q0, t)
+    assert [(kind, rank) for _, kind, rank in sol.events] == [("fill", 2), ("starve", 1)]
+    assert sol.events[0][0] == pytest.approx(t1, abs=1e-8)
+    assert sol.events[1][0] == pytest.approx(t2, abs=1e-8)
+    assert list(sol.sigma_rank) == [2, 1, 1]
+    expected_q01 = [q01(0.38), q01(t2) * np.exp(-(0.45 - t2)), q01(t2) * np.exp(-(1.0 - t2))]
+    np.testing.assert_allclose(sol.q[:, 0, 1], expected_q01, rtol=1e-7)
+    np.testing.assert_allclose(sol.q[1:, 1, 1], 0.3 + 0.6 * np.exp(-t[1:]) - 0.45 * np.exp(-2 * t[1:]),
+                               rtol=1e-9)
+    assert sol.q[0, 1, 1] == pytest.approx(0.5, abs=1e-11)
+
+
+def test_a_prefix_too_short_for_the_trajectory_is_an_internal_error_naming_it(monkeypatch):
+    # Kills 316:11:cmp:0 (a_new == K let through: an IndexError instead of the message).
+    # fluid_prefix always returns a prefix long enough; given one of depth 2 instead
+    # ((1,1), (0,1), (1,2): K = 3), the trajectory from q = 0 at rho = 9.75 fills all three
+    # (s(t) = rho (1 - e^{-t}) passes 1.5) and must then stop with the solver's message.
+    import qtheory.utility.fluid as fluid
+    from qtheory.utility.model import enumeration
+
+    monkeypatch.setattr(fluid, "fluid_prefix", lambda system, q0: enumeration(system, 2))
+    q0 = np.zeros((2, 3))
+    q0[:, 0] = 0.5
+    with pytest.raises(ParameterError, match="left the enumerated coordinates"):
+        solve_fluid(SYS, q0, [0.0, 1.0])
+
+
+def test_the_switch_limit_allows_exactly_100000_switches(monkeypatch):
+    # Kills 320:11:cmp:0 and 320:25:const:0 (the limit at 100000 or 100002 switches).
+    # From q = 0 the k-th switch is the fill at s(t) = k alpha = k / 2, t_k = -log(1 - k / (2 rho))
+    # (test_first_event_...). The module's `len` is shifted so that the solver counts
+    # 99998 switches more than it made: two real switches (horizon at s = 1.25) are then
+    # the 100000 allowed, a third (horizon at s = 1.75) is one too many.
+    import builtins
+
+    import qtheory.utility.fluid as fluid
+
+    monkeypatch.setattr(fluid, "len", lambda seq: builtins.len(seq) + 99998, raising=False)
+    q0 = np.zeros((2, 3))
+    q0[:, 0] = 0.5
+    sol = solve_fluid(SYS, q0, [0.0, -np.log(1 - 1.25 / SYS.rho)])
+    assert builtins.len(sol.events) == 2
+    with pytest.raises(ParameterError, match="more than 100000 switches"):
+        solve_fluid(SYS, q0, [0.0, -np.log(1 - 1.75 / SYS.rho)])
+
+
+# The splitting scheme on one class (alpha = 1) at rho = 1, mu = 2, from q = 0: the prefix
+# ends at level J = 4 (fluid_prefix: ceil((rho + alpha) / alpha) + 2), so the step limit
+# 1 / (mu J) is 1/8, a binary fraction: the grid times n dt are exact. Departures remove
+# dt mu s from the total mass and the pour adds lam dt (the pour always fits), so
+# s_n = rho + (s_0 - rho) (1 - mu dt)^n = 1 - 0.75^n at the limit step.
+ONE = PoolSystem((LogUtility(50.0),), (1.0,), 1.0, mu=2.0)
+ONE_Q0 = np.array([[1.0, 0.0, 0.0]])
+
+
+def test_the_splitting_step_limit_is_one_over_mu_times_the_deepest_level_inclusive():
+    # Kills 343:7:cmp:0 (dt = 1 / (mu J) refused), 343:7:arith:0.2 (dt mu J read as
+    # dt J / mu), 343:38:const:0 (dt mu J up to 2 accepted), 345:32:const:0 (the message's
+    # limit 2 / (mu J)).
+    from qtheory.utility.fluid import fluid_prefix
+
+    assert int(fluid_prefix(ONE, ONE_Q0).level.max()) == 4
+    n = np.arange(6)
+    sol = solve_fluid_splitting(ONE, ONE_Q0, n * 0.125, 0.125)
+    np.testing.assert_allclose(sol.total, 1 - 0.75**n, rtol=1e-14)
+    above = 0.125 * (1 + 2.0**-10)
+    with pytest.raises(ParameterError) as err:
+        solve_fluid_splitting(ONE, ONE_Q0, [0.0, 1.0], above)
+    assert f"`dt` = {above} must be <= 1 / (mu * deepest level) = 0.125 for" in str(err.value)
+
+
+def test_a_splitting_output_half_way_between_grid_times_is_the_earlier_state():
+    # Kills 353:36:cmp:0 (the tie t = (n + 1/2) dt given the later grid state). Each output
+    # is the state at the nearest grid time n dt, the earlier at a tie; with dt = 1/8 the
+    # ties 1/16 and 3/16 are exact. Totals from s_n = 1 - 0.75^n.
+    t = np.array([0.0625, 0.1875, 2.4 * 0.125, 3.6 * 0.125])
+    sol = solve_fluid_splitting(ONE, ONE_Q0, t, 0.125)
+    np.testing.assert_allclose(sol.total, 1 - 0.75 ** np.array([0, 1, 2, 4]), rtol=1e-14)
+
+
+def test_the_splitting_scheme_reports_the_rank_of_sigma():
+    # Kills 355:25:arith:0 and 355:41:const:0 (the reported rank active - 1, active + 2).
+    # From q = 0 the scheme pours in rank order and departures only lower the coordinates
+    # it has filled, which the next pour fills again first: after each step the first
+    # floor(s_n / alpha) coordinates are full and the next one holds the rest (alpha = 1/2
+    # for both classes of SYS). At rho = 9.75 the inflow left for it is positive, so its
+    # rank floor(2 s_n) + 1 is sigma's, with s_n = rho (1 - (1 - dt)^n) (mu = 1); at n = 0
+    # nothing is full and sigma is the first coordinate.
+    dt = 1 / 64
+    n = np.array([0, 8, 40, 100, 200, 300])
+    s = SYS.rho * (1 - (1 - dt) ** n)
+    assert np.all(np.abs(2 * s[1:] - np.round(2 * s[1:])) > 1e-3)  # no output near a switch
+    sol = solve_fluid_splitting(SYS, np.array([[0.5, 0.0], [0.5, 0.0]]), n * dt, dt)
+    np.testing.assert_allclose(sol.total, s, rtol=1e-12)
+    np.testing.assert_array_equal(sol.sigma_rank, np.floor(2 * s).astype(int) + 1)
+
+
+def test_a_slow_starve_moves_sigma_up_one_rank_and_keeps_it_there():
+    # Kills 315:31:arith:0 (after a starve, sigma = min(active, a + 1) instead of
+    # min(active, a - 1)). rho = 1/2 - eps with eps = 1e-11, (1,1) full, q(1,2)(0) = 0.3:
+    # while (0,1) is sigma, Lambda(t) = -eps + 0.3 e^{-2t}, which reaches 0 at
+    # t* = log(0.3 / eps) / 2 with the tiny slope -2 eps, too slow for `active`'s
+    # tangential rule (|Lambda'| > 1e-10): only the starve branch itself moves sigma up.
+    # Afterwards Lambda < 0 for good, so (1,1) cannot be kept full: sigma = (1,1), rank 1,
+    # and q(1,1) falls towards rho. The event is located where Lambda has overshot to
+    # -_TOL = -1e-12 (see solve_fluid), at t = log(0.3 / (eps - 1e-12)) / 2, 0.05 after t*.
+    eps = 1e-11
+    system = _two_class(0.5 - eps)
+    q0 = np.array([[0.5, 0.0, 0.0], [0.5, 0.5, 0.3]])
+    t = np.array([11.0, 13.0, 20.0])
+    sol = solve_fluid(system, q0, t)
+    assert [(kind, rank) for _, kind, rank in sol.events] == [("starve", 1)]
+    assert sol.events[0][0] == pytest.approx(np.log(0.3 / (eps - 1e-12)) / 2, abs=1e-4)
+    assert list(sol.sigma_rank) == [2, 1, 1]
+    np.testing.assert_allclose(sol.q[:, 1, 2], 0.3 * np.exp(-2 * t), rtol=1e-8)
+    assert sol.q[0, 1, 1] == 0.5 and np.all(sol.q[1:, 1, 1] < 0.5)
+
+
+@pytest.mark.parametrize("fault", ["below sigma, losing mass", "above sigma, gaining mass"])
+def test_a_propagation_that_leaves_Q_stops_the_solver_with_its_message(monkeypatch, fault):
+    # Kills 305:15:bool:0, 305:15:drop:0 and 305:15:drop:1 (the solver's check that every
+    # step ends in Q weakened to both bounds at once or to one of them). A correct
+    # propagation never leaves Q, so the fault is injected: the generator of the linear
+    # dynamics gets a constant drift of rate 1 on a coordinate the switching functions do
+    # not read: the last coordinate of the prefix (empty, below sigma), or (1,1) (full,
+    # above sigma = (0,1) at this start, rank 1 and the next level of no coordinate). Over
+    # the first step (0.1 / (mu J), far above 1e-9) it leaves [0, alpha] by more than the
+    # check's 1e-9 before any switch (q(0,1) needs about 0.05 to fill), and the solver must
+    # stop with its message instead of returning a state outside Q.
+    import qtheory.utility.fluid as fluid
+
+    generator = fluid._Prefix.generator
+
+    def faulty(self, a):
+        M = generator(self, a)
+        if fault.startswith("below"):
+            M[self.K - 1, self.K] -= 1.0
+        else:
+            M[0, self.K] += 1.0
+        return M
+
+    monkeypatch.setattr(fluid._Prefix, "generator", faulty)
+    q0 = np.zeros((2, 3))
+    q0[:, 0] = 0.5
+    q0[1, 1] = 0.5
+    with pytest.raises(ParameterError, match="fluid solver left Q"):
+        solve_fluid(SYS, q0, [0.0, 1.0])

@@ -7,16 +7,14 @@ policy file added to ``qtheory/utility/policies/`` is tested here without being 
   written independently of the compiled rule).
 """
 
-import dataclasses
-
 import numpy as np
 import pytest
 from scipy import stats
 
-from qtheory.errors import ParameterError
 from qtheory.runtime import spawn
 from qtheory.utility import LogUtility, PoolSystem, exact_stationary, simulate
 from qtheory.utility.policies import REGISTRY
+from tests._registry_checks import assert_bad_parameters_refused_by_name
 
 POLICIES = sorted(REGISTRY)
 SMALL = PoolSystem((LogUtility(3), LogUtility(5)), (0.5, 0.5), 1.5)
@@ -25,11 +23,7 @@ N = 4
 
 @pytest.mark.parametrize("name", POLICIES)
 def test_a_bad_parameter_is_refused_by_name(name):
-    cls = REGISTRY[name]
-    for field in dataclasses.fields(cls):
-        for bad in (-1, "nonsense"):
-            with pytest.raises(ParameterError, match=f"`{field.name}`"):
-                cls(**{field.name: bad})
+    assert_bad_parameters_refused_by_name(REGISTRY[name])
 
 
 @pytest.mark.parametrize("name", POLICIES)

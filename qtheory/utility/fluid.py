@@ -43,6 +43,12 @@ __all__ = ["FluidSolution", "solve_fluid", "solve_fluid_splitting", "check_state
            "fluid_prefix"]
 
 _TOL = 1e-12
+#: how far from the class fractions `check_state` lets ``q[:, 0]`` be
+_STATE_TOL = 1e-9
+#: how far outside Q the solver's state may be before it reports an internal error: what
+#: `check_state` admits (``q[:, 0]`` within _STATE_TOL of alpha, then increases of up to 1e-12 a
+#: level, which a full coordinate keeps) with room to spare
+_LEFT_Q_TOL = 2 * _STATE_TOL
 
 
 def check_state(system: PoolSystem, q, name: str = "q0", alpha=None) -> np.ndarray:
@@ -52,7 +58,7 @@ def check_state(system: PoolSystem, q, name: str = "q0", alpha=None) -> np.ndarr
     q = check_array(name, q, ndim=2, low=0.0)
     if q.shape[0] != system.m or q.shape[1] < 2:
         raise ParameterError(f"`{name}` must have shape (m = {system.m}, J + 1) with J >= 1 (got {q.shape})")
-    if np.any(np.abs(q[:, 0] - alpha) > 1e-9):
+    if np.any(np.abs(q[:, 0] - alpha) > _STATE_TOL):
         raise ParameterError(f"`{name}[:, 0]` must equal the class fractions {alpha.tolist()} "
                              f"(got {q[:, 0].tolist()})")
     inc = np.diff(q, axis=1) > 1e-12
@@ -302,7 +308,7 @@ def solve_fluid(system: PoolSystem, q0, t_eval, *, max_step: float | None = None
                 return _finish(pre, t_eval, out_x, out_r, events)
             y = y_next
             t = t_next
-            if np.any(y[:K] < -1e-9) or np.any(y[:K] > pre.alpha + 1e-9):
+            if np.any(y[:K] < -_LEFT_Q_TOL) or np.any(y[:K] > pre.alpha + _LEFT_Q_TOL):
                 raise ParameterError(f"fluid solver left Q at t = {t} (internal error; try a smaller `max_step`)")
         x = y[:K].copy()
         if switched == "fill":

@@ -553,3 +553,20 @@ def test_a_propagation_that_leaves_Q_stops_the_solver_with_its_message(monkeypat
     q0[1, 1] = 0.5
     with pytest.raises(ParameterError, match="fluid solver left Q"):
         solve_fluid(SYS, q0, [0.0, 1.0])
+
+
+@pytest.mark.parametrize("levels", [3, 40])
+def test_a_start_check_state_admits_is_not_reported_as_leaving_q(levels):
+    # check_state lets q[:, 0] be 1e-9 from alpha and a level 1e-12 above the one before, so a
+    # full level-1 coordinate may start 1.0008e-9 above alpha and stays there while full; the
+    # solver's "left Q" check used to refuse it at the first step (an internal error on a valid
+    # input). The total mass still follows s(t) = rho + (s(0) - rho) e^{-mu t} (module docstring).
+    q0 = np.zeros((2, levels + 1))
+    q0[:, 0] = 0.5
+    q0[1, 0] = 0.5 + 9.999e-10
+    q0[1, 1] = q0[1, 0] + 9e-13
+    sol = solve_fluid(SYS, q0, [0.0, 0.01, 1.0])
+    s0 = q0[:, 1:].sum()
+    rho = SYS.lam / SYS.mu
+    expected = rho + (s0 - rho) * np.exp(-SYS.mu * 1.0)
+    assert abs(sol.q[-1][:, 1:].sum() - expected) < 1e-8

@@ -233,9 +233,9 @@ class Outputs(NamedTuple):
 
 
 def _kernel(mechanism):
-    """The compiled kernel of `mechanism`: :func:`_kernel_simulate` with its ``start_rule``
+    """The compiled kernel of `mechanism`: :func:`_kernel_simulate` with its start rule (``rule``)
     in place of the dispatch point (:mod:`qtheory._splice`)."""
-    return _splice.specialise(_kernel_simulate, mechanism.start_rule)
+    return _splice.specialise(_kernel_simulate, mechanism.rule)
 
 
 def _kernel_simulate(system, config, rng_state):

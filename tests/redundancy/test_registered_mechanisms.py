@@ -1,23 +1,81 @@
 """Facts every mechanism of :data:`qtheory.redundancy.mechanisms.MECHANISMS` must satisfy,
-parametrised over that table: the simulator (compiled with the mechanism's start rule)
-against the mechanism's own exact chain, written from its definition
-(:mod:`qtheory.redundancy.chain`), on a tiny system."""
+parametrised over that table, which is built from the registry: a mechanism file added to
+``qtheory/redundancy/mechanisms/`` is tested here without being listed.
+
+* its name and its object are the same mechanism, registered by its class;
+* its start rule, called directly, returns -1 or an idle compatible server, and under
+  cancel-on-start it leaves no arriving job waiting while a compatible server is idle;
+* the product forms describe it exactly when it says so (``product_form``): then its exact
+  chain equals the product form, else the product forms refuse it;
+* the simulator (compiled with the mechanism's start rule) agrees with the mechanism's own
+  exact chain, written from its definition (:mod:`qtheory.redundancy.chain`), on a tiny system.
+"""
+
+import inspect
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from qtheory.redundancy.mechanisms import MECHANISMS
-from qtheory.redundancy.model import m_model
-from qtheory.redundancy.simulation import simulate
+from qtheory._rng import seed_state
+from qtheory.errors import ParameterError
+from qtheory.redundancy import productform as PF
+from qtheory.redundancy.mechanisms import MECHANISMS, REGISTRY, as_mechanism
+from qtheory.redundancy.model import circular_d, m_model
+from qtheory.redundancy.simulation import _kernel_system, simulate
 from qtheory.runtime import spawn
 
 SYSTEM = m_model(7 / 12)
 LAM = 0.3
 MAX_JOBS = 12
+NAMES = sorted(MECHANISMS)
 
 
-@pytest.mark.parametrize("name", sorted(MECHANISMS))
+@pytest.mark.parametrize("name", NAMES)
+def test_the_name_and_the_object_are_one_registered_mechanism(name):
+    mechanism = MECHANISMS[name]
+    assert type(mechanism) is REGISTRY[name] and mechanism.name == name
+    assert as_mechanism(name) is mechanism and as_mechanism(mechanism) is mechanism
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_start_rule_picks_an_idle_compatible_server(name):
+    """On every busy pattern of circular-3 with N = 5 (idle times distinct), for each job
+    type: the rule's server is compatible and idle, or -1; a cancel-on-start mechanism
+    returns -1 only when every compatible server is busy."""
+    mechanism = MECHANISMS[name]
+    kernel = _kernel_system(circular_d(5, 3))
+    passed = dict(rng=seed_state(11), type_servers=kernel.type_servers,
+                  idle_since=np.array([4, 0, 3, 1, 2], dtype=np.int64))
+    wanted = inspect.signature(mechanism.rule.py_func).parameters
+    for pattern in range(1 << 5):
+        passed["busy"] = np.array([(pattern >> s) & 1 for s in range(5)], dtype=np.bool_)
+        for t in range(5):
+            passed.update(t=t, deg=kernel.type_deg[t])
+            server = mechanism.rule(**{k: passed[k] for k in wanted})
+            compatible = kernel.type_servers[t, :kernel.type_deg[t]]
+            idle = [s for s in compatible if not passed["busy"][s]]
+            assert server == -1 or server in idle, (pattern, t, server)
+            if mechanism.cancel_on_start:
+                assert (server == -1) == (not idle), (pattern, t, server)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_product_form_is_its_law_exactly_when_it_says_so(name):
+    """Truncated at 12 jobs at load 0.3, the chain puts about 1e-6 on its last state, so its
+    first probabilities are off by about that (relative), far below the rtol; the product
+    forms of c.o.c. and c.o.s. differ by more than 1e-2 here (test_mechanisms.py), so the
+    wrong one fails."""
+    mechanism = MECHANISMS[name]
+    if mechanism.product_form:
+        chain = mechanism.exact_chain(SYSTEM, LAM, MAX_JOBS)
+        np.testing.assert_allclose(chain.pmf[:5], mechanism.total_jobs_pmf(SYSTEM, LAM, 4), rtol=1e-4)
+    else:
+        with pytest.raises(ParameterError, match="no product form"):
+            PF.total_jobs_moments(SYSTEM, LAM, mechanism)
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_the_simulator_matches_the_exact_chain(name):
     mechanism = MECHANISMS[name]
     chain = mechanism.exact_chain(SYSTEM, LAM, MAX_JOBS)

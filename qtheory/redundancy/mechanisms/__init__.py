@@ -1,0 +1,100 @@
+"""The redundancy mechanisms of paper R as objects, one file per mechanism: cancel-on-completion
+(``coc.py``), cancel-on-start with assign-longest-idle-server (``cos.py``), both of Sec. 2.1,
+and c.o.s. with random assignment (``cos_random.py``, a variant beyond the paper).
+
+A mechanism object names itself (``name``, the string every function of
+:mod:`qtheory.redundancy` also accepts), and gathers what the package knows of it: its exact
+stationary law (the product forms (4) and (6), :mod:`~qtheory.redundancy.productform`), its
+truncated Markov chain written from the definition (:mod:`~qtheory.redundancy.chain`, an
+independent route) and its simulator (:mod:`~qtheory.redundancy.simulation`). Every function
+that takes ``mechanism`` accepts an object or its name.
+
+Mechanisms follow the policy model of papers L and U (:mod:`qtheory._policy`): a frozen
+dataclass deriving from :class:`Mechanism` that sets ``name`` is registered when it is
+defined, and every file of this folder is imported when the package is, so a new mechanism
+is a new file, with no list to edit (:data:`MECHANISMS` is built from the registry).
+
+The simulator's event loop is written once (:func:`qtheory.redundancy.simulation._kernel_simulate`,
+a template) and compiled per mechanism with the mechanism's ``rule`` (its *start rule*)
+spliced in at its dispatch point (:mod:`qtheory._splice`): the rule picks the idle
+compatible server that starts an arriving job, or returns -1 when the job joins the queue
+of its type (served by all its compatible servers at once under c.o.c.). What a completion
+removes follows ``cancel_on_start``: the job that started (c.o.s.) or every replica of the
+finished job (c.o.c.).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ... import _policy
+from ...errors import ParameterError
+
+__all__ = ["Mechanism", "MECHANISMS", "REGISTRY", "as_mechanism"]
+
+#: a mechanism's kernel parameters: none (the start rule reads the kernel's own state)
+Params = namedtuple("MechanismParams", ())
+
+
+@dataclass(frozen=True)
+class Mechanism(_policy.Policy, family=True):
+    """Base class of the mechanisms: a subclass that sets ``name`` and ``rule`` is registered
+    when it is defined.
+
+    ``name`` is the mechanism's short name; ``rule`` the ``numba.njit`` start rule spliced
+    into the simulator at the arrival of a job, taking any of ``rng, t, deg, type_servers,
+    busy, idle_since`` (only those it uses, by name): the arriving job's type ``t``, its
+    ``deg`` compatible servers ``type_servers[t, :deg]``, which of the servers are ``busy``
+    and the event number at which each idle one turned idle, and the kernel's generator
+    ``rng`` (:mod:`qtheory._rng`); it returns the idle server that starts the job, or -1.
+    ``cancel_on_start`` says whether a job's replicas are dropped when it starts (else when
+    one completes); ``product_form`` whether the product forms (4), (6) of
+    :mod:`~qtheory.redundancy.productform` describe it."""
+
+    Params: ClassVar[type] = Params
+    cancel_on_start: ClassVar[bool] = True
+    product_form: ClassVar[bool] = True
+
+    def stationary_law(self, system, lam: float):
+        """:math:`E[Q]`, :math:`\\mathrm{Var}(Q)` and :math:`P(Q = 0)` from the product form
+        (:func:`qtheory.redundancy.productform.total_jobs_law`)."""
+        from ..productform import total_jobs_law
+        return total_jobs_law(system, lam, self.name)
+
+    def total_jobs_pmf(self, system, lam: float, max_jobs: int):
+        """:math:`P(Q = m)`, m = 0..max_jobs, from the product form."""
+        from ..productform import total_jobs_pmf
+        return total_jobs_pmf(system, lam, max_jobs, self.name)
+
+    def exact_chain(self, system, lam: float, max_jobs: int):
+        """The chain of this mechanism truncated at `max_jobs` jobs, solved numerically
+        (:mod:`qtheory.redundancy.chain`, written from the definition, not from the product form)."""
+        raise NotImplementedError
+
+    def simulate(self, system, lam: float, n_events: int, **options):
+        """:func:`qtheory.redundancy.simulation.simulate` under this mechanism (`options` must
+        include its required ``seed``)."""
+        from ..simulation import simulate
+        return simulate(system, lam, n_events, mechanism=self, **options)
+
+
+#: the family's base under the name :func:`qtheory._policy.discover` reads
+Policy = Mechanism
+#: registered mechanism classes by name (every mechanism file of this folder)
+REGISTRY = Mechanism.REGISTRY
+_policy.discover(__name__, __path__, globals())
+del Policy
+#: the mechanisms by name (one object of each registered class, in the order of their files)
+MECHANISMS = {name: cls() for name, cls in REGISTRY.items()}
+
+
+def as_mechanism(mechanism) -> Mechanism:
+    """A :class:`Mechanism` from an object (returned unchanged) or its name (a key of :data:`MECHANISMS`)."""
+    if isinstance(mechanism, Mechanism):
+        return mechanism
+    if isinstance(mechanism, str) and mechanism in MECHANISMS:
+        return MECHANISMS[mechanism]
+    raise ParameterError(f"`mechanism` must be one of {', '.join(repr(m) for m in MECHANISMS)} or a Mechanism "
+                         f"object (got {mechanism!r})")

@@ -210,7 +210,8 @@ def test_c_redundancy_and_the_numba_kernel_simulate_the_same_path(mechanism, see
     mech = as_mechanism(mechanism)
     config = SIM.Configuration(mechanism=int(mech.cancel_on_start), lam_total=20 * lam, n_events=n_events,
                                warmup=warmup, init_jobs=init_jobs, track_a=0, track_b=19, hist_max=400,
-                               n_batches=32, fifo_cap=SIM._FIFO_CAP, job_cap=SIM._JOB_CAP)
+                               n_batches=32, fifo_cap=SIM._FIFO_CAP,
+                               all_statistics=True)
     out = _kernel(mech)(_redundancy_kernel_system(system), config, seed_state(seed))
     c = credundancy.run_full(mechanism, 20, 2, lam, n_events, warmup, seed, init_jobs=init_jobs)
     sums = out.sums

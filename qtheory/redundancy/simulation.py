@@ -14,9 +14,11 @@ jump.
   one that has been idle longest (ALIS); a server that finishes takes the oldest
   waiting compatible job, or else becomes idle.
 
-Implementation: every server keeps a FIFO of the ids of the jobs compatible with it
-(lazy deletion: entries of jobs that left or started elsewhere are skipped when they
-reach the front), so an event costs O(d) amortised, d the replication degree.
+Implementation: every job type keeps a FIFO of the arrival stamps of its queued jobs
+(c.o.c.: all its jobs; c.o.s.: its waiting jobs). The oldest job a server is compatible
+with is the oldest of the heads of its types' FIFOs, and the job a completion removes
+(c.o.c.) or starts (c.o.s.) is such a head, so an event costs O(d), d the number of types
+of a server or of servers of a type, with no job table and no entries to skip.
 
 Statistics
 ----------
@@ -30,11 +32,14 @@ in service) and of the counts per type:
   (arrivals and service completions). These are the stationary law of the jump
   chain, which differs from the time-stationary law because R depends on the state.
 
-A run counts *events* = arrivals + service completions, as in Appendix E.
+A run counts *events* = arrivals + service completions, as in Appendix E. Asked for
+``statistics="mean"``, a run keeps only the time averages of Q and of 1{Q = 0} (and their
+standard errors), which costs less per event; the other fields are then NaN.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass
@@ -46,7 +51,7 @@ from numba import njit
 from .. import _splice
 from .._policy import decide  # noqa: F401 (the template's dispatch point)
 from ..errors import ParameterError
-from .._rng import uniform
+from .._rng import _TWO_M53, _U11, _U17, _U19, _U45
 from ..runtime import RunRecord, kernel_state
 from ..stats import batch_means
 from ..validation import check_integer, check_real
@@ -64,11 +69,13 @@ MECHANISMS = tuple(_MECHANISMS)
 # counted by callgrind (benchmarks/instructions.py), with bit-identical results (qtheory._policy).
 from .._policy import _ix  # noqa: E402
 
-# Capacities of the kernel's tables, powers of two passed to it in its Configuration (read by
-# _prepare, so a test can shrink them to reach the overflow checks): entries in one
-# server's job list (FIFO), and slots of the job table, indexed by job id modulo its size.
+# Capacity of a job type's FIFO (queued jobs of one type), a power of two passed to the
+# kernel in its Configuration (read by _prepare, so a test can shrink it to reach the
+# overflow check)
 _FIFO_CAP = 1 << 16
-_JOB_CAP = 1 << 20
+
+#: what a run may keep: every statistic, or the time averages of Q and 1{Q = 0} only
+STATISTICS = ("all", "mean")
 
 
 def _alias_table(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -91,7 +98,22 @@ def _alias_table(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return prob, alias
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _uniform_words(g0, g1, g2, g3):
+    """:func:`qtheory._rng.uniform` (xoshiro256+, the same steps) on the generator's words held
+    in variables: the uniform and the four new words."""
+    result = g0 + g3
+    shifted = g1 << _U17
+    g2 ^= g0
+    g3 ^= g1
+    g1 ^= g2
+    g0 ^= g3
+    g2 ^= shifted
+    g3 = (g3 << _U45) | (g3 >> _U19)
+    return np.float64(result >> _U11) * _TWO_M53, g0, g1, g2, g3
+
+
+@njit(cache=True, inline="always")
 def _draw_type(x, prob, alias):
     k = prob.size
     y = x * k
@@ -118,7 +140,7 @@ def _pick_busy(v, busy_list, n_busy, speeds, homogeneous):
     return busy_list[_ix(n_busy - 1)]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _mark_busy(s, busy, busy_pos, busy_list, n_busy, busy_rate, speeds):
     """Server s starts working: into the busy list. Returns the new (n_busy, busy_rate)."""
     busy[_ix(s)] = True
@@ -127,7 +149,7 @@ def _mark_busy(s, busy, busy_pos, busy_list, n_busy, busy_rate, speeds):
     return n_busy + 1, busy_rate + speeds[_ix(s)]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _mark_idle(s, busy, busy_pos, busy_list, n_busy, busy_rate, speeds):
     """Server s stops: out of the busy list (the last entry fills its place). Returns the new
     (n_busy, busy_rate)."""
@@ -141,7 +163,7 @@ def _mark_idle(s, busy, busy_pos, busy_list, n_busy, busy_rate, speeds):
     return n_busy, busy_rate - speeds[_ix(s)]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _close_interval(t, counts, acc_t, acc_e, last_t, last_e, clock_t, clock_e):
     """Add type t's count since its last change to its time and event integrals (before it changes)."""
     acc_t[_ix(t)] += counts[_ix(t)] * (clock_t - last_t[_ix(t)])
@@ -186,11 +208,14 @@ class BatchSums(NamedTuple):
 
 class KernelSystem(NamedTuple):
     """The system as the kernel reads it (:func:`_kernel_system`): the servers of each job type
-    (``type_servers[t, :type_deg[t]]``, padded with -1), Walker's alias table of the type
+    (``type_servers[t, :type_deg[t]]``, padded with -1), the types of each server
+    (``server_types[s, :server_deg[s]]``, padded with -1), Walker's alias table of the type
     probabilities (``prob``, ``alias``) and the server speeds."""
 
     type_servers: np.ndarray
     type_deg: np.ndarray
+    server_types: np.ndarray
+    server_deg: np.ndarray
     prob: np.ndarray
     alias: np.ndarray
     speeds: np.ndarray
@@ -200,9 +225,9 @@ class Configuration(NamedTuple):
     """What a run does: `mechanism` 1 if a job's replicas are dropped when it starts (c.o.s.),
     0 if when one completes (c.o.c.; the start rule itself is spliced in by :func:`_kernel`), the total arrival rate,
     the events recorded after `warmup` events and `init_jobs` initial jobs (arrivals without
-    departures), the two tracked types, the histogram range, the number of batches, and the
-    capacities (powers of two) of a server's job list and of the job table
-    (:data:`_FIFO_CAP`, :data:`_JOB_CAP`)."""
+    departures), the two tracked types, the histogram range, the number of batches, the
+    capacity (a power of two, :data:`_FIFO_CAP`) of a job type's FIFO, and whether to keep
+    all statistics (else only the time averages of Q and of 1{Q = 0})."""
 
     mechanism: int
     lam_total: float
@@ -214,16 +239,19 @@ class Configuration(NamedTuple):
     hist_max: int
     n_batches: int
     fifo_cap: int
-    job_cap: int
+    all_statistics: bool
 
 
 class Outputs(NamedTuple):
-    """What the kernel returns: its running sums (:class:`RunSums`), the time- and
-    event-weighted histograms of Q, the time and event integrals of the type counts, the
-    batch integrals (:class:`BatchSums`), and `code`: 0, or 1 if a job list overflowed, 2 if
-    a new job's slot still held a job (the run stops there)."""
+    """What the kernel returns: its running sums (:class:`RunSums`), the time with Q = 0
+    (``empty_time``), the time- and event-weighted histograms of Q, the time and event
+    integrals of the type counts, the batch integrals (:class:`BatchSums`), and `code`: 0,
+    or 1 if a job type's FIFO overflowed (the run stops there). Without
+    ``all_statistics`` only ``sums.time``, ``sums.time_q``, ``sums.events``, ``empty_time``
+    and the batches' ``time``, ``q`` and ``empty`` are computed."""
 
     sums: RunSums
+    empty_time: float
     hist_t: np.ndarray
     hist_e: np.ndarray
     acc_t: np.ndarray
@@ -242,9 +270,18 @@ def _kernel_simulate(system, config, rng_state):
     """One run (a template, compiled per mechanism by :func:`_kernel`) of the
     :class:`KernelSystem` `system` as `config` (:class:`Configuration`) says, from the generator `rng_state`; returns :class:`Outputs`. `batches` holds the running time
     integrals at the end of each of `n_batches` equal blocks of recorded events (for
-    batch-means standard errors)."""
+    batch-means standard errors).
+
+    The state is one FIFO per job type of the arrival stamps of its queued jobs (c.o.c.:
+    every job in the system; c.o.s.: the waiting jobs). The oldest job a server is
+    compatible with is the oldest of the heads of its types' FIFOs, and the job a
+    completion removes (c.o.c.) or starts (c.o.s.) is such a head, so an event costs O(d)
+    without a job table or deleted entries. With ``config.all_statistics`` false only the
+    time averages of Q and of 1{Q = 0} and their batch integrals are kept."""
     type_servers = system.type_servers
     type_deg = system.type_deg
+    server_types = system.server_types
+    server_deg = system.server_deg
     prob = system.prob
     alias = system.alias
     speeds = system.speeds
@@ -258,36 +295,43 @@ def _kernel_simulate(system, config, rng_state):
     hist_max = config.hist_max
     n_batches = config.n_batches
     fifo_cap = config.fifo_cap
-    job_cap = config.job_cap
+    all_statistics = config.all_statistics
+    # the generator's four words in local variables (registers), written to the array `rng`
+    # only for a start rule that draws
     rng = rng_state.copy()
+    g0, g1, g2, g3 = rng[0], rng[1], rng[2], rng[3]
     n = speeds.size
     k = type_deg.size
     homogeneous = True
     for s in range(n):
         if speeds[_ix(s)] != speeds[0]:
             homogeneous = False
+    # with equal speeds the total rate and its inverse are tables indexed by the number of
+    # busy servers (with speed 1, exactly the sums and quotients the running rate gives)
+    rate_of = np.empty(n + 1)
+    inv_rate_of = np.empty(n + 1)
+    for b in range(n + 1):
+        rate_of[_ix(b)] = lam_total + b * speeds[0]
+        inv_rate_of[_ix(b)] = 1.0 / rate_of[_ix(b)]
+    inv_lam_total = 1.0 / lam_total
+    inv_speed = 1.0 / speeds[0]
     fifo_mask = fifo_cap - 1
-    job_mask = job_cap - 1
-    # fifo, job_id and job_type are read only where written before (a fifo entry between
-    # head and tail, the slot of a job id taken from a fifo): left uninitialised, their
-    # 26 MB cost no page faults beyond the few pages a run touches
-    fifo = np.empty((n, fifo_cap), dtype=np.int64)
-    head = np.zeros(n, dtype=np.int64)
-    tail = np.zeros(n, dtype=np.int64)
-    job_id = np.empty(job_cap, dtype=np.int64)
-    job_type = np.empty(job_cap, dtype=np.int64)
-    job_live = np.zeros(job_cap, dtype=np.bool_)  # c.o.c.: in system; c.o.s.: waiting
-    live = np.zeros(n, dtype=np.int64)  # c.o.c.: live jobs compatible with server
+    # fifo is read only between head and tail, where written before: left uninitialised,
+    # it costs no page faults beyond the pages a run touches
+    fifo = np.empty((k, fifo_cap), dtype=np.int64)
+    head = np.zeros(k, dtype=np.int64)
+    tail = np.zeros(k, dtype=np.int64)
+    live = np.zeros(n, dtype=np.int64)  # c.o.c.: the server's types with jobs (busy iff > 0)
     busy = np.zeros(n, dtype=np.bool_)
     busy_list = np.zeros(n, dtype=np.int64)
     busy_pos = np.full(n, -1, dtype=np.int64)
     n_busy = 0
     busy_rate = 0.0
     idle_since = np.zeros(n, dtype=np.int64)
-    serving = np.full(n, -1, dtype=np.int64)
+    serving = np.full(n, -1, dtype=np.int64)  # c.o.s.: the type of the job in service
     counts = np.zeros(k, dtype=np.int64)
     total = 0
-    next_id = 0
+    next_stamp = 0
     code = 0
 
     hist_t = np.zeros(hist_max + 1)
@@ -299,7 +343,7 @@ def _kernel_simulate(system, config, rng_state):
     # sums of the time averages (weights w = 1 / rate), of the event averages and of the
     # arrival averages: Q, Q^2 and the shares Q_a / Q, Q_b / Q of the tracked types. Kept in
     # local variables (registers), not in an array, in the loop
-    t_q = t_q2 = t_ra = t_rb = 0.0
+    t_q = t_q2 = t_ra = t_rb = t_empty = 0.0
     e_q = e_q2 = e_ra = e_rb = 0.0
     a_n = a_q = a_q2 = a_ra = a_rb = 0.0
     clock_t = 0.0  # accumulated expected holding time (recorded part)
@@ -323,56 +367,61 @@ def _kernel_simulate(system, config, rng_state):
             for j in range(k):
                 last_t[_ix(j)] = 0.0
                 last_e[_ix(j)] = 0.0
-        rate = lam_total + busy_rate
-        if recording:
+        if homogeneous:
+            rate = rate_of[_ix(n_busy)]
+            w = inv_rate_of[_ix(n_busy)]
+        else:
+            rate = lam_total + busy_rate
             w = 1.0 / rate
-            qi = total if total < hist_max else hist_max
-            hist_t[_ix(qi)] += w
+        if recording:
             t_q += w * total
-            t_q2 += w * total * total
-            if total > 0:
-                t_ra += w * counts[_ix(track_a)] / total
-                t_rb += w * counts[_ix(track_b)] / total
+            if total == 0:
+                t_empty += w
             clock_t += w
-        u = uniform(rng)
+            if all_statistics:
+                qi = total if total < hist_max else hist_max
+                hist_t[_ix(qi)] += w
+                t_q2 += w * total * total
+                if total > 0:
+                    t_ra += w * counts[_ix(track_a)] / total
+                    t_rb += w * counts[_ix(track_b)] / total
+        u, g0, g1, g2, g3 = _uniform_words(g0, g1, g2, g3)
         if in_init or u * rate < lam_total:
-            x = uniform(rng) if in_init else (u * rate) / lam_total
+            if in_init:
+                x, g0, g1, g2, g3 = _uniform_words(g0, g1, g2, g3)
+            else:
+                x = (u * rate) * inv_lam_total
             t = _draw_type(x, prob, alias)
-            if recording:
-                _close_interval(t, counts, acc_t, acc_e, last_t, last_e, clock_t, clock_e)
-            counts[_ix(t)] += 1
+            if all_statistics:
+                if recording:
+                    _close_interval(t, counts, acc_t, acc_e, last_t, last_e, clock_t, clock_e)
+                counts[_ix(t)] += 1
             total += 1
             deg = type_deg[_ix(t)]
             # the mechanism's start rule (spliced in): the idle server that starts the job, or -1
+            rng[0], rng[1], rng[2], rng[3] = g0, g1, g2, g3
             best = decide(rng, t, deg, type_servers, busy, idle_since)
+            g0, g1, g2, g3 = rng[0], rng[1], rng[2], rng[3]
             if best >= 0:
                 serving[_ix(best)] = t
-                head[_ix(best)] = tail[_ix(best)]
                 n_busy, busy_rate = _mark_busy(best, busy, busy_pos, busy_list, n_busy, busy_rate, speeds)
             else:
                 # the job waits (c.o.s.) or is served by all its servers at once (c.o.c.): it
-                # joins the list of each compatible server
-                slot = next_id & job_mask
-                if job_live[_ix(slot)]:
-                    code = 2
+                # joins its type's FIFO
+                if tail[_ix(t)] - head[_ix(t)] >= fifo_cap:
+                    code = 1
                     break
-                job_id[_ix(slot)] = next_id
-                job_type[_ix(slot)] = t
-                job_live[_ix(slot)] = True
-                for i in range(deg):
-                    s = type_servers[_ix(t), _ix(i)]
-                    if tail[_ix(s)] - head[_ix(s)] >= fifo_cap:
-                        code = 1
-                    fifo[_ix(s), _ix(tail[_ix(s)] & fifo_mask)] = next_id
-                    tail[_ix(s)] += 1
-                    if mechanism == 0:
+                fifo[_ix(t), _ix(tail[_ix(t)] & fifo_mask)] = next_stamp
+                next_stamp += 1
+                if mechanism == 0 and tail[_ix(t)] == head[_ix(t)]:
+                    # the type had no job: each of its servers gains one to work on
+                    for i in range(deg):
+                        s = type_servers[_ix(t), _ix(i)]
                         live[_ix(s)] += 1
                         if live[_ix(s)] == 1:
                             n_busy, busy_rate = _mark_busy(s, busy, busy_pos, busy_list, n_busy, busy_rate, speeds)
-                next_id += 1
-            if code != 0:
-                break
-            if recording:
+                tail[_ix(t)] += 1
+            if recording and all_statistics:
                 # the count an arriving job finds, itself included
                 a_n += 1.0
                 a_q += total
@@ -383,30 +432,33 @@ def _kernel_simulate(system, config, rng_state):
             if homogeneous:
                 # _pick_busy's first branch written in the loop: called, it cost 66 of the 296
                 # instructions per event of c.o.s. (callgrind), the arrays passed to it
-                idx = int((u * rate - lam_total) / speeds[0])
+                idx = int((u * rate - lam_total) * inv_speed)
                 if idx >= n_busy:
                     idx = n_busy - 1
                 s = busy_list[_ix(idx)]
             else:
                 s = _pick_busy(u * rate - lam_total, busy_list, n_busy, speeds, homogeneous)
+            # the oldest queued job of server s: the oldest head of its types' FIFOs
+            oldest = -1
+            oldest_stamp = 0
+            for i in range(server_deg[_ix(s)]):
+                j = server_types[_ix(s), _ix(i)]
+                if head[_ix(j)] != tail[_ix(j)]:
+                    stamp = fifo[_ix(j), _ix(head[_ix(j)] & fifo_mask)]
+                    if oldest < 0 or stamp < oldest_stamp:
+                        oldest = j
+                        oldest_stamp = stamp
             if mechanism == 1:
-                t = serving[_ix(s)]
-                # the server's job leaves; look for the oldest waiting compatible job
-                nxt = -1
-                while head[_ix(s)] < tail[_ix(s)]:
-                    jid = fifo[_ix(s), _ix(head[_ix(s)] & fifo_mask)]
-                    head[_ix(s)] += 1
-                    slot = jid & job_mask
-                    if job_id[_ix(slot)] == jid and job_live[_ix(slot)]:
-                        nxt = slot
-                        break
-                if recording:
-                    _close_interval(t, counts, acc_t, acc_e, last_t, last_e, clock_t, clock_e)
-                counts[_ix(t)] -= 1
+                # the server's job leaves; it starts the oldest waiting compatible job, if any
+                if all_statistics:
+                    t = serving[_ix(s)]
+                    if recording:
+                        _close_interval(t, counts, acc_t, acc_e, last_t, last_e, clock_t, clock_e)
+                    counts[_ix(t)] -= 1
                 total -= 1
-                if nxt >= 0:
-                    job_live[_ix(nxt)] = False
-                    serving[_ix(s)] = job_type[_ix(nxt)]
+                if oldest >= 0:
+                    head[_ix(oldest)] += 1
+                    serving[_ix(s)] = oldest
                 else:
                     serving[_ix(s)] = -1
                     idle_since[_ix(s)] = step
@@ -414,44 +466,40 @@ def _kernel_simulate(system, config, rng_state):
                     if n_busy == 0:
                         busy_rate = 0.0
             else:
-                slot = -1
-                while head[_ix(s)] < tail[_ix(s)]:
-                    jid = fifo[_ix(s), _ix(head[_ix(s)] & fifo_mask)]
-                    sl = jid & job_mask
-                    if job_id[_ix(sl)] == jid and job_live[_ix(sl)]:
-                        slot = sl
-                        break
-                    head[_ix(s)] += 1
-                head[_ix(s)] += 1
-                t = job_type[_ix(slot)]
-                job_live[_ix(slot)] = False
-                if recording:
-                    _close_interval(t, counts, acc_t, acc_e, last_t, last_e, clock_t, clock_e)
-                counts[_ix(t)] -= 1
+                # the oldest job of server s completes and leaves with all its replicas
+                t = oldest
+                head[_ix(t)] += 1
+                if all_statistics:
+                    if recording:
+                        _close_interval(t, counts, acc_t, acc_e, last_t, last_e, clock_t, clock_e)
+                    counts[_ix(t)] -= 1
                 total -= 1
-                for i in range(type_deg[_ix(t)]):
-                    m = type_servers[_ix(t), _ix(i)]
-                    live[_ix(m)] -= 1
-                    if live[_ix(m)] == 0:
-                        head[_ix(m)] = tail[_ix(m)]
-                        n_busy, busy_rate = _mark_idle(m, busy, busy_pos, busy_list, n_busy, busy_rate, speeds)
-                if n_busy == 0:
-                    busy_rate = 0.0
+                if head[_ix(t)] == tail[_ix(t)]:
+                    # the type has no job left: each of its servers loses one to work on
+                    for i in range(type_deg[_ix(t)]):
+                        m = type_servers[_ix(t), _ix(i)]
+                        live[_ix(m)] -= 1
+                        if live[_ix(m)] == 0:
+                            n_busy, busy_rate = _mark_idle(m, busy, busy_pos, busy_list, n_busy, busy_rate, speeds)
+                    if n_busy == 0:
+                        busy_rate = 0.0
         if recording:
-            qi = total if total < hist_max else hist_max
-            hist_e[_ix(qi)] += 1.0
-            e_q += total
-            e_q2 += total * total
-            if total > 0:
-                e_ra += counts[_ix(track_a)] / total
-                e_rb += counts[_ix(track_b)] / total
+            if all_statistics:
+                qi = total if total < hist_max else hist_max
+                hist_e[_ix(qi)] += 1.0
+                e_q += total
+                e_q2 += total * total
+                if total > 0:
+                    e_ra += counts[_ix(track_a)] / total
+                    e_rb += counts[_ix(track_b)] / total
             clock_e += 1.0
             if clock_e == batch_end:
                 b_clock[_ix(batch)] = clock_t
                 b_q[_ix(batch)] = t_q
-                b_empty[_ix(batch)] = hist_t[0]
-                for j in range(k):
-                    b_types[_ix(batch), _ix(j)] = acc_t[_ix(j)] + counts[_ix(j)] * (clock_t - last_t[_ix(j)])
+                b_empty[_ix(batch)] = t_empty
+                if all_statistics:
+                    for j in range(k):
+                        b_types[_ix(batch), _ix(j)] = acc_t[_ix(j)] + counts[_ix(j)] * (clock_t - last_t[_ix(j)])
                 batch += 1
                 if batch < n_batches:
                     batch_end = float(((batch + 1) * n_events) // n_batches)
@@ -460,7 +508,7 @@ def _kernel_simulate(system, config, rng_state):
         acc_e[_ix(j)] += counts[_ix(j)] * (clock_e - last_e[_ix(j)])
     sums = RunSums(clock_t, t_q, t_q2, t_ra, t_rb, clock_e, e_q, e_q2, e_ra, e_rb, float(total),
                    a_n, a_q, a_q2, a_ra, a_rb)
-    return Outputs(sums, hist_t, hist_e, acc_t, acc_e, BatchSums(b_clock, b_q, b_empty, b_types), code)
+    return Outputs(sums, t_empty, hist_t, hist_e, acc_t, acc_e, BatchSums(b_clock, b_q, b_empty, b_types), code)
 
 
 @dataclass(frozen=True)
@@ -525,7 +573,8 @@ class SimulationResult(RunRecord):
 
 def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: str = "cos",
              seed: int | np.random.SeedSequence, warmup: int = 0, initial_scale: float = 0.0,
-             tracked=(0, -1), hist_max: int = 400, n_batches: int | None = None) -> SimulationResult:
+             tracked=(0, -1), hist_max: int = 400, n_batches: int | None = None,
+             statistics: str = "all") -> SimulationResult:
     """Simulate `n_events` events (arrivals + completions) of c.o.c. or c.o.s.-ALIS.
 
     Parameters
@@ -552,23 +601,24 @@ def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: 
         Blocks of recorded events behind the batch-means standard errors, 2 to `n_events`
         (default ``min(32, n_events)``; each block should be long against the relaxation
         time of Q). A run of one event has no standard errors (NaN).
+    statistics : {"all", "mean"}
+        Every statistic of :class:`SimulationResult`, or only ``mean_jobs``,
+        ``empty_probability`` and their standard errors (the rest NaN), at a lower cost per
+        event.
     """
     system_k, config, kstate = _prepare(system, lam, n_events, mechanism, seed, warmup, initial_scale, tracked,
-                                        hist_max, n_batches)
+                                        hist_max, n_batches, statistics)
     start = time.perf_counter()
     out = _kernel(as_mechanism(mechanism))(system_k, config, kstate)       # checked by _prepare
     wall = time.perf_counter() - start
     if out.code == 1:
-        raise ParameterError(f"a server's job list overflowed (more than {config.fifo_cap} entries): the system "
+        raise ParameterError(f"the queue of a job type overflowed (more than {config.fifo_cap} jobs): the system "
                              "is too congested to simulate; lower `lam`")
-    if out.code == 2:
-        raise ParameterError(f"a job was still queued when {config.job_cap} later jobs had joined the queue (the "
-                             "size of the job table): the system is too congested to simulate; lower `lam`")
-    return _result(out.sums, out.hist_t, out.hist_e, out.acc_t, out.acc_e, out.batches, wall)
+    return _result(out, wall, config.all_statistics)
 
 
 def _prepare(system: RedundancySystem, lam, n_events, mechanism, seed, warmup, initial_scale, tracked, hist_max,
-             n_batches):
+             n_batches, statistics="all"):
     """The kernel's arguments for a run (see :func:`simulate`), after checking them:
     ``(system, config, rng_state)``, a :class:`KernelSystem`, a :class:`Configuration` and
     the generator's state. The initial number of jobs is drawn here, from its own stream."""
@@ -581,6 +631,8 @@ def _prepare(system: RedundancySystem, lam, n_events, mechanism, seed, warmup, i
     n_batches = (min(32, n_events) if n_batches is None
                  else check_integer("n_batches", n_batches, low=2, high=n_events))
     initial_scale = check_real("initial_scale", initial_scale, low=0.0)
+    if statistics not in STATISTICS:
+        raise ParameterError(f"`statistics` must be one of {', '.join(map(repr, STATISTICS))} (got {statistics!r})")
     k = system.n_types
     a, b = (check_integer("tracked[0]", tracked[0], low=-k, high=k - 1) % k,
             check_integer("tracked[1]", tracked[1], low=-k, high=k - 1) % k)
@@ -593,7 +645,8 @@ def _prepare(system: RedundancySystem, lam, n_events, mechanism, seed, warmup, i
     init_jobs = int(np.floor(initial_scale * init_rng.exponential())) if initial_scale > 0 else 0
     config = Configuration(mechanism=int(mechanism.cancel_on_start), lam_total=system.n_servers * lam,
                            n_events=n_events, warmup=warmup, init_jobs=init_jobs, track_a=a, track_b=b, hist_max=hist_max,
-                           n_batches=n_batches, fifo_cap=_FIFO_CAP, job_cap=_JOB_CAP)
+                           n_batches=n_batches, fifo_cap=_FIFO_CAP,
+                           all_statistics=statistics == "all")
     return _kernel_system(system), config, kstate
 
 
@@ -606,21 +659,30 @@ def _initial_stream(seed_sequence: np.random.SeedSequence) -> np.random.SeedSequ
 
 
 def _kernel_system(system: RedundancySystem) -> KernelSystem:
-    """The kernel's view of a system (:class:`KernelSystem`): servers of each type (padded
-    with -1), degrees, Walker's alias table of the type probabilities, speeds."""
-    k = system.n_types
+    """The kernel's view of a system (:class:`KernelSystem`): servers of each type and types
+    of each server (padded with -1, in increasing order), their numbers, Walker's alias table
+    of the type probabilities, speeds."""
+    k, n = system.n_types, system.n_servers
     dmax = max(len(t) for t in system.types)
     type_servers = np.full((k, dmax), -1, dtype=np.int64)
     for j, t in enumerate(system.types):
         type_servers[j, : len(t)] = t
     type_deg = np.array([len(t) for t in system.types], dtype=np.int64)
+    of_server = [[j for j, t in enumerate(system.types) if s in t] for s in range(n)]
+    server_deg = np.array([len(js) for js in of_server], dtype=np.int64)
+    server_types = np.full((n, max(1, int(server_deg.max()))), -1, dtype=np.int64)
+    for s, js in enumerate(of_server):
+        server_types[s, : len(js)] = js
     prob, alias = _alias_table(np.asarray(system.probabilities, dtype=float))
-    return KernelSystem(type_servers=type_servers, type_deg=type_deg, prob=prob, alias=alias,
+    return KernelSystem(type_servers=type_servers, type_deg=type_deg, server_types=server_types,
+                        server_deg=server_deg, prob=prob, alias=alias,
                         speeds=np.ascontiguousarray(system.speeds, dtype=float))
 
 
-def _result(sums: RunSums, hist_t, hist_e, acc_t, acc_e, batches: BatchSums, wall: float) -> SimulationResult:
-    """The averages and standard errors of a run from the kernel's sums."""
+def _result(out: Outputs, wall: float, all_statistics: bool = True) -> SimulationResult:
+    """The averages and standard errors of a run from the kernel's :class:`Outputs` (the
+    fields it did not compute NaN, if it kept only the mean)."""
+    sums, hist_t, hist_e, acc_t, acc_e, batches = out.sums, out.hist_t, out.hist_e, out.acc_t, out.acc_e, out.batches
     wt, ne = sums.time, sums.events
     mean_t = sums.time_q / wt
     mean_e = sums.event_q / ne
@@ -629,7 +691,7 @@ def _result(sums: RunSums, hist_t, hist_e, acc_t, acc_e, batches: BatchSums, wal
     na = sums.arrivals
     arrival = (np.array([sums.arrival_q, sums.arrival_q2, sums.arrival_ratio_a, sums.arrival_ratio_b]) / na
                if na > 0 else np.full(4, math.nan))
-    empty = hist_t[0] / wt
+    empty = out.empty_time / wt
     if batches.time.size >= 2:
         _, mean_se = batch_means(batches.q, batches.time)
         _, empty_se = batch_means(batches.empty, batches.time)
@@ -637,7 +699,7 @@ def _result(sums: RunSums, hist_t, hist_e, acc_t, acc_e, batches: BatchSums, wal
     else:
         mean_se = empty_se = math.nan
         types_se = np.full(acc_t.size, math.nan)
-    return SimulationResult(
+    result = SimulationResult(
         mean_jobs=float(mean_t), var_jobs=float(sums.time_q2 / wt - mean_t ** 2),
         ratio_first=float(sums.time_ratio_a / wt), ratio_last=float(sums.time_ratio_b / wt),
         type_means=acc_t / wt, count_distribution=hist_t / wt,
@@ -649,6 +711,18 @@ def _result(sums: RunSums, hist_t, hist_e, acc_t, acc_e, batches: BatchSums, wal
         events=int(ne), mean_jobs_se=float(mean_se), type_means_se=types_se,
         empty_probability=float(empty), empty_probability_se=float(empty_se), wall_time=wall,
         n_batches=int(batches.time.size))
+    if all_statistics:
+        return result
+    # the kernel kept the mean only: every other statistic is unknown, not zero
+    return dataclasses.replace(result, **{
+        name: (np.full_like(value, math.nan) if isinstance(value, np.ndarray) else math.nan)
+        for name, value in ((f.name, getattr(result, f.name)) for f in dataclasses.fields(result))
+        if name not in _MEAN_ONLY})
+
+
+#: the fields of a result that a run with ``statistics="mean"`` computes
+_MEAN_ONLY = ("mean_jobs", "mean_jobs_se", "empty_probability", "empty_probability_se", "events", "wall_time",
+              "n_batches")
 
 
 def simulate_replication(seed_sequence: np.random.SeedSequence, system: RedundancySystem, lam: float,

@@ -1,17 +1,16 @@
 """The R kernel's tables and event loop (``redundancy/simulation.py``) as facts the rules
 must satisfy (mutation testing, issue 13):
 
-* a server's job list holds up to its capacity and not one entry more: the run stops with
+* a job type's FIFO holds up to its capacity and not one entry more: the run stops with
   a clear error exactly when an entry would overwrite the oldest one, and until then the
   path does not depend on the capacity;
-* the job table (slots indexed by job id modulo its size) never changes the path either:
-  a stale list entry whose slot a newer job reuses is skipped by the job-id check;
 * the type counts add up to Q (time, event and arrival averages), and equal speeds other
-  than 1 (the kernel's one-division pick of the completing server) give the product form.
+  than 1 (the kernel's one-multiplication pick of the completing server) give the product form;
+* a run that keeps the mean only (``statistics="mean"``) follows the same path and gives the
+  same mean, and leaves the other statistics NaN.
 
-The capacities are module constants passed to the kernel, so the tests shrink them to
-reach conditions that the defaults (65536 entries per list, 2^20 slots) leave out of reach
-of a test.
+The capacity is a module constant passed to the kernel, so the tests shrink it to reach
+conditions that the default (65536 entries per type) leaves out of reach of a test.
 """
 
 import dataclasses
@@ -27,19 +26,20 @@ from qtheory.redundancy.mechanisms import as_mechanism
 from qtheory.redundancy.simulation import Configuration, _kernel, _kernel_system
 
 
-def _run(mechanism, system, lam_total, n_events, init_jobs, seed, fifo_cap=SIM._FIFO_CAP, job_cap=SIM._JOB_CAP,
-         warmup=0, hist_max=400):
+def _run(mechanism, system, lam_total, n_events, init_jobs, seed, fifo_cap=SIM._FIFO_CAP, warmup=0, hist_max=400,
+         all_statistics=True):
     mech = as_mechanism(mechanism)
     config = Configuration(mechanism=int(mech.cancel_on_start), lam_total=lam_total, n_events=n_events,
                            warmup=warmup, init_jobs=init_jobs, track_a=0, track_b=system.n_types - 1,
-                           hist_max=hist_max, n_batches=4, fifo_cap=fifo_cap, job_cap=job_cap)
+                           hist_max=hist_max, n_batches=4, fifo_cap=fifo_cap,
+                           all_statistics=all_statistics)
     return _kernel(mech)(_kernel_system(system), config, seed_state(seed))
 
 
 def _same_run(a, b):
     """Every output of two kernel runs (sums, histograms, integrals, batches, code) equal to the bit."""
     arrays = ("hist_t", "hist_e", "acc_t", "acc_e")
-    return (a.code == b.code and tuple(a.sums) == tuple(b.sums)
+    return (a.code == b.code and tuple(a.sums) == tuple(b.sums) and a.empty_time == b.empty_time
             and all(np.array_equal(getattr(a, name), getattr(b, name)) for name in arrays)
             and all(np.array_equal(x, y) for x, y in zip(a.batches, b.batches)))
 
@@ -56,9 +56,9 @@ def _results_equal(a, b):
 @pytest.mark.parametrize("mechanism, waiting", [("coc", 0), ("cos", 1)])
 def test_a_job_list_holds_exactly_its_capacity(mechanism, waiting):
     """One server, jobs placed as arrivals without departures (the initial jobs): every
-    c.o.c. job, and every c.o.s. job but the one in service, is in the server's list. With
-    capacity 8 the list takes 8 entries (8 + `waiting` jobs) and the next job stops the run
-    with code 1 (not 2), whereas an entry written over the oldest one would corrupt the list
+    c.o.c. job, and every c.o.s. job but the one in service, is in the FIFO of the one type.
+    With capacity 8 the FIFO takes 8 entries (8 + `waiting` jobs) and the next job stops the
+    run with code 1, whereas an entry written over the oldest one would corrupt the FIFO
     silently. The one event after the placement is a departure (arrival rate 1e-3)."""
     system, cap = M.fully_flexible(1), 8
     full = _run(mechanism, system, 1e-3, 1, cap + waiting, seed=5, fifo_cap=cap)
@@ -72,12 +72,12 @@ def test_a_job_list_holds_exactly_its_capacity(mechanism, waiting):
 @pytest.mark.parametrize("mechanism, waiting", [("coc", 0), ("cos", 1)])
 @pytest.mark.parametrize("seed", range(4))
 def test_a_small_job_list_stops_the_run_exactly_when_the_queue_outgrows_it(mechanism, waiting, seed):
-    """An M/M/1 queue at load 0.8 (one server, its list holds the jobs that wait, plus the
-    one in service under c.o.c.). Run once with the default capacity, the largest number of
+    """An M/M/1 queue at load 0.8 (one server and one type, whose FIFO holds the jobs that
+    wait, plus the one in service under c.o.c.). Run once with the default capacity, the largest number of
     jobs seen after an event, Q_max, is the last non-empty bin of the event histogram (the
     run starts empty and records from its first event). With capacity c the list overflows
     iff some arrival finds c entries, i.e. iff Q_max >= c + 1 + `waiting`; a run that does
-    not overflow is the default run to the bit, whatever the wrap-around of the list."""
+    not overflow is the default run to the bit, whatever the wrap-around of the FIFO."""
     system = M.fully_flexible(1)
     ref = _run(mechanism, system, 0.8, 20_000, 0, seed, hist_max=1000)
     q_max = int(np.flatnonzero(ref.hist_e)[-1])
@@ -96,43 +96,8 @@ def test_a_small_job_list_stops_the_run_exactly_when_the_queue_outgrows_it(mecha
 def test_an_overflowing_job_list_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(SIM, "_FIFO_CAP", 4)
     for mechanism in ("coc", "cos"):
-        with pytest.raises(ParameterError, match=r"job list overflowed \(more than 4 entries\).*lower `lam`"):
+        with pytest.raises(ParameterError, match=r"queue of a job type overflowed \(more than 4 jobs\).*lower `lam`"):
             SIM.simulate(M.fully_flexible(1), 0.9, 20_000, mechanism=mechanism, seed=0)
-
-
-def test_a_full_job_table_is_a_clear_error(monkeypatch):
-    monkeypatch.setattr(SIM, "_JOB_CAP", 4)
-    for mechanism in ("coc", "cos"):
-        with pytest.raises(ParameterError, match=r"still queued when 4 later jobs had joined the queue.*lower `lam`"):
-            SIM.simulate(M.fully_flexible(1), 0.9, 20_000, mechanism=mechanism, seed=0)
-
-
-# server 0 is slow and compatible with every job: its list keeps many entries of jobs that
-# left (c.o.c.) or started (c.o.s.) on the fast servers, and is scanned only when server 0
-# completes, often after 64 later jobs reused their slots
-SLOW_SHARED = M.RedundancySystem([0.05, 1.0, 1.0, 1.0], [(0, 1), (0, 2), (0, 3)], [1 / 3, 1 / 3, 1 / 3])
-
-
-@pytest.mark.parametrize("mechanism", ["coc", "cos"])
-def test_a_small_job_table_does_not_change_the_path(monkeypatch, mechanism):
-    """With 64 slots instead of 2^20 no queued job meets the 64th later one on these seeds
-    (so no error), and every statistic equals the default run's to the bit: the departure
-    scans skip stale entries by their job id even when the slot holds a newer job."""
-    default = [SIM.simulate(SLOW_SHARED, 0.5, 20_000, mechanism=mechanism, seed=s) for s in range(4)]
-    monkeypatch.setattr(SIM, "_JOB_CAP", 64)
-    for s, ref in enumerate(default):
-        assert _results_equal(SIM.simulate(SLOW_SHARED, 0.5, 20_000, mechanism=mechanism, seed=s), ref), s
-
-
-@pytest.mark.parametrize("mechanism, waiting", [("coc", 0), ("cos", 1)])
-def test_a_job_table_holds_exactly_its_capacity(mechanism, waiting):
-    """One server, jobs placed without departures: every queued job (all of them under
-    c.o.c., all but the one in service under c.o.s., which takes no id) has a slot. With 8
-    slots, 8 queued jobs fit and the ninth stops the run with code 2."""
-    system, cap = M.fully_flexible(1), 8
-    full = _run(mechanism, system, 1e-3, 1, cap + waiting, seed=5, job_cap=cap)
-    assert full.code == 0 and _same_run(full, _run(mechanism, system, 1e-3, 1, cap + waiting, seed=5))
-    assert _run(mechanism, system, 1e-3, 1, cap + waiting + 1, seed=5, job_cap=cap).code == 2
 
 
 TWO_TYPES = M.RedundancySystem([1.0, 2.0, 0.5], [(0, 1), (1, 2)], [0.4, 0.6])
@@ -199,3 +164,35 @@ def test_equal_speeds_other_than_one_give_the_product_form(mechanism):
                       *PF.total_jobs_pmf(EQUAL_SPEEDS, lam, 3, mechanism)])
     z = np.abs(x.mean(axis=0) - exact) / (x.std(axis=0, ddof=1) / np.sqrt(n_runs))
     assert np.all(z < stats.t.ppf(1 - 1e-3 / (2 * exact.size), n_runs - 1)), z
+
+
+# the kernel's FIFOs per type on a system where a server's types and a type's servers differ
+# in number and order: server 0 is slow and compatible with every type
+SLOW_SHARED = M.RedundancySystem([0.05, 1.0, 1.0, 1.0], [(0, 1), (0, 2), (3, 0)], [1 / 3, 1 / 3, 1 / 3])
+
+
+@pytest.mark.parametrize("mechanism", ["coc", "cos", "cos-random"])
+@pytest.mark.parametrize("system", [SLOW_SHARED, M.circular_d(6, 2)], ids=["slow-shared", "circular"])
+def test_the_mean_only_run_follows_the_same_path(mechanism, system):
+    """With ``all_statistics`` off the kernel skips the other statistics, not events: the
+    same draws give the same time integral of Q, the same time with Q = 0 and the same
+    batch integrals, bit for bit."""
+    full = _run(mechanism, system, 0.5 * system.n_servers, 20_000, 7, seed=9, warmup=500)
+    mean = _run(mechanism, system, 0.5 * system.n_servers, 20_000, 7, seed=9, warmup=500, all_statistics=False)
+    assert full.code == mean.code == 0
+    assert (mean.sums.time, mean.sums.time_q, mean.sums.events, mean.empty_time) == \
+        (full.sums.time, full.sums.time_q, full.sums.events, full.empty_time)
+    for name in ("time", "q", "empty"):
+        assert np.array_equal(getattr(mean.batches, name), getattr(full.batches, name)), name
+    assert full.empty_time == full.hist_t[0] > 0
+
+
+def test_statistics_mean_leaves_the_rest_unknown():
+    full = SIM.simulate(SLOW_SHARED, 0.5, 20_000, mechanism="cos", seed=2)
+    mean = SIM.simulate(SLOW_SHARED, 0.5, 20_000, mechanism="cos", seed=2, statistics="mean")
+    for name in ("mean_jobs", "mean_jobs_se", "empty_probability", "empty_probability_se", "events", "n_batches"):
+        assert getattr(mean, name) == getattr(full, name), name
+    assert np.isnan(mean.var_jobs) and np.isnan(mean.event_mean_jobs) and np.isnan(mean.arrival_ratio_first)
+    assert np.all(np.isnan(mean.count_distribution)) and np.all(np.isnan(mean.type_means))
+    with pytest.raises(ParameterError, match="`statistics`"):
+        SIM.simulate(SLOW_SHARED, 0.5, 100, seed=2, statistics="some")

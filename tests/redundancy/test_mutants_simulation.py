@@ -23,7 +23,7 @@ from qtheory.errors import ParameterError
 from qtheory.redundancy import model as M
 from qtheory.redundancy import simulation as SIM
 from qtheory.redundancy.mechanisms import as_mechanism
-from qtheory.redundancy.simulation import Configuration, _kernel, _kernel_system
+from qtheory.redundancy.simulation import Configuration, _kernel_system, _run_kernel
 
 
 def _run(mechanism, system, lam_total, n_events, init_jobs, seed, fifo_cap=SIM._FIFO_CAP, warmup=0, hist_max=400,
@@ -33,7 +33,7 @@ def _run(mechanism, system, lam_total, n_events, init_jobs, seed, fifo_cap=SIM._
                            warmup=warmup, init_jobs=init_jobs, track_a=0, track_b=system.n_types - 1,
                            hist_max=hist_max, n_batches=4, fifo_cap=fifo_cap,
                            all_statistics=all_statistics)
-    return _kernel(mech)(_kernel_system(system), config, seed_state(seed))
+    return _run_kernel(mech, _kernel_system(system), config, seed_state(seed))
 
 
 def _same_run(a, b):

@@ -79,14 +79,14 @@ def test_batch_integrals_are_the_run_integrals_at_each_batch_end(mechanism):
     from qtheory._rng import seed_state
     from qtheory.redundancy import simulation as SIM
     from qtheory.redundancy.mechanisms import as_mechanism
-    from qtheory.redundancy.simulation import Configuration, _kernel, _kernel_system
+    from qtheory.redundancy.simulation import Configuration, _kernel_system, _run_kernel
 
     system = circular_d(7, 3)
     mech = as_mechanism(mechanism)
     config = Configuration(mechanism=int(mech.cancel_on_start), lam_total=7 * 0.8, n_events=20_000, warmup=500,
                            init_jobs=5, track_a=0, track_b=6, hist_max=400, n_batches=9, fifo_cap=SIM._FIFO_CAP,
                            all_statistics=True)
-    sums, _, hist_t, _, acc_t, _, batches, code = _kernel(mech)(_kernel_system(system), config, seed_state(11))
+    sums, _, hist_t, _, acc_t, _, batches, code = _run_kernel(mech, _kernel_system(system), config, seed_state(11))
     assert code == 0
     np.testing.assert_allclose(batches.types.sum(axis=1), batches.q, rtol=1e-12)
     assert np.all(np.diff(batches.time) > 0) and np.all(np.diff(batches.q) > 0)

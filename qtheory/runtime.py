@@ -179,6 +179,21 @@ def _call(func: Callable, seed_sequence, args, kwargs):
     return func(seed_sequence, *args, **kwargs)
 
 
+def _call_block(func: Callable, seed_sequences, args, kwargs) -> list:
+    return [func(ss, *args, **kwargs) for ss in seed_sequences]
+
+
+#: a local pool gets about this many blocks of replications per worker (:func:`_block_size`)
+BLOCKS_PER_WORKER = 4
+
+
+def _block_size(n_replications: int, workers: int) -> int:
+    """Replications per task on a local pool: :data:`BLOCKS_PER_WORKER` blocks per worker, so that
+    thousands of short replications (L-R-finite's 2000 transient runs per size) cost a few
+    submissions instead of one each, and the workers still finish together."""
+    return max(1, n_replications // (workers * BLOCKS_PER_WORKER))
+
+
 def replicate(
     func: Callable[..., Any],
     n_replications: int,
@@ -249,17 +264,18 @@ def replicate(
                 out.append(func(ss, *args, **kwargs))
                 bar.update(1)
             return out
+        block = _block_size(n_replications, workers)
         if _importable(func):
             pool = _shared_pool(workers)
             try:
-                return _run_on(pool, func, seeds, args, kwargs, bar)
+                return _run_on(pool, func, seeds, args, kwargs, bar, block)
             except BrokenProcessPool:
                 _POOLS.pop(workers, None)
                 raise
         # fork keeps functions defined in a notebook picklable by reference (the workers are
         # forked after the function was defined, so a fresh pool for each call)
         with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
-            return _run_on(pool, func, seeds, args, kwargs, bar)
+            return _run_on(pool, func, seeds, args, kwargs, bar, block)
     finally:
         bar.close()
 
@@ -299,12 +315,22 @@ def _shared_pool(workers: int) -> ProcessPoolExecutor:
     return pool
 
 
-def _run_on(executor: Executor, func, seeds, args, kwargs, bar) -> list:
-    futures = [executor.submit(_call, func, ss, tuple(args), kwargs) for ss in seeds]
+def _run_on(executor: Executor, func, seeds, args, kwargs, bar, block: int = 1) -> list:
+    """The replications of `seeds` on `executor`, in their order: one task each, or (`block` > 1)
+    one task per `block` consecutive seeds, each replication with its own seed as before."""
+    if block == 1:
+        futures = [executor.submit(_call, func, ss, tuple(args), kwargs) for ss in seeds]
+        sizes = [1] * len(seeds)
+    else:
+        blocks = [seeds[i:i + block] for i in range(0, len(seeds), block)]
+        futures = [executor.submit(_call_block, func, b, tuple(args), kwargs) for b in blocks]
+        sizes = [len(b) for b in blocks]
     try:
-        for fut in futures:
-            fut.add_done_callback(lambda _f: bar.update(1))
+        for fut, size in zip(futures, sizes):
+            fut.add_done_callback(lambda _f, size=size: bar.update(size))
         out = [fut.result() for fut in futures]
+        if block > 1:
+            out = [r for part in out for r in part]
     except BaseException as exc:
         for fut in futures:
             fut.cancel()

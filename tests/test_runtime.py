@@ -201,3 +201,13 @@ def test_cached_values_refuse_inputs_they_cannot_name(tmp_path, monkeypatch):
     monkeypatch.setenv("QTHEORY_CACHE_DIR", str(tmp_path))
     with pytest.raises(ParameterError, match="cannot key a object"):
         runtime.cached_values("toy", {"x": object()}, lambda: {})
+
+
+def test_replications_in_blocks_are_those_run_one_by_one_in_order():
+    # 40 replications on 2 workers go as 8 blocks of 5 (BLOCKS_PER_WORKER = 4); each keeps its seed
+    assert runtime._block_size(40, 2) == 5 and runtime._block_size(10, 2) == 1
+    serial = runtime.replicate(draw, 40, seed=12, args=(3,), workers=1)
+    blocks = runtime.replicate(draw, 40, seed=12, args=(3,), workers=2)
+    assert len(blocks) == 40
+    for a, b in zip(serial, blocks):
+        np.testing.assert_array_equal(a, b)

@@ -19,6 +19,7 @@ import os
 import sys
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -26,7 +27,8 @@ import numpy as np
 from .errors import ParameterError, WorkerLostError
 from .validation import check_integer, check_seed
 
-__all__ = ["RunRecord", "spawn", "children", "child_seed", "generator", "kernel_state", "default_workers", "replicate", "progress_enabled"]
+__all__ = ["RunRecord", "spawn", "children", "child_seed", "generator", "kernel_state", "default_workers", "replicate", "progress_enabled",
+           "cached_values", "value_cache_dir"]
 
 
 class RunRecord:
@@ -177,6 +179,21 @@ def _call(func: Callable, seed_sequence, args, kwargs):
     return func(seed_sequence, *args, **kwargs)
 
 
+def _call_block(func: Callable, seed_sequences, args, kwargs) -> list:
+    return [func(ss, *args, **kwargs) for ss in seed_sequences]
+
+
+#: a local pool gets about this many blocks of replications per worker (:func:`_block_size`)
+BLOCKS_PER_WORKER = 4
+
+
+def _block_size(n_replications: int, workers: int) -> int:
+    """Replications per task on a local pool: :data:`BLOCKS_PER_WORKER` blocks per worker, so that
+    thousands of short replications (L-R-finite's 2000 transient runs per size) cost a few
+    submissions instead of one each, and the workers still finish together."""
+    return max(1, n_replications // (workers * BLOCKS_PER_WORKER))
+
+
 def replicate(
     func: Callable[..., Any],
     n_replications: int,
@@ -247,17 +264,18 @@ def replicate(
                 out.append(func(ss, *args, **kwargs))
                 bar.update(1)
             return out
+        block = _block_size(n_replications, workers)
         if _importable(func):
             pool = _shared_pool(workers)
             try:
-                return _run_on(pool, func, seeds, args, kwargs, bar)
+                return _run_on(pool, func, seeds, args, kwargs, bar, block)
             except BrokenProcessPool:
                 _POOLS.pop(workers, None)
                 raise
         # fork keeps functions defined in a notebook picklable by reference (the workers are
         # forked after the function was defined, so a fresh pool for each call)
         with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
-            return _run_on(pool, func, seeds, args, kwargs, bar)
+            return _run_on(pool, func, seeds, args, kwargs, bar, block)
     finally:
         bar.close()
 
@@ -297,12 +315,22 @@ def _shared_pool(workers: int) -> ProcessPoolExecutor:
     return pool
 
 
-def _run_on(executor: Executor, func, seeds, args, kwargs, bar) -> list:
-    futures = [executor.submit(_call, func, ss, tuple(args), kwargs) for ss in seeds]
+def _run_on(executor: Executor, func, seeds, args, kwargs, bar, block: int = 1) -> list:
+    """The replications of `seeds` on `executor`, in their order: one task each, or (`block` > 1)
+    one task per `block` consecutive seeds, each replication with its own seed as before."""
+    if block == 1:
+        futures = [executor.submit(_call, func, ss, tuple(args), kwargs) for ss in seeds]
+        sizes = [1] * len(seeds)
+    else:
+        blocks = [seeds[i:i + block] for i in range(0, len(seeds), block)]
+        futures = [executor.submit(_call_block, func, b, tuple(args), kwargs) for b in blocks]
+        sizes = [len(b) for b in blocks]
     try:
-        for fut in futures:
-            fut.add_done_callback(lambda _f: bar.update(1))
+        for fut, size in zip(futures, sizes):
+            fut.add_done_callback(lambda _f, size=size: bar.update(size))
         out = [fut.result() for fut in futures]
+        if block > 1:
+            out = [r for part in out for r in part]
     except BaseException as exc:
         for fut in futures:
             fut.cancel()
@@ -349,3 +377,93 @@ def _progress_bar(total: int, desc: str, show: bool):
     from tqdm.auto import tqdm
 
     return tqdm(total=total, desc=desc, leave=False)
+
+
+# -- values that do not depend on a seed, kept on disk between runs ---------------------------------
+
+def value_cache_dir() -> Path:
+    """Folder of :func:`cached_values`: ``values/<hash of the package sources>`` beside the compiled
+    kernels (:mod:`qtheory._kernelcache`: ``$QTHEORY_CACHE_DIR``, by default ``~/.cache/qtheory``)."""
+    from . import _kernelcache
+
+    global _SOURCES
+    if _SOURCES is None:
+        _SOURCES = _kernelcache.source_hash(Path(__file__).parent)
+    return _kernelcache._base() / "values" / _SOURCES
+
+
+_SOURCES: str | None = None
+
+
+def _canonical(obj, out: list) -> None:
+    """Append to `out` a text that names `obj` exactly: its type and every value (arrays by dtype,
+    shape and bytes; floats by repr, which round-trips); a type it does not know raises."""
+    import dataclasses
+    import hashlib
+
+    if obj is None or isinstance(obj, (bool, int, float, str, np.bool_, np.integer, np.floating)):
+        out.append(f"{type(obj).__name__}:{obj!r}")
+    elif isinstance(obj, np.ndarray):
+        out.append(f"array:{obj.dtype.str}:{obj.shape}:{hashlib.sha256(np.ascontiguousarray(obj).tobytes()).hexdigest()}")
+    elif isinstance(obj, (list, tuple)):
+        out.append(f"{type(obj).__name__}[{len(obj)}]")
+        for x in obj:
+            _canonical(x, out)
+    elif isinstance(obj, dict):
+        out.append(f"dict[{len(obj)}]")
+        for k in sorted(obj, key=repr):
+            _canonical(k, out)
+            _canonical(obj[k], out)
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        out.append(f"{type(obj).__module__}.{type(obj).__qualname__}")
+        for f in dataclasses.fields(obj):
+            out.append(f.name)
+            _canonical(getattr(obj, f.name), out)
+    else:
+        raise ParameterError(f"cached_values cannot key a {type(obj).__name__} (use numbers, strings, arrays, "
+                             "lists, dicts and dataclasses of them)")
+
+
+def cached_values(kind: str, inputs: dict, compute: Callable[[], dict]) -> dict:
+    """``compute()`` (a dict of arrays and numbers), kept on disk under its `kind` and `inputs`.
+
+    For work that depends on its inputs alone and no seed (exact chains, fixed points), which a
+    rerun of a notebook would otherwise repeat: the first call computes and stores the values
+    (atomically, as ``.npz`` in :func:`value_cache_dir`); a later call with equal `inputs` and
+    unchanged package sources loads them, bit for bit. The file name is a hash of `kind`,
+    `inputs` (:func:`_canonical`: types and exact values) and, through the folder, every source
+    file of the package, so any edit of the package computes afresh. ``QTHEORY_VALUE_CACHE=0``
+    turns the cache off; a file that cannot be read is computed again.
+    """
+    import hashlib
+    import tempfile
+
+    if os.environ.get("QTHEORY_VALUE_CACHE", "1") in ("0", "false", "no"):
+        return compute()
+    text: list[str] = [kind]
+    _canonical(inputs, text)
+    name = hashlib.sha256("\n".join(text).encode()).hexdigest()[:32]
+    path = value_cache_dir() / kind / f"{name}.npz"
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return _plain({k: data[k] for k in data.files})
+    except (OSError, ValueError, KeyError, EOFError):
+        pass
+    values = {k: np.asarray(v) for k, v in compute().items()}
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".npz", dir=path.parent)
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, **values)
+        os.replace(tmp, path)
+    except OSError:      # a read-only or full disk: the values are still right, only not kept
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+    return _plain(values)
+
+
+def _plain(values: dict) -> dict:
+    """Arrays as arrays, numbers (0-d arrays) as Python numbers: a loaded value has the type of a
+    computed one."""
+    return {k: (v.item() if v.ndim == 0 else v) for k, v in values.items()}

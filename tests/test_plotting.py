@@ -197,3 +197,63 @@ def test_a_series_over_one_of_its_own_colour_shows_and_the_one_beneath_does_not(
     assert seen["above"].shown > 0.9
     found = figure_problems(fig)
     assert any("series 'beneath' hide" in p for p in found) and not any("'above'" in p for p in found)
+
+
+def _line_and_a_point_outside_the_axes():
+    # a marker drawn outside the axes (clip_on=False) takes room in the constrained layout: hiding
+    # it moves the axes, as hiding a heat map and its colorbar did in R-F3ab (without a frozen
+    # layout the line was judged 1% shown: its drawings with and without the point did not align)
+    from qtheory.plotting import new_figure
+
+    fig, axes = new_figure(1)
+    ax = axes[0][0]
+    ax.plot([0, 1], [0, 1], label="line")
+    ax.plot([1.5], [0.5], "o", clip_on=False, label="outside")
+    ax.set_xlim(0, 1)
+    return fig
+
+
+def test_a_series_shows_although_hiding_another_would_move_the_axes():
+    from qtheory.plotting import series_visibility
+
+    seen = series_visibility(_line_and_a_point_outside_the_axes())
+    assert seen["line"].shown > 0.9 and seen["outside"].shown > 0.9
+
+
+def test_series_visibility_leaves_the_figure_as_it_found_it():
+    import numpy as np
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from qtheory.plotting import series_visibility
+
+    fig = _line_and_a_point_outside_the_axes()
+    engine = fig.get_layout_engine()
+    series_visibility(fig)
+    assert fig.get_layout_engine() is engine
+    for ax in fig.get_axes():
+        assert "_update_title_position" not in vars(ax)
+        assert all("draw" not in vars(axis) for axis in ax._axis_map.values())
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    before = np.asarray(canvas.buffer_rgba()).copy()
+    fig.get_axes()[0].set_xlim(0, 10)          # the ticks follow new limits: they were not frozen
+    canvas.draw()
+    assert not np.array_equal(before, np.asarray(canvas.buffer_rgba()))
+
+
+def test_a_series_covered_from_a_panel_over_it_is_flagged_and_one_beside_it_is_not():
+    import matplotlib.pyplot as plt
+
+    from qtheory.plotting import new_figure, series_visibility
+
+    fig, axes = new_figure(2)
+    left, right = axes[0]
+    left.plot([0, 1], [0.5, 0.5], color="C0", label="covered")
+    right.plot([0, 1], [0.5, 0.5], color="C1", label="beside")
+    # a transparent panel over the whole figure whose opaque rectangle covers the left half
+    over = fig.add_axes([0, 0, 1, 1], facecolor="none")
+    over.set_axis_off()
+    over.add_patch(plt.Rectangle((0, 0), 0.5, 1, color="C2", label="cover"))
+    seen = series_visibility(fig)
+    assert seen["covered"].shown < 0.1
+    assert seen["beside"].shown > 0.9 and seen["cover"].shown > 0.9

@@ -143,3 +143,71 @@ def test_locality_replications_do_not_spawn_from_the_callers_seed_sequence():
     ss = np.random.SeedSequence(11)
     _seeds(ss)
     assert ss.n_children_spawned == 0
+
+
+def _counted(values):
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return dict(values)
+
+    return compute, calls
+
+
+def test_cached_values_are_computed_once_and_load_bit_for_bit(tmp_path, monkeypatch):
+    monkeypatch.setenv("QTHEORY_CACHE_DIR", str(tmp_path))
+    values = {"q": np.array([0.1, 1 / 3, 2e-300]), "mass": 1 / 7, "states": 123}
+    compute, calls = _counted(values)
+    inputs = {"n": 3, "rates": np.array([1.0, 2.5]), "name": "gwsq"}
+    first = runtime.cached_values("toy", inputs, compute)
+    again = runtime.cached_values("toy", {"name": "gwsq", "rates": np.array([1.0, 2.5]), "n": 3}, compute)
+    assert len(calls) == 1
+    for got in (first, again):
+        assert got["q"].tobytes() == values["q"].tobytes()
+        assert type(got["mass"]) is float and got["mass"] == values["mass"]
+        assert type(got["states"]) is int and got["states"] == 123
+
+
+def test_cached_values_follow_every_input_and_the_kind(tmp_path, monkeypatch):
+    monkeypatch.setenv("QTHEORY_CACHE_DIR", str(tmp_path))
+    compute, calls = _counted({"x": 1.0})
+    base = {"n": 3, "rates": np.array([1.0, 2.5]), "zeros": np.zeros(2)}
+    runtime.cached_values("toy", base, compute)
+    for kind, inputs in (("toy", {**base, "n": 4}),
+                         ("toy", {**base, "rates": np.array([1.0, 2.5000000000000004])}),   # one ulp
+                         ("toy", {**base, "zeros": np.zeros(2, dtype=np.int64)}),            # same bytes, another dtype
+                         ("toy", {**base, "zeros": np.zeros((1, 2))}),                       # another shape
+                         ("other", base)):
+        before = len(calls)
+        runtime.cached_values(kind, inputs, compute)
+        assert len(calls) == before + 1, (kind, inputs)
+
+
+def test_cached_values_recompute_a_damaged_file_and_can_be_turned_off(tmp_path, monkeypatch):
+    monkeypatch.setenv("QTHEORY_CACHE_DIR", str(tmp_path))
+    compute, calls = _counted({"x": 2.0})
+    runtime.cached_values("toy", {"n": 1}, compute)
+    (path,) = (runtime.value_cache_dir() / "toy").glob("*.npz")
+    path.write_bytes(b"not a zip file")
+    assert runtime.cached_values("toy", {"n": 1}, compute) == {"x": 2.0} and len(calls) == 2
+    assert runtime.cached_values("toy", {"n": 1}, compute) == {"x": 2.0} and len(calls) == 2
+    monkeypatch.setenv("QTHEORY_VALUE_CACHE", "0")
+    runtime.cached_values("toy", {"n": 1}, compute)
+    assert len(calls) == 3
+
+
+def test_cached_values_refuse_inputs_they_cannot_name(tmp_path, monkeypatch):
+    monkeypatch.setenv("QTHEORY_CACHE_DIR", str(tmp_path))
+    with pytest.raises(ParameterError, match="cannot key a object"):
+        runtime.cached_values("toy", {"x": object()}, lambda: {})
+
+
+def test_replications_in_blocks_are_those_run_one_by_one_in_order():
+    # 40 replications on 2 workers go as 8 blocks of 5 (BLOCKS_PER_WORKER = 4); each keeps its seed
+    assert runtime._block_size(40, 2) == 5 and runtime._block_size(10, 2) == 1
+    serial = runtime.replicate(draw, 40, seed=12, args=(3,), workers=1)
+    blocks = runtime.replicate(draw, 40, seed=12, args=(3,), workers=2)
+    assert len(blocks) == 40
+    for a, b in zip(serial, blocks):
+        np.testing.assert_array_equal(a, b)

@@ -35,7 +35,7 @@ from ...display import Table, listing, number
 from ...plotting import PALETTE, figure_legend, interval_words, mark_interval, new_figure
 from ...errors import ParameterError
 from ...results import ItemResult, column, select
-from ...runtime import child_seed, replicate
+from ...runtime import cached_values, child_seed, replicate
 from ...stats import band, loglog_slope, mean_ci
 from ..exact import occupancy_stationary
 from ..experiments import occupancy_summary, population_stationary_replication, trajectory_replication
@@ -46,7 +46,7 @@ from ..second_order import second_order_stationary
 
 __all__ = ["ITEM", "POLICY_NAME", "METHODS", "compute", "value", "target_verdict", "target_rows", "target_counts",
            "target_claim", "speed_claim", "second_order_verdict", "sweep_rows", "second_order_claim",
-           "error_summary", "sweep_case", "sec6_at", "refined_vs_simulation_check", "error_points", "slope_rows",
+           "error_summary", "exact_law", "sweep_case", "sec6_at", "refined_vs_simulation_check", "error_points", "slope_rows",
            "local_gap_shares", "targets_text", "draw_errors"]
 
 ITEM = "L-R-finite"
@@ -361,6 +361,20 @@ def _cases(loads) -> list[dict]:
     return cases
 
 
+def exact_law(system: LocalitySystem, n: int, policy, buffer: int) -> dict:
+    """The fields ``occupancy``, ``mean_queue_length``, ``boundary_mass`` and ``n_states`` of
+    :func:`~qtheory.locality.exact.occupancy_stationary`, kept on disk by
+    :func:`~qtheory.runtime.cached_values` (the chains of the paper preset take about 10 s to
+    solve, a rerun loads them)."""
+    def solve() -> dict:
+        law = occupancy_stationary(system, n, policy=policy, buffer=buffer)
+        return dict(occupancy=law.occupancy, mean_queue_length=law.mean_queue_length,
+                    boundary_mass=float(law.boundary_mass), n_states=int(law.n_states))
+
+    return cached_values("locality-occupancy-stationary",
+                         dict(system=system, n=int(n), policy=policy, buffer=int(buffer)), solve)
+
+
 def _stationary_rows(cases, *, seed, n_list, n_runs, events_per_run, sweep_events_per_run, warmup_relaxations,
                      exact_buffers):
     rows = []
@@ -384,9 +398,9 @@ def _stationary_rows(cases, *, seed, n_list, n_runs, events_per_run, sweep_event
                 occ = ref.q + c["V_gwsq"] / n
                 add_rows(c, n, "refined without f1", occupancy_summary(occ, occ.sum(axis=1), v))
         for n, buffer in sorted(sizes_exact.items()):
-            law = occupancy_stationary(c["system"], n, policy=ANALYSED[c["policy"]], buffer=buffer)
-            add_rows(c, n, "exact", occupancy_summary(law.occupancy, law.mean_queue_length, v),
-                     buffer=buffer, boundary_mass=law.boundary_mass, n_states=law.n_states)
+            law = exact_law(c["system"], n, ANALYSED[c["policy"]], buffer)
+            add_rows(c, n, "exact", occupancy_summary(law["occupancy"], law["mean_queue_length"], v),
+                     buffer=buffer, boundary_mass=law["boundary_mass"], n_states=law["n_states"])
         warmup = warmup_relaxations * ref.relaxation_time
         for n in sizes:
             rate = 2.0 * c["system"].total_arrival_rate * n        # arrivals plus as many departures

@@ -248,3 +248,19 @@ def test_compute_at_a_tiny_scale_returns_rows_tables_checks_and_figure():
 def test_compute_names_a_wrong_parameter(change, name):
     with pytest.raises(ParameterError, match=name):
         lrf.compute(**(TINY | change))
+
+
+def test_the_exact_chain_kept_on_disk_is_the_one_solved(tmp_path, monkeypatch):
+    from qtheory.locality.exact import occupancy_stationary
+
+    monkeypatch.setenv("QTHEORY_CACHE_DIR", str(tmp_path))
+    system = lrf._homogeneous(0.7)
+    for policy in lrf.ANALYSED.values():
+        law = occupancy_stationary(system, 3, policy=policy, buffer=6)
+        for _ in range(2):                      # solved, then loaded
+            kept = lrf.exact_law(system, 3, policy, 6)
+            assert kept["occupancy"].tobytes() == law.occupancy.tobytes()
+            assert kept["mean_queue_length"].tobytes() == law.mean_queue_length.tobytes()
+            assert (kept["boundary_mass"], kept["n_states"]) == (law.boundary_mass, law.n_states)
+    # the two policies' chains differ, and each has a file of its own
+    assert len(list(tmp_path.rglob("*.npz"))) == 2

@@ -196,14 +196,7 @@ def test_arrivals_drawn_ahead_give_the_exact_transient_law(lookahead_everywhere)
         back[order] = res.final_state
         counts[tuple(back.tolist())] = counts.get(tuple(back.tolist()), 0) + 1
     assert {depth for depth, _ in lookahead_everywhere} == {sim._AHEAD}
-    expected = runs * law[:-1]
-    keep = np.nonzero(expected >= 5)[0]
-    obs = np.array([counts.get(states[k], 0) for k in keep], float)
-    exp = expected[keep]
-    obs, exp = np.append(obs, runs - obs.sum()), np.append(exp, runs - exp.sum())
-    assert keep.size > 20 and exp[-1] >= 5
-    from scipy import stats
-    assert stats.chisquare(obs, exp).pvalue > 1e-6
+    exact.assert_counts_follow_law(counts, states, law, runs)
 
 
 @pytest.mark.parametrize("scan", [False, True], ids=["per-event", "counted"])

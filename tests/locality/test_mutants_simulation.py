@@ -74,6 +74,20 @@ def stats_of(state, server_type, n_types, levels):
     return occ, mean, square
 
 
+def assert_counts_follow_law(counts, states, law, runs):
+    """Chi-square test of the final states of `runs` runs (`counts`, state -> number of runs)
+    against the exact law (`law[k]` of `states[k]`, its last entry the truncated mass): one
+    cell per state with expected count >= 5, the rest pooled (at least 20 cells)."""
+    expected = runs * law[:-1]
+    keep = np.nonzero(expected >= 5)[0]
+    obs = np.array([counts.get(states[k], 0) for k in keep], float)
+    exp = expected[keep]
+    obs, exp = np.append(obs, runs - obs.sum()), np.append(exp, runs - exp.sum())
+    assert keep.size > 20 and exp[-1] >= 5
+    pvalue = stats.chisquare(obs, exp).pvalue
+    assert pvalue > 1e-6, sorted(zip(exp, obs), key=lambda t: -abs(t[0] - t[1]))[:5]
+
+
 def test_state_at_time_h_has_the_exact_transient_law():
     x0, h, runs = (2, 0, 1, 3), 0.8, 6000
     states, law = transient_law(x0, h)
@@ -83,16 +97,7 @@ def test_state_at_time_h_has_the_exact_transient_law():
         res = simulate(SYSTEM, GRAPH, LocalJSQ(), np.array(x0), [0.0, h], seed, levels=3)
         key = tuple(res.final_state.tolist())
         counts[key] = counts.get(key, 0) + 1
-    # cells: every state with expected count >= 5, and the rest pooled
-    expected = runs * law[:-1]
-    keep = np.nonzero(expected >= 5)[0]
-    obs = np.array([counts.get(states[k], 0) for k in keep], float)
-    exp = expected[keep]
-    obs = np.append(obs, runs - obs.sum())
-    exp = np.append(exp, runs - exp.sum())
-    assert keep.size > 20 and exp[-1] >= 5
-    pvalue = stats.chisquare(obs, exp).pvalue
-    assert pvalue > 1e-6, sorted(zip(exp, obs), key=lambda t: -abs(t[0] - t[1]))[:5]
+    assert_counts_follow_law(counts, states, law, runs)
 
 
 def test_the_state_at_time_h_is_the_start_when_nothing_happens():

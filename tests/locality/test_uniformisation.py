@@ -69,13 +69,7 @@ def test_the_state_at_a_longer_time_has_the_exact_transient_law():
         res = sim.simulate(exact.SYSTEM, exact.GRAPH, LocalJSQ(), np.array(x0), [0.0, h], seed, levels=3)
         key = tuple(res.final_state.tolist())
         counts[key] = counts.get(key, 0) + 1
-    expected = runs * law[:-1]
-    keep = np.nonzero(expected >= 5)[0]
-    obs = np.array([counts.get(states[k], 0) for k in keep], float)
-    exp = expected[keep]
-    obs, exp = np.append(obs, runs - obs.sum()), np.append(exp, runs - exp.sum())
-    assert keep.size > 20 and exp[-1] >= 5
-    assert stats.chisquare(obs, exp).pvalue > 1e-6
+    exact.assert_counts_follow_law(counts, states, law, runs)
 
 
 def test_idle_service_slots_are_not_events():

@@ -79,7 +79,7 @@ def test_a_second_process_loads_the_policy_kernels_from_the_cache(tmp_path):
             ls.simulate(system, g, pol, state, np.linspace(0, 1, 3), seed=1)
             misses.append(ls._kernel(ls.as_policy(pol)).stats.cache_misses)
         us.simulate(table1_system(10.0), 10, "jlmu", horizon=1.0, seed=0)
-        misses.append(us._kernel(us.as_policy("jlmu")).stats.cache_misses)
+        misses.append(us._kernel(us.as_policy("jlmu"), False).stats.cache_misses)   # no sample times: the mean-holding-time kernel
         print(sum(len(m) for m in misses))
     """)
     env = {"PATH": "/usr/bin:/bin", "QTHEORY_CACHE_DIR": str(tmp_path / "cache"), "PYTHONDONTWRITEBYTECODE": "1"}

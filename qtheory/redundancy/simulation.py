@@ -431,175 +431,186 @@ def _kernel_simulate(system, config, rng_state):
     batch_end = float(n_events // n_batches)
 
     n_steps = init_jobs + warmup + n_events
-    for step in range(n_steps):
-        in_init = step < init_jobs
-        if step == init_jobs + warmup:
-            recording = True
+    # three stretches of steps, each a loop of its own, so that no step tests whether it
+    # places an initial job or starts the recording: the initial jobs, the warm-up, the
+    # recorded events
+    for stretch in range(3):
+        in_init = stretch == 0
+        recording = stretch == 2
+        if stretch == 0:
+            first, last = 0, init_jobs
+        elif stretch == 1:
+            first, last = init_jobs, init_jobs + warmup
+        else:
+            first, last = init_jobs + warmup, n_steps
             for j in range(k):
                 last_t[_ix(j)] = 0.0
                 last_e[_ix(j)] = 0.0
-        if homogeneous:
-            rate = rate_of[_ix(n_busy)]
-            w = inv_rate_of[_ix(n_busy)]
-        else:
-            rate = lam_total + busy_rate
-            w = 1.0 / rate
-        if recording:
-            t_q += w * total
-            if total == 0:
-                t_empty += w
-            clock_t += w
-            if all_statistics:
-                qi = total if total < hist_max else hist_max
-                hist_t[_ix(qi)] += w
-                t_q2 += w * total * total
-                if total > 0:
-                    t_ra += w * counts[_ix(track_a)] / total
-                    t_rb += w * counts[_ix(track_b)] / total
-        u, g0, g1, g2, g3 = _uniform_words(g0, g1, g2, g3)
-        if in_init or u * rate < lam_total:
-            if in_init:
-                x, g0, g1, g2, g3 = _uniform_words(g0, g1, g2, g3)
-            else:
-                x = (u * rate) * inv_lam_total
-            if equal_types:
-                t = int(x * k)
-                if t >= k:
-                    t = k - 1
-            else:
-                t = _draw_type(x, prob, alias)
-            if all_statistics:
-                if recording:
-                    _close_interval(t, counts, acc_t, acc_e, last_t, last_e, clock_t, clock_e)
-                counts[_ix(t)] += 1
-            total += 1
-            deg = type_deg[_ix(t)]
-            # the mechanism's start rule (spliced in): the idle server that starts the job, or -1
-            if rule_draws:
-                rng[0], rng[1], rng[2], rng[3] = g0, g1, g2, g3
-            best = decide(rng, t, deg, type_servers, busy, idle_since)
-            if rule_draws:
-                g0, g1, g2, g3 = rng[0], rng[1], rng[2], rng[3]
-            if best >= 0:
-                if all_statistics:
-                    serving[_ix(best)] = t
-                if cancel_on_start:
-                    # c.o.s. takes a server out of the busy list by its position there: no busy_pos
-                    if keep_busy:
-                        busy[_ix(best)] = True
-                    busy_list[_ix(n_busy)] = best
-                    n_busy += 1
-                    busy_rate += speeds[_ix(best)]
-                else:
-                    n_busy, busy_rate = _mark_busy(best, busy, busy_pos, busy_list, n_busy, busy_rate, speeds,
-                                                   keep_busy)
-            else:
-                # the job waits (c.o.s.) or is served by all its servers at once (c.o.c.): it
-                # joins its type's FIFO
-                if tail[_ix(t)] - head[_ix(t)] >= fifo_cap:
-                    code = 1
-                    break
-                fifo[_ix(t), _ix(tail[_ix(t)] & fifo_mask)] = next_stamp
-                next_stamp += 1
-                if not cancel_on_start and tail[_ix(t)] == head[_ix(t)]:
-                    # the type had no job: each of its servers gains one to work on
-                    for i in range(deg):
-                        s = type_servers[_ix(t), _ix(i)]
-                        live[_ix(s)] += 1
-                        if live[_ix(s)] == 1:
-                            n_busy, busy_rate = _mark_busy(s, busy, busy_pos, busy_list, n_busy, busy_rate, speeds,
-                                                           keep_busy)
-                tail[_ix(t)] += 1
-            if recording and all_statistics:
-                # the count an arriving job finds, itself included
-                a_n += 1.0
-                a_q += total
-                a_q2 += total * total
-                a_ra += counts[_ix(track_a)] / total
-                a_rb += counts[_ix(track_b)] / total
-        else:
+        for step in range(first, last):
             if homogeneous:
-                # _pick_busy's first branch written in the loop: called, it cost 66 of the 296
-                # instructions per event of c.o.s. (callgrind), the arrays passed to it
-                idx = int((u * rate - lam_total) * inv_speed)
-                if idx >= n_busy:
-                    idx = n_busy - 1
+                rate = rate_of[_ix(n_busy)]
+                w = inv_rate_of[_ix(n_busy)]
             else:
-                idx = _pick_busy(u * rate - lam_total, busy_list, n_busy, speeds, homogeneous)
-            s = busy_list[_ix(idx)]
-            # the oldest queued job of server s: the oldest head of its types' FIFOs
-            oldest = -1
-            oldest_stamp = 0
-            for i in range(server_deg[_ix(s)]):
-                j = server_types[_ix(s), _ix(i)]
-                if head[_ix(j)] != tail[_ix(j)]:
-                    stamp = fifo[_ix(j), _ix(head[_ix(j)] & fifo_mask)]
-                    if oldest < 0 or stamp < oldest_stamp:
-                        oldest = j
-                        oldest_stamp = stamp
-            if cancel_on_start:
-                # the server's job leaves; it starts the oldest waiting compatible job, if any
+                rate = lam_total + busy_rate
+                w = 1.0 / rate
+            if recording:
+                t_q += w * total
+                if total == 0:
+                    t_empty += w
+                clock_t += w
                 if all_statistics:
-                    t = serving[_ix(s)]
-                    if recording:
-                        _close_interval(t, counts, acc_t, acc_e, last_t, last_e, clock_t, clock_e)
-                    counts[_ix(t)] -= 1
-                total -= 1
-                if oldest >= 0:
-                    head[_ix(oldest)] += 1
-                    if all_statistics:
-                        serving[_ix(s)] = oldest
+                    qi = total if total < hist_max else hist_max
+                    hist_t[_ix(qi)] += w
+                    t_q2 += w * total * total
+                    if total > 0:
+                        t_ra += w * counts[_ix(track_a)] / total
+                        t_rb += w * counts[_ix(track_b)] / total
+            u, g0, g1, g2, g3 = _uniform_words(g0, g1, g2, g3)
+            if in_init or u * rate < lam_total:
+                if in_init:
+                    x, g0, g1, g2, g3 = _uniform_words(g0, g1, g2, g3)
                 else:
-                    if all_statistics:
-                        serving[_ix(s)] = -1
-                    idle_since[_ix(s)] = step
-                    if keep_busy:
-                        busy[_ix(s)] = False
-                    # the last busy server fills s's place in the list
-                    n_busy -= 1
-                    busy_list[_ix(idx)] = busy_list[_ix(n_busy)]
-                    busy_rate -= speeds[_ix(s)]
-                    if n_busy == 0:
-                        busy_rate = 0.0
-            else:
-                # the oldest job of server s completes and leaves with all its replicas
-                t = oldest
-                head[_ix(t)] += 1
+                    x = (u * rate) * inv_lam_total
+                if equal_types:
+                    t = int(x * k)
+                    if t >= k:
+                        t = k - 1
+                else:
+                    t = _draw_type(x, prob, alias)
                 if all_statistics:
                     if recording:
                         _close_interval(t, counts, acc_t, acc_e, last_t, last_e, clock_t, clock_e)
-                    counts[_ix(t)] -= 1
-                total -= 1
-                if head[_ix(t)] == tail[_ix(t)]:
-                    # the type has no job left: each of its servers loses one to work on
-                    for i in range(type_deg[_ix(t)]):
-                        m = type_servers[_ix(t), _ix(i)]
-                        live[_ix(m)] -= 1
-                        if live[_ix(m)] == 0:
-                            n_busy, busy_rate = _mark_idle(m, busy, busy_pos, busy_list, n_busy, busy_rate, speeds,
-                                                           keep_busy)
-                    if n_busy == 0:
-                        busy_rate = 0.0
-        if recording:
-            if all_statistics:
-                qi = total if total < hist_max else hist_max
-                hist_e[_ix(qi)] += 1.0
-                e_q += total
-                e_q2 += total * total
-                if total > 0:
-                    e_ra += counts[_ix(track_a)] / total
-                    e_rb += counts[_ix(track_b)] / total
-            clock_e += 1.0
-            if clock_e == batch_end:
-                b_clock[_ix(batch)] = clock_t
-                b_q[_ix(batch)] = t_q
-                b_empty[_ix(batch)] = t_empty
+                    counts[_ix(t)] += 1
+                total += 1
+                deg = type_deg[_ix(t)]
+                # the mechanism's start rule (spliced in): the idle server that starts the job, or -1
+                if rule_draws:
+                    rng[0], rng[1], rng[2], rng[3] = g0, g1, g2, g3
+                best = decide(rng, t, deg, type_servers, busy, idle_since)
+                if rule_draws:
+                    g0, g1, g2, g3 = rng[0], rng[1], rng[2], rng[3]
+                if best >= 0:
+                    if all_statistics:
+                        serving[_ix(best)] = t
+                    if cancel_on_start:
+                        # c.o.s. takes a server out of the busy list by its position there: no busy_pos
+                        if keep_busy:
+                            busy[_ix(best)] = True
+                        busy_list[_ix(n_busy)] = best
+                        n_busy += 1
+                        busy_rate += speeds[_ix(best)]
+                    else:
+                        n_busy, busy_rate = _mark_busy(best, busy, busy_pos, busy_list, n_busy, busy_rate, speeds,
+                                                       keep_busy)
+                else:
+                    # the job waits (c.o.s.) or is served by all its servers at once (c.o.c.): it
+                    # joins its type's FIFO
+                    if tail[_ix(t)] - head[_ix(t)] >= fifo_cap:
+                        code = 1
+                        break
+                    fifo[_ix(t), _ix(tail[_ix(t)] & fifo_mask)] = next_stamp
+                    next_stamp += 1
+                    if not cancel_on_start and tail[_ix(t)] == head[_ix(t)]:
+                        # the type had no job: each of its servers gains one to work on
+                        for i in range(deg):
+                            s = type_servers[_ix(t), _ix(i)]
+                            live[_ix(s)] += 1
+                            if live[_ix(s)] == 1:
+                                n_busy, busy_rate = _mark_busy(s, busy, busy_pos, busy_list, n_busy, busy_rate, speeds,
+                                                               keep_busy)
+                    tail[_ix(t)] += 1
+                if recording and all_statistics:
+                    # the count an arriving job finds, itself included
+                    a_n += 1.0
+                    a_q += total
+                    a_q2 += total * total
+                    a_ra += counts[_ix(track_a)] / total
+                    a_rb += counts[_ix(track_b)] / total
+            else:
+                if homogeneous:
+                    # _pick_busy's first branch written in the loop: called, it cost 66 of the 296
+                    # instructions per event of c.o.s. (callgrind), the arrays passed to it
+                    idx = int((u * rate - lam_total) * inv_speed)
+                    if idx >= n_busy:
+                        idx = n_busy - 1
+                else:
+                    idx = _pick_busy(u * rate - lam_total, busy_list, n_busy, speeds, homogeneous)
+                s = busy_list[_ix(idx)]
+                # the oldest queued job of server s: the oldest head of its types' FIFOs
+                oldest = -1
+                oldest_stamp = 0
+                for i in range(server_deg[_ix(s)]):
+                    j = server_types[_ix(s), _ix(i)]
+                    if head[_ix(j)] != tail[_ix(j)]:
+                        stamp = fifo[_ix(j), _ix(head[_ix(j)] & fifo_mask)]
+                        if oldest < 0 or stamp < oldest_stamp:
+                            oldest = j
+                            oldest_stamp = stamp
+                if cancel_on_start:
+                    # the server's job leaves; it starts the oldest waiting compatible job, if any
+                    if all_statistics:
+                        t = serving[_ix(s)]
+                        if recording:
+                            _close_interval(t, counts, acc_t, acc_e, last_t, last_e, clock_t, clock_e)
+                        counts[_ix(t)] -= 1
+                    total -= 1
+                    if oldest >= 0:
+                        head[_ix(oldest)] += 1
+                        if all_statistics:
+                            serving[_ix(s)] = oldest
+                    else:
+                        if all_statistics:
+                            serving[_ix(s)] = -1
+                        idle_since[_ix(s)] = step
+                        if keep_busy:
+                            busy[_ix(s)] = False
+                        # the last busy server fills s's place in the list
+                        n_busy -= 1
+                        busy_list[_ix(idx)] = busy_list[_ix(n_busy)]
+                        busy_rate -= speeds[_ix(s)]
+                        if n_busy == 0:
+                            busy_rate = 0.0
+                else:
+                    # the oldest job of server s completes and leaves with all its replicas
+                    t = oldest
+                    head[_ix(t)] += 1
+                    if all_statistics:
+                        if recording:
+                            _close_interval(t, counts, acc_t, acc_e, last_t, last_e, clock_t, clock_e)
+                        counts[_ix(t)] -= 1
+                    total -= 1
+                    if head[_ix(t)] == tail[_ix(t)]:
+                        # the type has no job left: each of its servers loses one to work on
+                        for i in range(type_deg[_ix(t)]):
+                            m = type_servers[_ix(t), _ix(i)]
+                            live[_ix(m)] -= 1
+                            if live[_ix(m)] == 0:
+                                n_busy, busy_rate = _mark_idle(m, busy, busy_pos, busy_list, n_busy, busy_rate, speeds,
+                                                               keep_busy)
+                        if n_busy == 0:
+                            busy_rate = 0.0
+            if recording:
                 if all_statistics:
-                    for j in range(k):
-                        b_types[_ix(batch), _ix(j)] = acc_t[_ix(j)] + counts[_ix(j)] * (clock_t - last_t[_ix(j)])
-                batch += 1
-                if batch < n_batches:
-                    batch_end = float(((batch + 1) * n_events) // n_batches)
+                    qi = total if total < hist_max else hist_max
+                    hist_e[_ix(qi)] += 1.0
+                    e_q += total
+                    e_q2 += total * total
+                    if total > 0:
+                        e_ra += counts[_ix(track_a)] / total
+                        e_rb += counts[_ix(track_b)] / total
+                clock_e += 1.0
+                if clock_e == batch_end:
+                    b_clock[_ix(batch)] = clock_t
+                    b_q[_ix(batch)] = t_q
+                    b_empty[_ix(batch)] = t_empty
+                    if all_statistics:
+                        for j in range(k):
+                            b_types[_ix(batch), _ix(j)] = acc_t[_ix(j)] + counts[_ix(j)] * (clock_t - last_t[_ix(j)])
+                    batch += 1
+                    if batch < n_batches:
+                        batch_end = float(((batch + 1) * n_events) // n_batches)
+        if code != 0:
+            break
     for j in range(k):
         acc_t[_ix(j)] += counts[_ix(j)] * (clock_t - last_t[_ix(j)])
         acc_e[_ix(j)] += counts[_ix(j)] * (clock_e - last_e[_ix(j)])

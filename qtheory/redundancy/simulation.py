@@ -387,6 +387,13 @@ def _kernel_simulate(system, config, rng_state):
     inv_lam_total = 1.0 / lam_total
     inv_speed = 1.0 / speeds[0]
     fifo_mask = fifo_cap - 1
+    # the servers of each type and the types of each server, each row ended by -1 (a column
+    # more than the system's): loops that stop at the -1 have no trip count, which LLVM
+    # would otherwise unroll 8 times behind a set-up of several instructions per loop
+    servers_of = np.full((k, type_servers.shape[1] + 1), -1, dtype=np.int64)
+    servers_of[:, : type_servers.shape[1]] = type_servers
+    types_of = np.full((n, server_types.shape[1] + 1), -1, dtype=np.int64)
+    types_of[:, : server_types.shape[1]] = server_types
     # fifo is read only between head and tail, where written before: left uninitialised,
     # it costs no page faults beyond the pages a run touches
     fifo = np.empty((k, fifo_cap), dtype=np.int64)
@@ -512,12 +519,15 @@ def _kernel_simulate(system, config, rng_state):
                     next_stamp += 1
                     if not cancel_on_start and tail[_ix(t)] == head[_ix(t)]:
                         # the type had no job: each of its servers gains one to work on
-                        for i in range(deg):
-                            s = type_servers[_ix(t), _ix(i)]
+                        i = 0
+                        s = servers_of[_ix(t), 0]
+                        while s >= 0:
                             live[_ix(s)] += 1
                             if live[_ix(s)] == 1:
                                 n_busy, busy_rate = _mark_busy(s, busy, busy_pos, busy_list, n_busy, busy_rate, speeds,
                                                                keep_busy)
+                            i += 1
+                            s = servers_of[_ix(t), _ix(i)]
                     tail[_ix(t)] += 1
                 if recording and all_statistics:
                     # the count an arriving job finds, itself included
@@ -539,13 +549,16 @@ def _kernel_simulate(system, config, rng_state):
                 # the oldest queued job of server s: the oldest head of its types' FIFOs
                 oldest = -1
                 oldest_stamp = 0
-                for i in range(server_deg[_ix(s)]):
-                    j = server_types[_ix(s), _ix(i)]
+                i = 0
+                j = types_of[_ix(s), 0]
+                while j >= 0:
                     if head[_ix(j)] != tail[_ix(j)]:
                         stamp = fifo[_ix(j), _ix(head[_ix(j)] & fifo_mask)]
                         if oldest < 0 or stamp < oldest_stamp:
                             oldest = j
                             oldest_stamp = stamp
+                    i += 1
+                    j = types_of[_ix(s), _ix(i)]
                 if cancel_on_start:
                     # the server's job leaves; it starts the oldest waiting compatible job, if any
                     if all_statistics:
@@ -581,12 +594,15 @@ def _kernel_simulate(system, config, rng_state):
                     total -= 1
                     if head[_ix(t)] == tail[_ix(t)]:
                         # the type has no job left: each of its servers loses one to work on
-                        for i in range(type_deg[_ix(t)]):
-                            m = type_servers[_ix(t), _ix(i)]
+                        i = 0
+                        m = servers_of[_ix(t), 0]
+                        while m >= 0:
                             live[_ix(m)] -= 1
                             if live[_ix(m)] == 0:
                                 n_busy, busy_rate = _mark_idle(m, busy, busy_pos, busy_list, n_busy, busy_rate, speeds,
                                                                keep_busy)
+                            i += 1
+                            m = servers_of[_ix(t), _ix(i)]
                         if n_busy == 0:
                             busy_rate = 0.0
             if recording:

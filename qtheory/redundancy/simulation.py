@@ -40,6 +40,7 @@ standard errors), which costs less per event; the other fields are then NaN.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 import time
 from dataclasses import dataclass
@@ -127,33 +128,37 @@ def _draw_type(x, prob, alias):
 
 @njit(cache=True)
 def _pick_busy(v, busy_list, n_busy, speeds, homogeneous):
+    """The position in `busy_list` of the server that completes, `v` uniform on [0, busy rate)."""
     if homogeneous:
         idx = int(v / speeds[0])
         if idx >= n_busy:
             idx = n_busy - 1
-        return busy_list[_ix(idx)]
+        return idx
     acc = 0.0
     for i in range(n_busy):
         acc += speeds[_ix(busy_list[_ix(i)])]
         if v < acc:
-            return busy_list[_ix(i)]
-    return busy_list[_ix(n_busy - 1)]
+            return i
+    return n_busy - 1
 
 
 @njit(cache=True, inline="always")
-def _mark_busy(s, busy, busy_pos, busy_list, n_busy, busy_rate, speeds):
-    """Server s starts working: into the busy list. Returns the new (n_busy, busy_rate)."""
-    busy[_ix(s)] = True
+def _mark_busy(s, busy, busy_pos, busy_list, n_busy, busy_rate, speeds, keep_busy):
+    """Server s starts working: into the busy list (and `busy`, if `keep_busy`). Returns the
+    new (n_busy, busy_rate)."""
+    if keep_busy:
+        busy[_ix(s)] = True
     busy_pos[_ix(s)] = n_busy
     busy_list[_ix(n_busy)] = s
     return n_busy + 1, busy_rate + speeds[_ix(s)]
 
 
 @njit(cache=True, inline="always")
-def _mark_idle(s, busy, busy_pos, busy_list, n_busy, busy_rate, speeds):
-    """Server s stops: out of the busy list (the last entry fills its place). Returns the new
-    (n_busy, busy_rate)."""
-    busy[_ix(s)] = False
+def _mark_idle(s, busy, busy_pos, busy_list, n_busy, busy_rate, speeds, keep_busy):
+    """Server s stops: out of the busy list (the last entry fills its place; and out of
+    `busy`, if `keep_busy`). Returns the new (n_busy, busy_rate)."""
+    if keep_busy:
+        busy[_ix(s)] = False
     pos = busy_pos[_ix(s)]
     n_busy -= 1
     last = busy_list[_ix(n_busy)]
@@ -222,7 +227,8 @@ class KernelSystem(NamedTuple):
 
 
 class Configuration(NamedTuple):
-    """What a run does: `mechanism` 1 if a job's replicas are dropped when it starts (c.o.s.),
+    """What a run does: `mechanism` 1 if a job's replicas are dropped when it starts (c.o.s.,
+    a record: the kernel compiles the mechanism's ``cancel_on_start`` in as a constant),
     0 if when one completes (c.o.c.; the start rule itself is spliced in by :func:`_kernel`), the total arrival rate,
     the events recorded after `warmup` events and `init_jobs` initial jobs (arrivals without
     departures), the two tracked types, the histogram range, the number of batches, the
@@ -280,17 +286,53 @@ def _equal_speeds():
     raise NotImplementedError("spliced out of the kernel template")
 
 
-def _kernel(mechanism, all_statistics=True, equal_speeds=False):
+def _equal_types():
+    """Placeholder of the template (see :func:`_kernel`); not callable."""
+    raise NotImplementedError("spliced out of the kernel template")
+
+
+def _cancel_on_start():
+    """Placeholder of the template (see :func:`_kernel`); not callable."""
+    raise NotImplementedError("spliced out of the kernel template")
+
+
+def _rule_draws():
+    """Placeholder of the template (see :func:`_kernel`); not callable."""
+    raise NotImplementedError("spliced out of the kernel template")
+
+
+def _rule_reads_busy():
+    """Placeholder of the template (see :func:`_kernel`); not callable."""
+    raise NotImplementedError("spliced out of the kernel template")
+
+
+def _rule_takes(rule, name):
+    """Whether the start rule `rule` takes the template's argument `name`."""
+    return name in inspect.signature(getattr(rule, "py_func", rule)).parameters
+
+
+def _kernel(mechanism, all_statistics=True, equal_speeds=False, equal_types=False):
     """The compiled kernel of `mechanism`: :func:`_kernel_simulate` with its start rule (``rule``)
     in place of the dispatch point (:mod:`qtheory._splice`), and two of its switches made
     constants, so that the compiler drops the code they turn off: whether it keeps every
     statistic (else the mean only) and whether the servers' speeds are equal (then the
     total rate is a table; a kernel compiled for equal speeds must get equal speeds).
     Turned into constants, the switches made c.o.c. and c.o.s. 7-9 % faster than as
-    fields of the Configuration."""
+    fields of the Configuration.
+    The mechanism's own switches are constants too: whether a job's replicas are dropped
+    when it starts, whether its start rule draws from the generator (else the generator's
+    words stay in variables around it) or reads which servers are busy (else nothing keeps
+    that array); and, with `equal_types` (every type equally likely, as Walker's table
+    then says: every ``prob`` 1), the type is the integer part of a uniform on [0, k).
+    These made c.o.c. and c.o.s. about 3 % faster (events per processor second against
+    benchmarks/independent/redundancy.c)."""
     return _splice.specialise(_kernel_simulate, mechanism.rule,
                               {"_all_statistics": _yes if all_statistics else _no,
-                               "_equal_speeds": _yes if equal_speeds else _no})
+                               "_equal_speeds": _yes if equal_speeds else _no,
+                               "_equal_types": _yes if equal_types else _no,
+                               "_cancel_on_start": _yes if mechanism.cancel_on_start else _no,
+                               "_rule_draws": _yes if _rule_takes(mechanism.rule, "rng") else _no,
+                               "_rule_reads_busy": _yes if _rule_takes(mechanism.rule, "busy") else _no})
 
 
 def _kernel_simulate(system, config, rng_state):
@@ -314,7 +356,6 @@ def _kernel_simulate(system, config, rng_state):
     prob = system.prob
     alias = system.alias
     speeds = system.speeds
-    mechanism = config.mechanism
     lam_total = config.lam_total
     n_events = config.n_events
     warmup = config.warmup
@@ -332,6 +373,10 @@ def _kernel_simulate(system, config, rng_state):
     n = speeds.size
     k = type_deg.size
     homogeneous = _equal_speeds()
+    equal_types = _equal_types()
+    cancel_on_start = _cancel_on_start()
+    rule_draws = _rule_draws()
+    keep_busy = _rule_reads_busy()
     # with equal speeds the total rate and its inverse are tables indexed by the number of
     # busy servers (with speed 1, exactly the sums and quotients the running rate gives)
     rate_of = np.empty(n + 1)
@@ -342,6 +387,13 @@ def _kernel_simulate(system, config, rng_state):
     inv_lam_total = 1.0 / lam_total
     inv_speed = 1.0 / speeds[0]
     fifo_mask = fifo_cap - 1
+    # the servers of each type and the types of each server, each row ended by -1 (a column
+    # more than the system's): loops that stop at the -1 have no trip count, which LLVM
+    # would otherwise unroll 8 times behind a set-up of several instructions per loop
+    servers_of = np.full((k, type_servers.shape[1] + 1), -1, dtype=np.int64)
+    servers_of[:, : type_servers.shape[1]] = type_servers
+    types_of = np.full((n, server_types.shape[1] + 1), -1, dtype=np.int64)
+    types_of[:, : server_types.shape[1]] = server_types
     # fifo is read only between head and tail, where written before: left uninitialised,
     # it costs no page faults beyond the pages a run touches
     fifo = np.empty((k, fifo_cap), dtype=np.int64)
@@ -386,149 +438,195 @@ def _kernel_simulate(system, config, rng_state):
     batch_end = float(n_events // n_batches)
 
     n_steps = init_jobs + warmup + n_events
-    for step in range(n_steps):
-        in_init = step < init_jobs
-        if step == init_jobs + warmup:
-            recording = True
+    # three stretches of steps, each a loop of its own, so that no step tests whether it
+    # places an initial job or starts the recording: the initial jobs, the warm-up, the
+    # recorded events
+    for stretch in range(3):
+        in_init = stretch == 0
+        recording = stretch == 2
+        if stretch == 0:
+            first, last = 0, init_jobs
+        elif stretch == 1:
+            first, last = init_jobs, init_jobs + warmup
+        else:
+            first, last = init_jobs + warmup, n_steps
             for j in range(k):
                 last_t[_ix(j)] = 0.0
                 last_e[_ix(j)] = 0.0
-        if homogeneous:
-            rate = rate_of[_ix(n_busy)]
-            w = inv_rate_of[_ix(n_busy)]
-        else:
-            rate = lam_total + busy_rate
-            w = 1.0 / rate
-        if recording:
-            t_q += w * total
-            if total == 0:
-                t_empty += w
-            clock_t += w
-            if all_statistics:
-                qi = total if total < hist_max else hist_max
-                hist_t[_ix(qi)] += w
-                t_q2 += w * total * total
-                if total > 0:
-                    t_ra += w * counts[_ix(track_a)] / total
-                    t_rb += w * counts[_ix(track_b)] / total
-        u, g0, g1, g2, g3 = _uniform_words(g0, g1, g2, g3)
-        if in_init or u * rate < lam_total:
-            if in_init:
-                x, g0, g1, g2, g3 = _uniform_words(g0, g1, g2, g3)
-            else:
-                x = (u * rate) * inv_lam_total
-            t = _draw_type(x, prob, alias)
-            if all_statistics:
-                if recording:
-                    _close_interval(t, counts, acc_t, acc_e, last_t, last_e, clock_t, clock_e)
-                counts[_ix(t)] += 1
-            total += 1
-            deg = type_deg[_ix(t)]
-            # the mechanism's start rule (spliced in): the idle server that starts the job, or -1
-            rng[0], rng[1], rng[2], rng[3] = g0, g1, g2, g3
-            best = decide(rng, t, deg, type_servers, busy, idle_since)
-            g0, g1, g2, g3 = rng[0], rng[1], rng[2], rng[3]
-            if best >= 0:
-                serving[_ix(best)] = t
-                n_busy, busy_rate = _mark_busy(best, busy, busy_pos, busy_list, n_busy, busy_rate, speeds)
-            else:
-                # the job waits (c.o.s.) or is served by all its servers at once (c.o.c.): it
-                # joins its type's FIFO
-                if tail[_ix(t)] - head[_ix(t)] >= fifo_cap:
-                    code = 1
-                    break
-                fifo[_ix(t), _ix(tail[_ix(t)] & fifo_mask)] = next_stamp
-                next_stamp += 1
-                if mechanism == 0 and tail[_ix(t)] == head[_ix(t)]:
-                    # the type had no job: each of its servers gains one to work on
-                    for i in range(deg):
-                        s = type_servers[_ix(t), _ix(i)]
-                        live[_ix(s)] += 1
-                        if live[_ix(s)] == 1:
-                            n_busy, busy_rate = _mark_busy(s, busy, busy_pos, busy_list, n_busy, busy_rate, speeds)
-                tail[_ix(t)] += 1
-            if recording and all_statistics:
-                # the count an arriving job finds, itself included
-                a_n += 1.0
-                a_q += total
-                a_q2 += total * total
-                a_ra += counts[_ix(track_a)] / total
-                a_rb += counts[_ix(track_b)] / total
-        else:
+        for step in range(first, last):
             if homogeneous:
-                # _pick_busy's first branch written in the loop: called, it cost 66 of the 296
-                # instructions per event of c.o.s. (callgrind), the arrays passed to it
-                idx = int((u * rate - lam_total) * inv_speed)
-                if idx >= n_busy:
-                    idx = n_busy - 1
-                s = busy_list[_ix(idx)]
+                rate = rate_of[_ix(n_busy)]
+                w = inv_rate_of[_ix(n_busy)]
             else:
-                s = _pick_busy(u * rate - lam_total, busy_list, n_busy, speeds, homogeneous)
-            # the oldest queued job of server s: the oldest head of its types' FIFOs
-            oldest = -1
-            oldest_stamp = 0
-            for i in range(server_deg[_ix(s)]):
-                j = server_types[_ix(s), _ix(i)]
-                if head[_ix(j)] != tail[_ix(j)]:
-                    stamp = fifo[_ix(j), _ix(head[_ix(j)] & fifo_mask)]
-                    if oldest < 0 or stamp < oldest_stamp:
-                        oldest = j
-                        oldest_stamp = stamp
-            if mechanism == 1:
-                # the server's job leaves; it starts the oldest waiting compatible job, if any
+                rate = lam_total + busy_rate
+                w = 1.0 / rate
+            if recording:
+                t_q += w * total
+                if total == 0:
+                    t_empty += w
+                clock_t += w
                 if all_statistics:
-                    t = serving[_ix(s)]
-                    if recording:
-                        _close_interval(t, counts, acc_t, acc_e, last_t, last_e, clock_t, clock_e)
-                    counts[_ix(t)] -= 1
-                total -= 1
-                if oldest >= 0:
-                    head[_ix(oldest)] += 1
-                    serving[_ix(s)] = oldest
+                    qi = total if total < hist_max else hist_max
+                    hist_t[_ix(qi)] += w
+                    t_q2 += w * total * total
+                    if total > 0:
+                        t_ra += w * counts[_ix(track_a)] / total
+                        t_rb += w * counts[_ix(track_b)] / total
+            u, g0, g1, g2, g3 = _uniform_words(g0, g1, g2, g3)
+            if in_init or u * rate < lam_total:
+                if in_init:
+                    x, g0, g1, g2, g3 = _uniform_words(g0, g1, g2, g3)
                 else:
-                    serving[_ix(s)] = -1
-                    idle_since[_ix(s)] = step
-                    n_busy, busy_rate = _mark_idle(s, busy, busy_pos, busy_list, n_busy, busy_rate, speeds)
-                    if n_busy == 0:
-                        busy_rate = 0.0
-            else:
-                # the oldest job of server s completes and leaves with all its replicas
-                t = oldest
-                head[_ix(t)] += 1
+                    x = (u * rate) * inv_lam_total
+                if equal_types:
+                    t = int(x * k)
+                    if t >= k:
+                        t = k - 1
+                else:
+                    t = _draw_type(x, prob, alias)
                 if all_statistics:
                     if recording:
                         _close_interval(t, counts, acc_t, acc_e, last_t, last_e, clock_t, clock_e)
-                    counts[_ix(t)] -= 1
-                total -= 1
-                if head[_ix(t)] == tail[_ix(t)]:
-                    # the type has no job left: each of its servers loses one to work on
-                    for i in range(type_deg[_ix(t)]):
-                        m = type_servers[_ix(t), _ix(i)]
-                        live[_ix(m)] -= 1
-                        if live[_ix(m)] == 0:
-                            n_busy, busy_rate = _mark_idle(m, busy, busy_pos, busy_list, n_busy, busy_rate, speeds)
-                    if n_busy == 0:
-                        busy_rate = 0.0
-        if recording:
-            if all_statistics:
-                qi = total if total < hist_max else hist_max
-                hist_e[_ix(qi)] += 1.0
-                e_q += total
-                e_q2 += total * total
-                if total > 0:
-                    e_ra += counts[_ix(track_a)] / total
-                    e_rb += counts[_ix(track_b)] / total
-            clock_e += 1.0
-            if clock_e == batch_end:
-                b_clock[_ix(batch)] = clock_t
-                b_q[_ix(batch)] = t_q
-                b_empty[_ix(batch)] = t_empty
+                    counts[_ix(t)] += 1
+                total += 1
+                deg = type_deg[_ix(t)]
+                # the mechanism's start rule (spliced in): the idle server that starts the job, or -1
+                if rule_draws:
+                    rng[0], rng[1], rng[2], rng[3] = g0, g1, g2, g3
+                best = decide(rng, t, deg, type_servers, busy, idle_since)
+                if rule_draws:
+                    g0, g1, g2, g3 = rng[0], rng[1], rng[2], rng[3]
+                if best >= 0:
+                    if all_statistics:
+                        serving[_ix(best)] = t
+                    if cancel_on_start:
+                        # c.o.s. takes a server out of the busy list by its position there: no busy_pos
+                        if keep_busy:
+                            busy[_ix(best)] = True
+                        busy_list[_ix(n_busy)] = best
+                        n_busy += 1
+                        busy_rate += speeds[_ix(best)]
+                    else:
+                        n_busy, busy_rate = _mark_busy(best, busy, busy_pos, busy_list, n_busy, busy_rate, speeds,
+                                                       keep_busy)
+                else:
+                    # the job waits (c.o.s.) or is served by all its servers at once (c.o.c.): it
+                    # joins its type's FIFO
+                    if tail[_ix(t)] - head[_ix(t)] >= fifo_cap:
+                        code = 1
+                        break
+                    fifo[_ix(t), _ix(tail[_ix(t)] & fifo_mask)] = next_stamp
+                    next_stamp += 1
+                    if not cancel_on_start and tail[_ix(t)] == head[_ix(t)]:
+                        # the type had no job: each of its servers gains one to work on
+                        i = 0
+                        s = servers_of[_ix(t), 0]
+                        while s >= 0:
+                            live[_ix(s)] += 1
+                            if live[_ix(s)] == 1:
+                                n_busy, busy_rate = _mark_busy(s, busy, busy_pos, busy_list, n_busy, busy_rate, speeds,
+                                                               keep_busy)
+                            i += 1
+                            s = servers_of[_ix(t), _ix(i)]
+                    tail[_ix(t)] += 1
+                if recording and all_statistics:
+                    # the count an arriving job finds, itself included
+                    a_n += 1.0
+                    a_q += total
+                    a_q2 += total * total
+                    a_ra += counts[_ix(track_a)] / total
+                    a_rb += counts[_ix(track_b)] / total
+            else:
+                if homogeneous:
+                    # _pick_busy's first branch written in the loop: called, it cost 66 of the 296
+                    # instructions per event of c.o.s. (callgrind), the arrays passed to it
+                    idx = int((u * rate - lam_total) * inv_speed)
+                    if idx >= n_busy:
+                        idx = n_busy - 1
+                else:
+                    idx = _pick_busy(u * rate - lam_total, busy_list, n_busy, speeds, homogeneous)
+                s = busy_list[_ix(idx)]
+                # the oldest queued job of server s: the oldest head of its types' FIFOs
+                oldest = -1
+                oldest_stamp = 0
+                i = 0
+                j = types_of[_ix(s), 0]
+                while j >= 0:
+                    if head[_ix(j)] != tail[_ix(j)]:
+                        stamp = fifo[_ix(j), _ix(head[_ix(j)] & fifo_mask)]
+                        if oldest < 0 or stamp < oldest_stamp:
+                            oldest = j
+                            oldest_stamp = stamp
+                    i += 1
+                    j = types_of[_ix(s), _ix(i)]
+                if cancel_on_start:
+                    # the server's job leaves; it starts the oldest waiting compatible job, if any
+                    if all_statistics:
+                        t = serving[_ix(s)]
+                        if recording:
+                            _close_interval(t, counts, acc_t, acc_e, last_t, last_e, clock_t, clock_e)
+                        counts[_ix(t)] -= 1
+                    total -= 1
+                    if oldest >= 0:
+                        head[_ix(oldest)] += 1
+                        if all_statistics:
+                            serving[_ix(s)] = oldest
+                    else:
+                        if all_statistics:
+                            serving[_ix(s)] = -1
+                        idle_since[_ix(s)] = step
+                        if keep_busy:
+                            busy[_ix(s)] = False
+                        # the last busy server fills s's place in the list
+                        n_busy -= 1
+                        busy_list[_ix(idx)] = busy_list[_ix(n_busy)]
+                        busy_rate -= speeds[_ix(s)]
+                        if n_busy == 0:
+                            busy_rate = 0.0
+                else:
+                    # the oldest job of server s completes and leaves with all its replicas
+                    t = oldest
+                    head[_ix(t)] += 1
+                    if all_statistics:
+                        if recording:
+                            _close_interval(t, counts, acc_t, acc_e, last_t, last_e, clock_t, clock_e)
+                        counts[_ix(t)] -= 1
+                    total -= 1
+                    if head[_ix(t)] == tail[_ix(t)]:
+                        # the type has no job left: each of its servers loses one to work on
+                        i = 0
+                        m = servers_of[_ix(t), 0]
+                        while m >= 0:
+                            live[_ix(m)] -= 1
+                            if live[_ix(m)] == 0:
+                                n_busy, busy_rate = _mark_idle(m, busy, busy_pos, busy_list, n_busy, busy_rate, speeds,
+                                                               keep_busy)
+                            i += 1
+                            m = servers_of[_ix(t), _ix(i)]
+                        if n_busy == 0:
+                            busy_rate = 0.0
+            if recording:
                 if all_statistics:
-                    for j in range(k):
-                        b_types[_ix(batch), _ix(j)] = acc_t[_ix(j)] + counts[_ix(j)] * (clock_t - last_t[_ix(j)])
-                batch += 1
-                if batch < n_batches:
-                    batch_end = float(((batch + 1) * n_events) // n_batches)
+                    qi = total if total < hist_max else hist_max
+                    hist_e[_ix(qi)] += 1.0
+                    e_q += total
+                    e_q2 += total * total
+                    if total > 0:
+                        e_ra += counts[_ix(track_a)] / total
+                        e_rb += counts[_ix(track_b)] / total
+                clock_e += 1.0
+                if clock_e == batch_end:
+                    b_clock[_ix(batch)] = clock_t
+                    b_q[_ix(batch)] = t_q
+                    b_empty[_ix(batch)] = t_empty
+                    if all_statistics:
+                        for j in range(k):
+                            b_types[_ix(batch), _ix(j)] = acc_t[_ix(j)] + counts[_ix(j)] * (clock_t - last_t[_ix(j)])
+                    batch += 1
+                    if batch < n_batches:
+                        batch_end = float(((batch + 1) * n_events) // n_batches)
+        if code != 0:
+            break
     for j in range(k):
         acc_t[_ix(j)] += counts[_ix(j)] * (clock_t - last_t[_ix(j)])
         acc_e[_ix(j)] += counts[_ix(j)] * (clock_e - last_e[_ix(j)])
@@ -680,7 +778,10 @@ def _run_kernel(mechanism, system: KernelSystem, config: Configuration, rng_stat
     """One run of the kernel of `mechanism` compiled for `config` (``all_statistics``) and for
     the speeds of `system` (equal or not): the way every caller runs a kernel."""
     equal_speeds = bool(np.all(system.speeds == system.speeds[0]))
-    return _kernel(mechanism, config.all_statistics, equal_speeds)(system, config, rng_state)
+    # Walker's table of equal probabilities has every prob 1 (and alias[i] = i): its draw is
+    # then the integer part of k x (exactly: y - col < 1 always)
+    equal_types = bool(np.all(system.prob == 1.0))
+    return _kernel(mechanism, config.all_statistics, equal_speeds, equal_types)(system, config, rng_state)
 
 
 def _initial_stream(seed_sequence: np.random.SeedSequence) -> np.random.SeedSequence:

@@ -45,6 +45,8 @@ def folded_together(title: str, sections) -> str:
 C_GOAL = 1.25
 SCALE_GOAL = 0.5
 BOOK_GOAL_MIN = 5.0
+#: issue 33: each notebook rerun at the paper preset within this many seconds (wall, 2 cores)
+RERUN_GOAL_S = 30.0
 C_KEYS = ("supermarket", "coc", "cos", "jlmu", "slta")
 #: the models of the independent C loops (benchmarks/independent, issue 33)
 INDEPENDENT_KEYS = ("supermarket", "local_jsqd", "coc", "cos", "jlmu", "slta")
@@ -134,7 +136,7 @@ def _c_table(c, indep, prev) -> list:
             "| model | independent C / numba | C of the same algorithm (port) / numba |", "|---|---|---|", *rows, ""]
 
 
-def summary_section(c, scaling, book, indep=None) -> str:
+def summary_section(c, scaling, book, indep=None, rerun=None) -> str:
     """One screen: each goal of issues 18 and 33, the last run, the run before, and the machine."""
     prev = {name: (d or {}).get("previous") for name, d in (("c", c), ("scaling", scaling), ("book", book),
                                                              ("independent", indep))}
@@ -184,6 +186,17 @@ def summary_section(c, scaling, book, indep=None) -> str:
                      f"{now[0]:.1f} min{detail}"
                      f"{'' if now[1] else ' (unfinished)'} | {f'{before[0]:.1f} min' if before else '-'} | "
                      f"{'yes' if now[1] and run < BOOK_GOAL_MIN else 'no'} |")
+    if rerun and rerun.get("notebooks"):
+        rows = rerun["notebooks"]
+        worst = max(rows, key=lambda r: r["seconds"])
+        over = [r for r in rows if r["seconds"] > RERUN_GOAL_S]
+        before = (rerun.get("previous") or {}).get("notebooks")
+        prev_cell = (f"longest {max(r['seconds'] for r in before):.0f} s" if before else "-")
+        lines.append(f"| any figure rerun at the paper preset (`reproduce --only ID`, 2 cores) ≤ {RERUN_GOAL_S:g} s | "
+                     f"{len(rows) - len(over)} of {len(rows)} notebooks; longest {worst['notebook']} "
+                     f"{worst['seconds']:.0f} s | {prev_cell} | "
+                     + ("yes" if not over else "no: " + ", ".join(f"{r['notebook']} {r['seconds']:.0f} s" for r in over))
+                     + " |")
     env = (indep or c or scaling or {}).get("environment", {})
     if env:
         lines.append(f"\nMachine: {env.get('cpu', '?')}, {env.get('cpus', '?')} cores, Linux "
@@ -492,6 +505,25 @@ def book_section(data) -> str:
     return "\n".join(out)
 
 
+def rerun_section(data) -> str:
+    """Issue 33's table: each notebook rerun alone at the paper preset."""
+    if not data or not data.get("notebooks"):
+        return ""
+    env = data.get("environment", {})
+    out = ["## Rerunning one figure at the paper preset\n",
+           f"Each notebook run alone by `python -m qtheory reproduce --preset paper --only ID --force` "
+           f"(`benchmarks/book_each.sh`, second pass: kernels already compiled, parameter-independent "
+           f"values cached), its replications on both cores; wall and processor seconds of the whole "
+           f"command (start-up, notebook, figures and their checks). Run {_run_label(data)} (load average "
+           f"{env.get('load_average_at_start', float('nan')):.1f} when the log was read). Goal: "
+           f"≤ {RERUN_GOAL_S:g} s each.\n",
+           "| notebook | wall s | processor s |", "|---|---|---|"]
+    for r in sorted(data["notebooks"], key=lambda r: -r["seconds"]):
+        out.append(f"| {r['notebook']} | {r['seconds']:.1f} | {r['processor_seconds']:.1f} |")
+    out.append("")
+    return "\n".join(out)
+
+
 def dask_section(data) -> str:
     if not data:
         return ""
@@ -541,8 +573,8 @@ def notes_section(peers, limit, book) -> str:
 
 
 def write_page(extra_notes: str = "") -> str:
-    peers, limit, scaling, book, dask, c, instr, indep = (_load(n) for n in ("peers", "limit", "scaling", "book",
-                                                                              "dask", "c", "instructions", "independent"))
+    peers, limit, scaling, book, dask, c, instr, indep, rerun = (
+        _load(n) for n in ("peers", "limit", "scaling", "book", "dask", "c", "instructions", "independent", "rerun"))
     details = [independent_section(indep), c_section(c, instr), notes_section(peers, limit, book)]
     if peers:
         details.append(peers_section(peers))
@@ -550,12 +582,13 @@ def write_page(extra_notes: str = "") -> str:
         details.append(limit_section(limit))
     if scaling:
         details.append(scaling_section(scaling))
+    details.append(rerun_section(rerun))
     details.append(book_section(book))
     if dask:
         details.append(dask_section(dask))
     # about one screen for the reader: the summary open, every measurement in one closed dropdown
     details = [d for d in details if d]
-    parts = [INTRO, summary_section(c, scaling, book, indep), "## Details\n",
+    parts = [INTRO, summary_section(c, scaling, book, indep, rerun), "## Details\n",
              folded_together(f"The {len(details)} measurements behind the summary: tables, plots, earlier goals", details)]
     text = "\n".join(parts).rstrip() + "\n"
     PAGE.write_text(text)

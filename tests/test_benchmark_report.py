@@ -41,3 +41,20 @@ def test_the_summary_puts_each_model_on_one_row_and_counts_the_goals_met():
     assert "| L JSQ(2) supermarket | 2.00 ✗, N = 1000 | 0.90 ✓ (before: 1.10), N = 100 |" in lines
     assert "| U JLMU | 1.25 ✓, n = 100 | 1.30 ✗, n = 100 |" in lines
     assert not any(line.startswith("| R ") for line in lines)  # models without a run are left out
+
+
+def test_the_rerun_goal_names_every_notebook_over_30_s_and_is_met_only_without_one():
+    def rerun(seconds):
+        return {"environment": {}, "notebooks": [{"notebook": k, "seconds": s, "processor_seconds": 2 * s}
+                                                 for k, s in seconds.items()]}
+
+    def goal_row(data):
+        return next(line for line in report.summary_section(None, None, None, None, data).splitlines()
+                    if "any figure rerun" in line)
+
+    over = goal_row(rerun({"U-T1": 31.0, "L-F1": 9.0, "R-T1": 30.0}))   # 30 s itself meets "<= 30 s"
+    assert "| 2 of 3 notebooks; longest U-T1 31 s | - | no: U-T1 31 s |" in over
+    assert goal_row(rerun({"R-T1": 30.0, "L-F1": 9.0})).endswith("| yes |")
+    section = report.rerun_section(rerun({"L-F1": 9.0, "U-T1": 31.0}))
+    assert section.index("| U-T1 | 31.0 | 62.0 |") < section.index("| L-F1 | 9.0 | 18.0 |")   # longest first
+    assert report.rerun_section(None) == ""

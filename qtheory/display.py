@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from .errors import ParameterError
 
-__all__ = ["Table", "number", "listing", "html_table", "show_table", "show_values", "html_math", "plain_math"]
+__all__ = ["Table", "number", "fixed", "listing", "html_table", "show_table", "show_values", "html_math", "plain_math"]
 
 _MATH = re.compile(r"\$([^$]+)\$")
 #: TeX commands of the titles and captions, and how alt text (plain text) writes them
@@ -181,6 +181,12 @@ def number(x: float | None, se: float | None = None, *, digits: int = 3) -> str:
 def _trim(text: str) -> str:
     """Trailing zeros of a decimal fraction dropped (``0.750`` -> ``0.75``, ``2.00`` -> ``2``)."""
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def fixed(value: float, places: int) -> str:
+    """`value` with `places` decimals, as the book writes numbers: no negative zero (a value
+    that rounds to 0 is "0.000..."), a typographic minus otherwise."""
+    return _clean(float(value), int(places))
 
 
 def _clean(value: float, places: int) -> str:

@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...claims import Claim
-from ...display import Table, number
+from ...display import Table, fixed, number
 from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed, replicate
@@ -214,12 +214,12 @@ def chaos_claim(corr_rows, horizon: float) -> tuple[Claim, str]:
     falls = avg_small - avg_big > 1.96 * float(np.hypot(se_small, se_big))
     holds = falls and all(b["ci_high"] < avg_small for b in big)
     nc = {n: np.mean([r["N_times_correlation"] for r in corr_rows if r["N"] == n]) for n in (n_small, n_big)}
-    corr_small = ", ".join(f"{r['correlation']:.3f}" for r in small)
-    corr_big = ", ".join(f"{r['correlation']:.4f}" for r in big)
+    corr_small = ", ".join(fixed(r["correlation"], 3) for r in small)
+    corr_big = ", ".join(fixed(r["correlation"], 4) for r in big)
     sentence = (f"the correlation at $t = {horizon:g}$ goes from {corr_small} "
                 f"(types 1-3, $N = {n_small}$; average {number(avg_small, se_small)}) to {corr_big} "
                 f"($N = {n_big}$; average {number(avg_big, se_big)}); $N$ times the correlation, averaged over the "
-                f"types, goes from {nc[n_small]:.2f} to {nc[n_big]:.2f}")
+                f"types, goes from {fixed(nc[n_small], 2)} to {fixed(nc[n_big], 2)}")
     claim = Claim(item="L-V-thm1", text="Theorem 1: two tagged queues become independent as N grows (their correlation "
                                         "vanishes)",
                   source="Theorem 1 (Sec. 3.2)", holds=bool(holds),
@@ -269,7 +269,7 @@ def theorems_1_2(*, seed: int, system: LocalitySystem, q0, t_grid, ode, n_list, 
     chaos, _ = chaos_claim(corr_rows, horizon)
     big = [r for r in corr_rows if r["N"] == max(n_list)]
     shown = {f"$N = {r['N']}$, type {r['server_type']}":
-             f"{r['correlation']:.4f} [{r['ci_low']:.4f}, {r['ci_high']:.4f}]"
+             f"{fixed(r['correlation'], 4)} [{fixed(r['ci_low'], 4)}, {fixed(r['ci_high'], 4)}]"
              for r in corr_rows if r["N"] in (min(n_list), max(n_list))}
     thm1 = ItemResult(
         "L-V-thm1", parameters, seed, corr_rows, claims=(chaos,),

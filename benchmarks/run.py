@@ -621,15 +621,21 @@ def bench_book(log: Path) -> dict:
     return out
 
 
-def _book_from_tsv(path: Path) -> dict:
-    """Per-notebook wall and processor seconds from ``benchmarks/book_each.sh`` (each notebook
-    run alone, one after the other)."""
+def _tsv_rows(path: Path) -> list[dict]:
+    """The notebook rows of a ``benchmarks/book_each.sh`` TSV (notebook, wall, user, system seconds)."""
     rows = []
     for line in path.read_text().splitlines():
         parts = line.split("\t")
         if len(parts) == 4:
             rows.append({"notebook": parts[0], "seconds": float(parts[1]),
                          "processor_seconds": round(float(parts[2]) + float(parts[3]), 2)})
+    return rows
+
+
+def _book_from_tsv(path: Path) -> dict:
+    """Per-notebook wall and processor seconds from ``benchmarks/book_each.sh`` (each notebook
+    run alone, one after the other)."""
+    rows = _tsv_rows(path)
     finished = path.read_text().rstrip().endswith("DONE") and not re.search(r"exited with non-zero", path.read_text())
     out = {"log": str(path), "notebooks": rows, "finished": finished, "expected": len(rows),
            "total_seconds": sum(r["seconds"] for r in rows),
@@ -654,12 +660,7 @@ def bench_rerun(log: Path) -> dict:
     if not log.exists():
         print(f"rerun: no log at {log}; skipped")
         return {}
-    rows = []
-    for line in log.read_text().splitlines():
-        parts = line.split("\t")
-        if len(parts) == 4:
-            rows.append({"notebook": parts[0], "seconds": float(parts[1]),
-                         "processor_seconds": round(float(parts[2]) + float(parts[3]), 2)})
+    rows = _tsv_rows(log)
     finished = log.read_text().rstrip().endswith("DONE")
     out = {"log": str(log), "notebooks": rows, "finished": finished, "goal_seconds": RERUN_GOAL_S,
            "within_goal": sum(r["seconds"] <= RERUN_GOAL_S for r in rows), "environment": _environment()}

@@ -203,12 +203,7 @@ def _kernel_template(params, rng_state, graph, types, config, work):
     half = n_ahead // 2
     ahead_u = np.empty(n_ahead)
     for h in range(n_ahead):
-        v = uniform(rng) * n_disp
-        nxt = int(v)
-        if nxt >= n_disp:
-            nxt = n_disp - 1
-        ahead[_ix(h)] = nxt
-        ahead_u[_ix(h)] = v - nxt
+        ahead[_ix(h)], ahead_u[_ix(h)] = dispatcher_and_u(uniform(rng) * n_disp, n_disp)
     head = 0
     events = 0
     for g in range(n_grid):
@@ -227,22 +222,14 @@ def _kernel_template(params, rng_state, graph, types, config, work):
                     w = ahead[_ix(mid)]
                     uw = ahead_u[_ix(mid)]
                     touched = touch(params, w, uw, offset, degree, neighbors)
-                    v = uniform(rng) * n_disp
-                    nxt = int(v)
-                    if nxt >= n_disp:
-                        nxt = n_disp - 1
+                    nxt, ahead_u[_ix(head)] = dispatcher_and_u(uniform(rng) * n_disp, n_disp)
                     ahead[_ix(head)] = nxt
-                    ahead_u[_ix(head)] = v - nxt
                     prefetch(offset, _ix(nxt))
                     prefetch(degree, _ix(nxt))
                     head = head + 1 if head + 1 < n_ahead else 0
                 else:
                     # a uniform dispatcher and, left over, a uniform u independent of it
-                    v = r * inv_lam
-                    i = int(v)
-                    if i >= n_disp:
-                        i = n_disp - 1
-                    u = v - i
+                    i, u = dispatcher_and_u(r * inv_lam, n_disp)
                 target = decide(params, rng, i, u, state, offset, degree, neighbors, dispatcher_cluster,
                                 server_type, type_members, type_first, type_size)
                 x = state[_ix(target)]
@@ -291,6 +278,17 @@ def _kernel_template(params, rng_state, graph, types, config, work):
             mean_len[_ix(g), _ix(m)] = total[_ix(m)] * inv
             mean_sq[_ix(g), _ix(m)] = total_sq[_ix(m)] * inv
     return Outputs(occupancy, mean_len, mean_sq, events)
+
+
+@njit(cache=True)
+def dispatcher_and_u(v, n_disp):
+    """An arrival's dispatcher and rule uniform from `v`, uniform on [0, `n_disp`): its integer
+    part (the top value, which rounding of ``uniform * n_disp`` can reach, counted as the last
+    dispatcher) and its fractional part, uniform on [0, 1) and independent of the integer part."""
+    i = int(v)
+    if i >= n_disp:
+        i = n_disp - 1
+    return i, v - i
 
 
 @njit(cache=True)

@@ -276,34 +276,22 @@ def _no():
     return False
 
 
-def _all_statistics():
-    """Placeholder of the template (see :func:`_kernel`); not callable."""
-    raise NotImplementedError("spliced out of the kernel template")
+def _placeholder(name: str):
+    """A name the template calls where :func:`_kernel` splices in a constant switch (``_yes`` or
+    ``_no``, :mod:`qtheory._splice`); the template itself is never run, so it is not callable."""
+    def placeholder():
+        raise NotImplementedError(f"{name} is spliced out of the kernel template")
+
+    placeholder.__name__ = placeholder.__qualname__ = name
+    return placeholder
 
 
-def _equal_speeds():
-    """Placeholder of the template (see :func:`_kernel`); not callable."""
-    raise NotImplementedError("spliced out of the kernel template")
-
-
-def _equal_types():
-    """Placeholder of the template (see :func:`_kernel`); not callable."""
-    raise NotImplementedError("spliced out of the kernel template")
-
-
-def _cancel_on_start():
-    """Placeholder of the template (see :func:`_kernel`); not callable."""
-    raise NotImplementedError("spliced out of the kernel template")
-
-
-def _rule_draws():
-    """Placeholder of the template (see :func:`_kernel`); not callable."""
-    raise NotImplementedError("spliced out of the kernel template")
-
-
-def _rule_reads_busy():
-    """Placeholder of the template (see :func:`_kernel`); not callable."""
-    raise NotImplementedError("spliced out of the kernel template")
+_all_statistics = _placeholder("_all_statistics")
+_equal_speeds = _placeholder("_equal_speeds")
+_equal_types = _placeholder("_equal_types")
+_cancel_on_start = _placeholder("_cancel_on_start")
+_rule_draws = _placeholder("_rule_draws")
+_rule_reads_busy = _placeholder("_rule_reads_busy")
 
 
 def _rule_takes(rule, name):

@@ -8,6 +8,7 @@ off at the text column's edge.
 from __future__ import annotations
 
 import html
+import numbers
 from dataclasses import dataclass
 import re
 from typing import Any, Callable, Mapping, Sequence
@@ -186,6 +187,8 @@ def _trim(text: str) -> str:
 def fixed(value: float, places: int) -> str:
     """`value` with `places` decimals, as the book writes numbers: no negative zero (a value
     that rounds to 0 is "0.000..."), a typographic minus otherwise."""
+    if isinstance(places, bool) or not isinstance(places, numbers.Integral) or places < 0:
+        raise ParameterError(f"`places` must be a non-negative integer (got {places!r})")
     return _clean(float(value), int(places))
 
 

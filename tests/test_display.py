@@ -59,3 +59,15 @@ def test_number_shows_the_digits_the_standard_error_supports_and_no_raw_floats()
     assert number(0.75) == "0.75" and number(3) == "3" and number(None) == "—" and number(float("nan")) == "—"
     assert number(9.9996e-4) == "1 × 10⁻³"
     assert listing([0.5, 0.65, 0.75]) == "0.5, 0.65, 0.75" and listing([1, 2, 3], conjunction="and") == "1, 2 and 3"
+
+
+def test_fixed_writes_the_places_asked_a_typographic_minus_and_no_negative_zero():
+    from qtheory.display import fixed
+
+    assert fixed(1.23456, 2) == "1.23" and fixed(2.0, 3) == "2.000"
+    assert fixed(-0.0126, 3) == "\u22120.013"                   # minus sign U+2212, not a hyphen
+    assert fixed(-0.00004, 4) == "0.0000" and fixed(-0.4, 0) == "0" and fixed(-0.0, 1) == "0.0"
+    assert fixed(-0.00005001, 4) == "\u22120.0001"               # rounds away from zero: a minus stays
+    for bad in (-1, 1.5, True, "2"):
+        with pytest.raises(ParameterError, match="`places` must be a non-negative integer"):
+            fixed(0.5, bad)

@@ -7,7 +7,11 @@ dark theme shows them as light cards rather than dark lines on a dark page.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import json
+import os
+import sys
+import warnings
+from typing import Callable, NamedTuple
 
 import matplotlib
 
@@ -16,7 +20,7 @@ import numpy as np
 
 __all__ = ["PALETTE", "COLUMN_WIDTH", "DISPLAY_DPI", "MIN_FONT_PX", "MIN_TICK_PX", "INTERVALS", "use_style",
            "ci_band", "new_figure", "figure_legend", "smallest_font", "rendered_font_px", "declutter_log_ticks",
-           "interval_words", "mark_interval", "figure_problems", "series_visibility",
+           "interval_words", "mark_interval", "figure_problems", "figure_problems_started", "series_visibility",
            "SeriesVisibility", "MIN_SHOWN_FRACTION", "MIN_MARKER_FRACTION"]
 
 #: the book's text column is 688 CSS px wide; figures are drawn at this width (inches) ...
@@ -460,7 +464,7 @@ class _OnlyAxes:
         return False
 
 
-def series_visibility(fig, canvas=None) -> dict[str, SeriesVisibility]:
+def series_visibility(fig, canvas=None, *, drawn: np.ndarray | None = None) -> dict[str, SeriesVisibility]:
     """How much of each labelled series of `fig` shows (:class:`SeriesVisibility`).
 
     The series is drawn in a colour of its own (:data:`_PROBE_COLOUR`), so that an artist of the
@@ -469,7 +473,8 @@ def series_visibility(fig, canvas=None) -> dict[str, SeriesVisibility]:
     own pixels that change when it is hidden from the whole figure. A series that colours no pixel
     at all (empty, or outside the axis limits) is left out. Each marker is judged the same way
     inside a square of the marker's size around its centre.
-    `canvas` is an Agg canvas of `fig` (default: a new one).
+    `canvas` is an Agg canvas of `fig` (default: a new one); `drawn`, the pixels of its last draw
+    (:func:`_render` with nothing hidden), saves a draw.
 
     The pixels are those of full draws, at a fraction of their cost: once the layout has settled,
     the figure is drawn without computing its layout and ticks again (:class:`_Frozen`), and for
@@ -487,7 +492,7 @@ def series_visibility(fig, canvas=None) -> dict[str, SeriesVisibility]:
         everything = _data_artists(fig)
         # the first draws of a figure may still move its axes (constrained layout settles over a few
         # draws); pixels are compared only once two draws in a row agree
-        previous = _render(canvas, [])
+        previous = _render(canvas, []) if drawn is None else drawn
         for _ in range(4):
             current = _render(canvas, [])
             if np.array_equal(previous, current):
@@ -565,7 +570,7 @@ def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0
     original = fig.canvas
     canvas = FigureCanvasAgg(fig)
     try:
-        canvas.draw()
+        drawn = _render(canvas, [])
         renderer = canvas.get_renderer()
         width_in = fig.get_size_inches()[0]
         undrawn = _undrawn_tick_labels(fig)
@@ -591,7 +596,7 @@ def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0
                     continue
                 if _overlap(box, b) > 0.1 * b.width * b.height:
                     problems.append(f"the legend covers '{t.get_text()[:30]}'")
-        for label, seen in series_visibility(fig, canvas).items():
+        for label, seen in series_visibility(fig, canvas, drawn=drawn).items():
             if seen.shown < MIN_SHOWN_FRACTION:
                 problems.append(f"the series '{label}' does not show: {100 * seen.shown:.0f}% of its pixels are "
                                 f"visible (< {100 * MIN_SHOWN_FRACTION:.0f}%; other artists cover it)")
@@ -599,7 +604,6 @@ def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0
                 problems.append(f"the markers of the series '{label}' hide under other artists: "
                                 f"{seen.hidden_markers} of {seen.markers} keep less than "
                                 f"{100 * MIN_MARKER_FRACTION:.0f}% of their pixels")
-        canvas.draw()
         if caption is not None:
             drawn = set(getattr(fig, "_qtheory_intervals", set()))
             named = {kind for kind, words in INTERVALS.items() if words in caption}
@@ -618,3 +622,52 @@ def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0
     finally:
         fig.set_canvas(original)
     return problems
+
+
+def figure_problems_started(fig, caption: str | None = None) -> Callable[[], list[str]]:
+    """:func:`figure_problems` of `fig` as it is now, computed while the caller goes on: returns a
+    function that waits for the list and returns it.
+
+    The check draws the figure a few dozen times (about a second for a figure of six axes); it
+    runs in a forked copy of the process, so that saving this figure and drawing the next one
+    proceed on the other core. Where there is no ``fork`` (Windows), with
+    ``QTHEORY_FIGURE_CHECKS=inline``, or when the copy fails, the check runs here instead (same
+    result: the copy sees the figure as it was at the call, and its draws change only the copy).
+    """
+    if not hasattr(os, "fork") or os.environ.get("QTHEORY_FIGURE_CHECKS") == "inline":
+        problems = figure_problems(fig, caption)
+        return lambda: problems
+    read_end, write_end = os.pipe()
+    with warnings.catch_warnings():
+        # Python 3.12+ warns that forking a process with threads (a Jupyter kernel's) may deadlock:
+        # the copy only draws with matplotlib and writes to a pipe, it takes none of their locks
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:                                              # the copy: check, report, leave
+        code = 1
+        try:
+            os.close(read_end)
+            warnings.simplefilter("ignore")
+            sys.stdout = sys.stderr = open(os.devnull, "w")
+            data = json.dumps(figure_problems(fig, caption)).encode()
+            with os.fdopen(write_end, "wb") as out:
+                out.write(data)
+            code = 0
+        finally:
+            os._exit(code)                                    # no atexit handlers, no buffers flushed
+    os.close(write_end)
+    done: list[list[str]] = []
+
+    def result() -> list[str]:
+        if not done:
+            with os.fdopen(read_end, "rb") as inp:
+                data = inp.read()
+            _, status = os.waitpid(pid, 0)
+            try:
+                problems = json.loads(data) if status == 0 else None
+            except ValueError:
+                problems = None
+            done.append(problems if isinstance(problems, list) else figure_problems(fig, caption))
+        return done[0]
+
+    return result

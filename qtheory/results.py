@@ -35,7 +35,7 @@ import uuid
 import warnings
 from pathlib import Path
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -218,7 +218,7 @@ class ResultWriter:
         self._files: list[str] = []
         self._claims: list = []
         self._findings: list = []
-        self._figure_problems: dict[str, list[str]] = {}
+        self._figure_problems: dict[str, Callable[[], list[str]]] = {}
         self._started = _run_started()
         self._finished = False
 
@@ -269,12 +269,13 @@ class ResultWriter:
         a caption: `caption` (what is plotted) followed by the item, the preset, the seed
         and the data files, so that every figure of the book says where it comes from.
         """
-        from .plotting import MIN_FONT_PX, declutter_log_ticks, figure_problems, rendered_font_px, smallest_font
+        from .plotting import MIN_FONT_PX, declutter_log_ticks, figure_problems_started, rendered_font_px, smallest_font
 
         declutter_log_ticks(fig)
         # what would make it hard to read (tick sizes, overlapping text, hidden series, interval
         # wording): recorded in the sidecar, where the book's check reads it
-        self._figure_problems[self._path(name, ".png").name] = figure_problems(fig, caption)
+        # (checked in a forked copy while the figure is saved; collected by metadata())
+        self._figure_problems[self._path(name, ".png").name] = figure_problems_started(fig, caption)
         png = self._path(name, ".png")
         fig.savefig(png, dpi=dpi, bbox_inches="tight")
         self._register(png)
@@ -394,7 +395,7 @@ class ResultWriter:
             "files": self._files + [f"{self.item.id}.json"],
             "claims": [c.to_json() for c in self._claims],
             "findings": [f.to_json() for f in self._findings],
-            "figure_problems": {k: v for k, v in self._figure_problems.items() if v},
+            "figure_problems": {k: found for k, v in self._figure_problems.items() if (found := v())},
             # content hash of notebook + parameters + package, set by the reproduce command
             "input_hash": os.environ.get("QTHEORY_INPUT_HASH"),
             **extra,
@@ -414,6 +415,8 @@ class ResultWriter:
 
     def discard(self) -> None:
         """Drop everything written so far (the published result, if any, stays)."""
+        for pending in self._figure_problems.values():
+            pending()                                   # the forked checks end before we do
         shutil.rmtree(self._staging, ignore_errors=True)
 
     def __enter__(self) -> "ResultWriter":

@@ -113,6 +113,55 @@ def test_figure_problems_finds_small_ticks_overlapping_text_hidden_series_and_wr
     assert any("says '±1 SE'" in p for p in figure_problems(fig, "95% CI and ±1 SE"))
 
 
+def _hidden_series_figure():
+    import matplotlib.pyplot as plt
+
+    fig, axes = _clean_figure()
+    # a series drawn under an opaque patch that covers the whole axes
+    axes[0][0].plot([0, 1, 2], [2, 2, 2], color="red", label="hidden", zorder=0)
+    cover = axes[0][0].add_patch(plt.Rectangle((-1, -1), 10, 10, color="white", zorder=0.5))
+    return fig, cover
+
+
+def test_the_background_check_reports_the_figure_as_it_was_at_the_call():
+    fig, cover = _hidden_series_figure()
+    pending = plotting.figure_problems_started(fig, "95% CI")
+    cover.remove()                           # the caller goes on changing its figure
+    found = pending()
+    assert any("'hidden' does not show" in p for p in found)
+    assert pending() is found                # collected once
+    assert figure_problems(fig, "95% CI") == []
+
+
+def test_the_background_check_falls_back_to_the_caller_when_its_copy_fails(monkeypatch):
+    import os
+
+    caller = os.getpid()
+
+    def fails_in_the_copy(fig, caption=None):
+        if os.getpid() != caller:
+            raise RuntimeError("the forked copy fails")
+        return ["checked by the caller"]
+
+    monkeypatch.setattr(plotting, "figure_problems", fails_in_the_copy)
+    fig, _ = _clean_figure()
+    assert plotting.figure_problems_started(fig)() == ["checked by the caller"]
+    monkeypatch.setenv("QTHEORY_FIGURE_CHECKS", "inline")
+    assert plotting.figure_problems_started(fig)() == ["checked by the caller"]
+
+
+def test_a_saved_figure_records_its_problems_in_the_sidecar(results_dir):
+    from qtheory import results
+
+    fig, _ = _hidden_series_figure()
+    with results.ResultWriter("L-F1", parameters={}, seed=1) as rec:
+        rec.save_figure(fig, caption="95% CI")
+        rec.save_figure(_clean_figure()[0], "clean", caption="95% CI")
+    problems = results.load_meta("L-F1")["figure_problems"]
+    assert list(problems) == ["L-F1.png"]
+    assert any("'hidden' does not show" in p for p in problems["L-F1.png"])
+
+
 def test_a_legend_over_an_axis_label_is_a_problem():
     from qtheory.plotting import new_figure
 

@@ -668,7 +668,28 @@ def bench_rerun(log: Path) -> dict:
           f"within {RERUN_GOAL_S:g} s; longest "
           + ", ".join(f"{r['notebook']} {r['seconds']:.1f} s" for r in sorted(rows, key=lambda r: -r["seconds"])[:3]))
     _save("rerun", out)
+    if finished and rows:
+        _write_expected_seconds(rows)
     return out
+
+
+def _write_expected_seconds(rows) -> None:
+    """``notebooks/presets/seconds.json`` from a finished rerun log: the processor seconds that
+    order a parallel run (longest first) and the wall seconds beside them that tell which notebooks
+    keep both cores busy alone (``qtheory.reproduce.fills_the_cores``)."""
+    path = ROOT / "notebooks" / "presets" / "seconds.json"
+    order = sorted(rows, key=lambda r: -r["processor_seconds"])
+    data = {"about": ("processor seconds (user + system, notebook process and its workers) and wall seconds of each "
+                      "notebook at the paper preset, each notebook run alone on the 2-core development machine "
+                      f"(benchmarks/book_each.sh, second pass; written by benchmarks/run.py --only rerun on "
+                      f"{time.strftime('%Y-%m-%d')}); `python -m qtheory reproduce --jobs N` (N > 1) starts the "
+                      "longest first, and runs alone those whose processor time is at least 1.5 times their wall time"),
+            "paper": {r["notebook"]: r["processor_seconds"] for r in order},
+            "wall": {"paper": {r["notebook"]: r["seconds"] for r in order}}}
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n")
+    tmp.replace(path)
+    print(f"wrote {path.relative_to(ROOT)}")
 
 
 def _plot_book(data):

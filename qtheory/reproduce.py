@@ -3,8 +3,9 @@
 :func:`reproduce` plans the runs of a preset (:mod:`qtheory.presets`), skips the notebooks
 whose results are up to date (:mod:`qtheory.fingerprint`), holds the lock of the results
 folder (:mod:`qtheory.runlock`) and executes the others, one or several at a time, longest
-first (:mod:`qtheory.execution`, which also closes each page with its run record,
-:mod:`qtheory.runrecord`, and its preset badge, :mod:`qtheory.badges`).
+first, those that keep every core busy on their own alone (:func:`fills_the_cores`). Execution
+is :mod:`qtheory.execution`, which also closes each page with its run record
+(:mod:`qtheory.runrecord`) and its preset badge (:mod:`qtheory.badges`).
 
 The names of those modules that callers use are importable from here too (the surface
 this module had before it was split by concern).
@@ -33,6 +34,7 @@ from .runrecord import run_record, split_title
 __all__ = [
     "KERNEL", "LOCK_NAME", "PRESETS", "Report", "ResultsBusy", "Run", "badge", "book_presets",
     "check_parameter", "default_notebook_workers", "execute", "executed_path", "expected_seconds",
+    "expected_wall_seconds", "fills_the_cores", "WIDE_SHARE",
     "input_hash", "load_presets", "longest_first", "notebook_parameters", "notebook_path",
     "notebooks_dir", "package_fingerprint", "parse_value", "plan", "preset_warnings",
     "project_root", "reproduce", "results_lock", "run_record", "select", "split_title",
@@ -119,6 +121,32 @@ def expected_seconds(preset: str = "paper") -> dict[str, float]:
     return {nb: float(v) for nb, v in json.loads(path.read_text()).get(preset, {}).items()}
 
 
+#: a notebook whose processor seconds exceed its wall seconds by this factor keeps every core
+#: of the 2-core reference machine busy through its replication workers (see :func:`fills_the_cores`)
+WIDE_SHARE = 1.5
+
+
+def expected_wall_seconds(preset: str = "paper") -> dict[str, float]:
+    """Wall seconds of each notebook's last measured run at `preset`, run alone
+    (``notebooks/presets/seconds.json``, key ``wall``); {} if unknown."""
+    path = notebooks_dir() / "presets" / "seconds.json"
+    if not path.is_file():
+        return {}
+    return {nb: float(v) for nb, v in json.loads(path.read_text()).get("wall", {}).get(preset, {}).items()}
+
+
+def fills_the_cores(runs: list[Run]) -> set[tuple[str, str]]:
+    """The ``(preset, notebook)`` of `runs` that keep the machine's cores busy on their own: measured
+    processor seconds at least :data:`WIDE_SHARE` times their wall seconds. A parallel run starts
+    each of them alone: beside another notebook both would take about twice as long, and the book
+    would be done no sooner."""
+    wide = set()
+    for preset in {run.preset for run in runs}:
+        cpu, wall = expected_seconds(preset), expected_wall_seconds(preset)
+        wide |= {(preset, nb) for nb in cpu if nb in wall and cpu[nb] >= WIDE_SHARE * wall[nb]}
+    return {(run.preset, run.notebook) for run in runs} & wide
+
+
 def longest_first(runs: list[Run]) -> list[Run]:
     """`runs` ordered by :func:`expected_seconds`, longest first (stable; unknown ones last,
     in their given order)."""
@@ -153,20 +181,30 @@ def _reproduce_locked(runs: list[Run], results: Path, *, preset: str, jobs: int,
         reports.append(rep)
         echo(f"[{len(reports)}/{total}] {rep.notebook}: {', '.join(rep.items)} done in {rep.seconds:.1f} s")
 
-    if jobs == 1:
+    def one_at_a_time(some: list[Run]) -> None:
         current = None
         try:
-            for k, run in enumerate(runs, 1):
+            for run in some:
                 current = run.notebook
-                echo(f"[{k}/{total}] {run.notebook} running ...")
+                echo(f"[{len(reports) + 1}/{total}] {run.notebook} running ...")
                 done(execute(run, results=results, workers=workers))
                 current = None
         except KeyboardInterrupt as exc:
             raise _interrupted(exc, [current] if current else []) from None
+
+    if jobs == 1:
+        one_at_a_time(runs)
         return reports
     # each notebook runs in a child process of its own (qtheory._runner): threads suffice here;
-    # the longest first, so that no long notebook starts last and runs alone at the end
+    # the longest first, so that no long notebook starts last and runs alone at the end; those
+    # that fill the cores on their own first, one at a time
     runs = longest_first(runs)
+    wide = fills_the_cores(runs)
+    if wide:
+        echo(f"{', '.join(r.notebook for r in runs if (r.preset, r.notebook) in wide)}: each alone "
+             "(its replications keep every core busy)")
+    one_at_a_time([r for r in runs if (r.preset, r.notebook) in wide])
+    runs = [r for r in runs if (r.preset, r.notebook) not in wide]
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         pending = {pool.submit(execute, run, results=results, workers=workers): run for run in runs}
         try:

@@ -179,13 +179,50 @@ def test_parallel_runs_start_with_the_longest_notebook(monkeypatch):
     assert [r.notebook for r in rp.longest_first(runs)] == ["U-T1", "R-T1", "L-F1", "L-F2"]
 
 
+def test_a_notebook_that_fills_the_cores_runs_alone_before_the_others(monkeypatch, tmp_path):
+    import threading
+    import time
+
+    from qtheory import reproduce as rp
+
+    runs = [rp.Run(nb, "paper", {}) for nb in ("L-F1", "U-T1", "R-T1", "L-F2", "L-R-finite")]
+    cpu = {"L-F1": 5.0, "U-T1": 90.0, "R-T1": 20.0, "L-F2": 4.0, "L-R-finite": 60.0}
+    wall = {"L-F1": 5.0, "U-T1": 50.0, "R-T1": 19.0, "L-F2": 4.0, "L-R-finite": 40.1}   # 60 / 40.1 < 1.5
+    monkeypatch.setattr(rp, "expected_seconds", lambda preset: cpu)
+    monkeypatch.setattr(rp, "expected_wall_seconds", lambda preset: wall)
+    assert rp.fills_the_cores(runs) == {("paper", "U-T1")}
+    wall["L-R-finite"] = 40.0                                                        # 60 / 40 = 1.5
+    assert rp.fills_the_cores(runs) == {("paper", "U-T1"), ("paper", "L-R-finite")}
+
+    running, beside, lock = set(), {}, threading.Lock()
+
+    def execute(run, *, results, workers):
+        with lock:
+            beside[run.notebook] = set(running)
+            running.add(run.notebook)
+        time.sleep(0.2)
+        with lock:
+            running.discard(run.notebook)
+            for other in running:
+                beside[other].add(run.notebook)
+        return rp.Report(run.notebook, run.preset, [run.notebook], 0.2, "")
+
+    monkeypatch.setattr(rp, "execute", execute)
+    reports = rp._reproduce_locked(runs, tmp_path, preset="paper", jobs=2, workers=2, force=True, echo=lambda m: None)
+    order = [r.notebook for r in reports]
+    assert order[:2] == ["U-T1", "L-R-finite"] and sorted(order[2:]) == ["L-F1", "L-F2", "R-T1"]
+    assert beside["U-T1"] == set() and beside["L-R-finite"] == set()
+    assert any(beside[nb] for nb in ("L-F1", "L-F2", "R-T1"))     # the others still run side by side
+
+
 def test_the_committed_notebook_costs_name_existing_notebooks():
     from qtheory import manifest
     from qtheory import reproduce as rp
 
-    costs = rp.expected_seconds("paper")
+    costs, wall = rp.expected_seconds("paper"), rp.expected_wall_seconds("paper")
     assert costs and set(costs) <= set(manifest.notebooks())
-    assert all(v > 0 for v in costs.values())
+    assert set(wall) == set(costs)
+    assert all(v > 0 for v in costs.values()) and all(v > 0 for v in wall.values())
 
 
 def test_default_workers_per_notebook_keep_two_per_notebook_on_two_cores():

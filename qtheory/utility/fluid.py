@@ -49,6 +49,8 @@ _STATE_TOL = 1e-9
 #: `check_state` admits (``q[:, 0]`` within _STATE_TOL of alpha, then increases of up to 1e-12 a
 #: level, which a full coordinate keeps) with room to spare
 _LEFT_Q_TOL = 2 * _STATE_TOL
+#: the tolerance of `_Prefix.active` on the inflow left, in units of mu (see there)
+_RATE_TOL = 1e-10
 
 
 def check_state(system: PoolSystem, q, name: str = "q0", alpha=None) -> np.ndarray:
@@ -147,11 +149,18 @@ class _Prefix:
         nonfull = np.nonzero(x < self.alpha - 1e-10)[0]
         a = int(nonfull[0]) if nonfull.size else self.K - 1
         y = np.append(x, 1.0)
+        # Lambda is a rate, mu times a number of tasks per pool (lam = rho mu, departures
+        # mu j (alpha - q)), and its rate of change mu^2 times one (the generator's entries are
+        # mu j): its tolerances are _RATE_TOL mu and _RATE_TOL mu^2, so that (12) measured in
+        # another unit of time takes the same decisions. A coordinate fed an inflow wrong by e
+        # settles within e / mu of its true value (it loses mu j >= mu per unit of excess), so
+        # a Lambda taken as 0 moves the state by at most _RATE_TOL, well inside _LEFT_Q_TOL.
+        tol, slope_tol = _RATE_TOL * self.system.mu, _RATE_TOL * self.system.mu ** 2
         while a > 0:
             c = self.starve_functional(a)
             left = float(c @ y)
             # an inflow at 0 that is about to turn negative cannot keep the full ones full
-            if left < -1e-10 or (left <= 1e-10 and float(c @ (self.generator(a) @ y)) < -1e-10):
+            if left < -tol or (left <= tol and float(c @ (self.generator(a) @ y)) < -slope_tol):
                 a -= 1
             else:
                 break

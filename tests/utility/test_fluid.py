@@ -103,6 +103,40 @@ def test_theorem4_every_start_converges_to_q_star_in_l1(rho):
         assert d[-1] < 25 * np.exp(-20 + 1) + 1e-6  # the mass gap decays like e^{-mu t}
 
 
+# starts whose decisions hinge on the tolerances of the inflow left Lambda (_Prefix.active);
+# the classes of two-class starts rank (1,1), (0,1), (1,2), ... (test_mutants_fluid.py)
+UNIT_FREE_STARTS = {
+    # level 1 full: Lambda = -5e-9 mu for level 2 (benchmarks/mutation/README.md), falling
+    "one class, level 1 full": (((LogUtility(50.0),), (1.0,), 1.0 - 5e-9), [[1.0, 1.0, 0.0]]),
+    # (1,1) full and nothing below: Lambda = -5e-9 mu for (0,1), constant, so (1,1) is sigma
+    "Lambda below 0 and steady": (((LogUtility(20), LogUtility(30)), (0.5, 0.5), 0.5 - 5e-9),
+                                  [[0.5, 0.0, 0.0], [0.5, 0.5, 0.0]]),
+    # (1,1) full, q(1,2) = 1e-9: Lambda = 0 for (0,1), falling at 2e-9 mu^2, so (1,1) is sigma
+    "Lambda 0 and falling slowly": (((LogUtility(20), LogUtility(30)), (0.5, 0.5), 0.5 - 1e-9),
+                                    [[0.5, 0.0, 0.0], [0.5, 0.5, 1e-9]]),
+    "four fills": (((LogUtility(20), LogUtility(30)), (0.5, 0.5), 2.3),
+                   [[0.5, 0.5, 0.5, 0.2, 0.0], [0.5, 0.1, 0.0, 0.0, 0.0]]),
+}
+
+
+@pytest.mark.parametrize("mu", [1e-6, 0.01, 100.0])
+@pytest.mark.parametrize("start", sorted(UNIT_FREE_STARTS))
+def test_the_solution_does_not_depend_on_the_unit_of_time(start, mu):
+    # (12) at service rate mu is (12) at mu = 1 with time measured in units of 1 / mu:
+    # q_mu(t) = q_1(mu t), with the same switches of sigma. The solver's default step scales
+    # the same way, so the two runs differ by round-off (1e-12 allows 1e-16 per step over the
+    # few hundred steps); absolute tolerances on the rates would break this at small mu.
+    (utilities, alpha, rho), q0 = UNIT_FREE_STARTS[start]
+    tau = np.linspace(0.0, 5.0, 21)
+    ref = solve_fluid(PoolSystem(utilities, alpha, rho), np.array(q0), tau)
+    sol = solve_fluid(PoolSystem(utilities, alpha, rho, mu=mu), np.array(q0), tau / mu)
+    assert [(kind, rank) for _, kind, rank in sol.events] == [(kind, rank) for _, kind, rank in ref.events]
+    # events are located by brentq to 1e-14 of a step
+    np.testing.assert_allclose([mu * s for s, _, _ in sol.events], [s for s, _, _ in ref.events], rtol=1e-9)
+    np.testing.assert_array_equal(sol.sigma_rank, ref.sigma_rank)
+    np.testing.assert_allclose(sol.q, ref.q, rtol=0, atol=1e-12)
+
+
 def test_bad_initial_state_is_rejected():
     sys = table1_system()
     q = empty(sys)

@@ -524,6 +524,46 @@ def test_a_slow_starve_moves_sigma_up_one_rank_and_keeps_it_there():
     assert sol.q[0, 1, 1] == 0.5 and np.all(sol.q[1:, 1, 1] < 0.5)
 
 
+@pytest.mark.parametrize("case", ["one class", "Lambda below 0 and steady", "Lambda 0 and falling slowly"])
+def test_at_a_small_mu_the_inflow_left_is_judged_in_units_of_mu(case):
+    # benchmarks/mutation/README.md, "(2) `_Prefix.active`'s tolerances". mu = 0.01, and a
+    # start whose full coordinate cannot stay full by (12b), so it is sigma (rank 1) from
+    # t = 0 with no switch, in closed form (exact up to round-off: 1e-12):
+    # - one class, rho = 1 - 5e-9, level 1 full: the inflow left for level 2 is
+    #   Lambda = lam - mu = -5e-11 < 0; q(t, 1) = rho + (1 - rho) e^{-mu t};
+    # - SYS's classes (rank (1,1), (0,1), (1,2), ...), rho = 1/2 - 5e-9, (1,1) full, nothing
+    #   else: Lambda = lam - mu alpha(1) = -5e-11 for (0,1), constant; q(t, 1, 1) as above
+    #   with 1/2 for 1;
+    # - the same with rho = 1/2 - b, q(1,2) = b = 1e-9: Lambda = 0, falling at -2 b mu^2 =
+    #   -2e-13; q(t, 1, 2) = b e^{-2 mu t} and q(t, 1, 1) = 1/2 - b (1 - e^{-mu t})^2.
+    # With tolerances of 1e-10 in absolute terms (in units of mu: 1e-12 and 1e-14 here) the
+    # first two Lambdas were taken as 0 and the third as steady: sigma went to the next rank,
+    # which drifted towards Lambda / (j mu) and left Q (the solver stopped with "left Q" on
+    # the first start), or a starve event followed.
+    mu = 0.01
+    t = np.linspace(0.0, 2000.0, 41)
+    decay = np.exp(-mu * t)
+    if case == "one class":
+        rho = 1.0 - 5e-9
+        system, q0 = PoolSystem((LogUtility(20),), (1.0,), rho, mu=mu), [[1.0, 1.0, 0.0]]
+        closed = {(0, 1): rho + (1.0 - rho) * decay}
+    elif case == "Lambda below 0 and steady":
+        rho = 0.5 - 5e-9
+        system, q0 = _two_class(rho, mu), [[0.5, 0.0, 0.0], [0.5, 0.5, 0.0]]
+        closed = {(1, 1): rho + (0.5 - rho) * decay}
+    else:
+        b = 1e-9
+        system, q0 = _two_class(0.5 - b, mu), [[0.5, 0.0, 0.0], [0.5, 0.5, b]]
+        closed = {(1, 1): 0.5 - b * (1.0 - decay) ** 2, (1, 2): b * decay ** 2}
+    sol = solve_fluid(system, np.array(q0), t)
+    assert sol.events == [] and np.all(sol.sigma_rank == 1)
+    expected = np.zeros_like(sol.q)
+    expected[:, :, 0] = system.alpha
+    for (i, j), values in closed.items():
+        expected[:, i, j] = values
+    np.testing.assert_allclose(sol.q, expected, rtol=0, atol=1e-12)
+
+
 @pytest.mark.parametrize("fault", ["below sigma, losing mass", "above sigma, gaining mass"])
 def test_a_propagation_that_leaves_Q_stops_the_solver_with_its_message(monkeypatch, fault):
     # Kills 305:15:bool:0, 305:15:drop:0 and 305:15:drop:1 (the solver's check that every

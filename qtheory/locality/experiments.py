@@ -222,10 +222,8 @@ def population_stationary_replication(seed_sequence, system: LocalitySystem, n_s
     grid = np.concatenate([[0.0], np.linspace(warmup, horizon, n_samples)]) if warmup > 0 else \
         np.linspace(warmup, horizon, n_samples)
     x0 = np.zeros(graph.n_servers, np.int64)
-    res = simulate(system, graph, policy, x0, grid, seed_sequence, levels=levels)
-    keep = slice(1, None) if warmup > 0 else slice(None)
-    return Replication(events=res.events, occupancy=res.occupancy[keep].mean(axis=0),
-                       mean_queue_length=res.mean_queue_length[keep].mean(axis=0))
+    res = simulate(system, graph, policy, x0, grid, seed_sequence, levels=levels, average_from=1 if warmup > 0 else 0)
+    return Replication(events=res.events, occupancy=res.occupancy[0], mean_queue_length=res.mean_queue_length[0])
 
 
 def occupancy_summary(occupancy, mean_queue_length, type_fractions) -> dict:

@@ -111,6 +111,9 @@ class Configuration(NamedTuple):
     #: the statistics are those of the state counted at each recording time, rather than kept
     #: up to date at every event (chosen by :func:`_prepare` when the counting is the cheaper)
     scan: bool
+    #: -1: the outputs hold the statistics at every recording time; g >= 0: one row, their mean
+    #: over the recording times g, g + 1, ... (no array the size of the grid is kept)
+    average_from: int
 
 
 class Work(NamedTuple):
@@ -122,8 +125,9 @@ class Work(NamedTuple):
 
 
 class Outputs(NamedTuple):
-    """What the kernel returns: the recorded occupancy, mean and mean square per type, and the
-    number of events (-1 if a queue outgrew the width of ``state``)."""
+    """What the kernel returns: the recorded occupancy, mean and mean square per type (a row per
+    recording time, or one row of their means: ``Configuration.average_from``), and the number of
+    events (-1 if a queue outgrew the width of ``state``)."""
 
     occupancy: np.ndarray
     mean_queue_length: np.ndarray
@@ -175,18 +179,24 @@ def _kernel_template(params, rng_state, graph, types, config, work):
     cap = config.cap
     sorted_types = config.sorted_types
     scan = config.scan
+    average_from = config.average_from
     state = work.state
     ahead = work.ahead
     rng = rng_state.copy()
     n_types = type_size.size
     n_disp = offset.size
     n_grid = t_grid.size
-    occupancy = np.zeros((n_grid, n_types, levels))
-    mean_len = np.zeros((n_grid, n_types))
-    mean_sq = np.zeros((n_grid, n_types))
+    n_rows = n_grid if average_from < 0 else 1
+    occupancy = np.zeros((n_rows, n_types, levels))
+    mean_len = np.zeros((n_rows, n_types))
+    mean_sq = np.zeros((n_rows, n_types))
     count = np.zeros((n_types, levels + 1), np.int64)   # count[m, l]: type m, >= l tasks
     total = np.zeros(n_types, np.int64)
     total_sq = np.zeros(n_types, np.int64)
+    # with average_from >= 0: the sums of count, total and total_sq over the recording times averaged
+    sum_count = np.zeros((n_types, levels + 1), np.int64)
+    sum_total = np.zeros(n_types, np.int64)
+    sum_sq = np.zeros(n_types, np.int64)
     tally(state, server_type, levels, count, total, total_sq)
     lam_total = arrival_rate * n_disp
     inv_lam = 1.0 / arrival_rate
@@ -271,12 +281,26 @@ def _kernel_template(params, rng_state, graph, types, config, work):
                             count[_ix(m), _ix(x)] -= 1
         if scan and g > 0:
             tally(state, server_type, levels, count, total, total_sq)
+        if average_from < 0:
+            for m in range(n_types):
+                inv = 1.0 / type_size[_ix(m)]
+                for l in range(levels):
+                    occupancy[_ix(g), _ix(m), _ix(l)] = count[_ix(m), _ix(l + 1)] * inv
+                mean_len[_ix(g), _ix(m)] = total[_ix(m)] * inv
+                mean_sq[_ix(g), _ix(m)] = total_sq[_ix(m)] * inv
+        elif g >= average_from:
+            for m in range(n_types):
+                for l in range(levels):
+                    sum_count[_ix(m), _ix(l + 1)] += count[_ix(m), _ix(l + 1)]
+                sum_total[_ix(m)] += total[_ix(m)]
+                sum_sq[_ix(m)] += total_sq[_ix(m)]
+    if average_from >= 0:
         for m in range(n_types):
-            inv = 1.0 / type_size[_ix(m)]
+            inv = 1.0 / (type_size[_ix(m)] * (n_grid - average_from))
             for l in range(levels):
-                occupancy[_ix(g), _ix(m), _ix(l)] = count[_ix(m), _ix(l + 1)] * inv
-            mean_len[_ix(g), _ix(m)] = total[_ix(m)] * inv
-            mean_sq[_ix(g), _ix(m)] = total_sq[_ix(m)] * inv
+                occupancy[0, _ix(m), _ix(l)] = sum_count[_ix(m), _ix(l + 1)] * inv
+            mean_len[0, _ix(m)] = sum_total[_ix(m)] * inv
+            mean_sq[0, _ix(m)] = sum_sq[_ix(m)] * inv
     return Outputs(occupancy, mean_len, mean_sq, events)
 
 
@@ -357,9 +381,10 @@ class SimulationResult(RunRecord):
     times : (T,) array
         Recording times.
     occupancy : (T, M, L) array
-        ``occupancy[g, m, l-1] = q_{m,l}^N(t_g)``.
+        ``occupancy[g, m, l-1] = q_{m,l}^N(t_g)`` (with ``average_from``: one row, the mean over `times`).
     mean_queue_length, mean_square : (T, M) arrays
-        Average of :math:`X_j` and of :math:`X_j^2` over type-:math:`m` servers (exact, not truncated at :math:`L`).
+        Average of :math:`X_j` and of :math:`X_j^2` over type-:math:`m` servers (exact, not truncated at
+        :math:`L`; with ``average_from``: one row, as ``occupancy``).
     final_state : (N,) int64 array
         Queue lengths at the last recording time.
     events : int
@@ -392,7 +417,8 @@ class SimulationResult(RunRecord):
 _INT32_LIMIT = 2**31 - 2**20
 
 
-def _prepare(system: LocalitySystem, graph: CompatibilityGraph, policy: Policy, initial_state, t_grid, levels):
+def _prepare(system: LocalitySystem, graph: CompatibilityGraph, policy: Policy, initial_state, t_grid, levels,
+             average_from=None):
     """The kernel's bundles for a run of `policy` (its arguments but the policy's parameters
     and the generator), after checking `graph`, `initial_state`, `t_grid` and `levels`:
     ``(graph, types, config, work)``, a :class:`Graph`, :class:`Types`, :class:`Configuration`
@@ -413,6 +439,8 @@ def _prepare(system: LocalitySystem, graph: CompatibilityGraph, policy: Policy, 
     if t_grid.size < 1 or np.any(np.diff(t_grid) <= 0):
         raise ParameterError("`t_grid` must be a non-empty increasing array of times")
     levels = check_integer("levels", levels, low=1)
+    average_from = -1 if average_from is None else check_integer("average_from", average_from, low=0,
+                                                                   high=t_grid.size - 1)
     type_size = np.bincount(graph.server_type, minlength=graph.n_types).astype(np.int64)
     if np.any(type_size == 0):
         raise ParameterError(f"server type {int(np.argmin(type_size))} has no server in `graph`")
@@ -449,12 +477,13 @@ def _prepare(system: LocalitySystem, graph: CompatibilityGraph, policy: Policy, 
             Types(type_members=type_members, type_first=type_first, type_size=type_size,
                   service_rates=service_rates),
             Configuration(arrival_rate=system.arrival_rate, t_grid=t_grid, levels=levels,
-                          cap=int(np.iinfo(np.int32).max), sorted_types=sorted_types, scan=scan),
+                          cap=int(np.iinfo(np.int32).max), sorted_types=sorted_types, scan=scan,
+                          average_from=average_from),
             Work(state=state, ahead=ahead))
 
 
 def simulate(system: LocalitySystem, graph: CompatibilityGraph, policy, initial_state, t_grid, seed, *,
-             levels: int = 10) -> SimulationResult:
+             levels: int = 10, average_from: int | None = None) -> SimulationResult:
     """Simulate `policy` on `graph` from `initial_state`.
 
     Parameters
@@ -476,13 +505,19 @@ def simulate(system: LocalitySystem, graph: CompatibilityGraph, policy, initial_
         Seed of the kernel's generator (through :func:`qtheory.runtime.kernel_state`).
     levels : int
         Number L of occupancy levels recorded.
+    average_from : int, optional
+        Instead of the statistics at every recording time, one row: their mean over the
+        recording times ``t_grid[average_from:]`` (``times`` is then ``t_grid[average_from:]``);
+        the same path and numbers as the mean of those rows, to rounding, without arrays the
+        size of the grid (a stationary run may record 10^5 times).
     """
     pol = as_policy(policy)
-    kgraph, types, config, work = _prepare(system, graph, pol, initial_state, t_grid, levels)
+    kgraph, types, config, work = _prepare(system, graph, pol, initial_state, t_grid, levels, average_from)
     params = pol.kernel_params(system, graph)
     start = time.perf_counter()
     out, state = _run_kernel(_kernel(pol), params, kernel_state(seed), kgraph, types, config, work)
-    return SimulationResult(config.t_grid, out.occupancy, out.mean_queue_length, out.mean_square,
+    times = config.t_grid if average_from is None else config.t_grid[config.average_from:]
+    return SimulationResult(times, out.occupancy, out.mean_queue_length, out.mean_square,
                             state.astype(np.int64), int(out.events), time.perf_counter() - start)
 
 

@@ -19,6 +19,7 @@ from numba import njit
 from scipy import stats
 
 from qtheory import runtime
+from qtheory.errors import ParameterError
 from qtheory.locality import simulation as sim
 from qtheory.locality.graphs import complete_bipartite
 from qtheory.locality.model import LocalitySystem
@@ -87,3 +88,33 @@ def test_idle_service_slots_are_not_events():
     rates = np.array(rates)
     se = rates.std(ddof=1) / np.sqrt(rates.size)
     assert abs(rates.mean() - 2 * 0.9 * n) < 4 * se + 0.01 * n
+
+
+@pytest.mark.parametrize("n_times", [11, 4001])
+@pytest.mark.parametrize("first", [0, 1, 7])
+def test_the_averaged_run_is_the_mean_of_the_recorded_rows(n_times, first):
+    """``average_from``: one row, the mean of the rows ``first:`` of the same seeded run with every
+    recording time kept (same path: the same events and final state), with the statistics counted
+    at the recording times (11 of them) and kept per event (4001: more recording times than
+    servers counted pays); exact integer sums against numpy's float mean, so to 1e-12."""
+    system = LocalitySystem(0.8, 1.0, (1.0,), (0.5, 0.5), (1.0, 1.5), ((1.0, 1.0),), 2)
+    graph = complete_bipartite(system, 12)
+    x0 = np.arange(12) % 4
+    grid = np.linspace(0.0, 40.0, n_times)
+    full = sim.simulate(system, graph, LocalJSQ(), x0, grid, 5, levels=3)
+    mean = sim.simulate(system, graph, LocalJSQ(), x0, grid, 5, levels=3, average_from=first)
+    scan = sim._prepare(system, graph, LocalJSQ(), x0, grid, 3)[2].scan
+    assert scan == (n_times == 11)
+    assert mean.events == full.events and np.array_equal(mean.final_state, full.final_state)
+    assert mean.occupancy.shape == (1, 2, 3) and np.array_equal(mean.times, grid[first:])
+    np.testing.assert_allclose(mean.occupancy[0], full.occupancy[first:].mean(axis=0), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(mean.mean_queue_length[0], full.mean_queue_length[first:].mean(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(mean.mean_square[0], full.mean_square[first:].mean(axis=0), rtol=1e-12)
+
+
+def test_average_from_must_name_a_recording_time():
+    system = LocalitySystem(0.8, 1.0, (1.0,), (1.0,), (1.0,), ((1.0,),), 2)
+    graph = complete_bipartite(system, 4)
+    for bad in (-1, 3, 1.0):
+        with pytest.raises(ParameterError, match="`average_from`"):
+            sim.simulate(system, graph, LocalJSQ(), np.zeros(4, np.int64), [0.0, 1.0, 2.0], 1, average_from=bad)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
+import threading
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -147,6 +148,8 @@ def default_scheduler() -> str | None:
 
 
 _DASK_CLIENTS: dict = {}
+#: guards the shared process pools and Dask clients, created on first use
+_SHARED_LOCK = threading.RLock()
 
 
 def dask_executor(address: str) -> Executor:
@@ -156,6 +159,11 @@ def dask_executor(address: str) -> Executor:
     address and process. An unreachable address raises :class:`ParameterError`
     naming ``--scheduler``.
     """
+    with _SHARED_LOCK:                   # replicate may be called from several threads at once
+        return _dask_client(address).get_executor()
+
+
+def _dask_client(address: str):
     if address not in _DASK_CLIENTS:
         try:
             from distributed import Client
@@ -167,7 +175,7 @@ def dask_executor(address: str) -> Executor:
             raise ParameterError(
                 f"--scheduler {address!r}: cannot connect to a Dask scheduler there ({exc})") from None
         _DASK_CLIENTS[address] = client
-    return _DASK_CLIENTS[address].get_executor()
+    return _DASK_CLIENTS[address]
 
 
 def progress_enabled() -> bool:
@@ -309,9 +317,10 @@ def _shared_pool(workers: int) -> ProcessPoolExecutor:
     worker holds no state that a result depends on: replication k is a function of its
     seed alone.
     """
-    pool = _POOLS.get(workers)
-    if pool is None:
-        pool = _POOLS[workers] = ProcessPoolExecutor(max_workers=workers, mp_context=_context())
+    with _SHARED_LOCK:                   # replicate may be called from several threads at once
+        pool = _POOLS.get(workers)
+        if pool is None:
+            pool = _POOLS[workers] = ProcessPoolExecutor(max_workers=workers, mp_context=_context())
     return pool
 
 

@@ -26,6 +26,7 @@ of our own targets.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from math import comb
 
 import numpy as np
@@ -378,6 +379,34 @@ def exact_law(system: LocalitySystem, n: int, policy, buffer: int) -> dict:
 def _stationary_rows(cases, *, seed, n_list, n_runs, events_per_run, sweep_events_per_run, warmup_relaxations,
                      exact_buffers):
     rows = []
+    # every case's simulations start now, two replicate calls at a time on the shared pool (so
+    # that its queue never runs dry between cases), while the analytic rows are computed here;
+    # each call has its own seed: the numbers do not depend on the order
+    runs_of = {}
+    with ThreadPoolExecutor(max_workers=2) as threads:
+        try:
+            for ci_, c in enumerate(cases):
+                warmup = warmup_relaxations * c["refined"].relaxation_time
+                for n in ([SWEEP_N] if c.get("sweep") else n_list):
+                    rate = 2.0 * c["system"].total_arrival_rate * n        # arrivals plus as many departures
+                    # the load sweep (N = SWEEP_N only) has its own run length: its first-order errors are
+                    # small, and a run long enough to resolve them costs little at one small N
+                    horizon = warmup + (sweep_events_per_run if c.get("sweep") else events_per_run) / rate
+                    n_samples = int(min(200_000, max(1000, 10 * (horizon - warmup) / c["refined"].relaxation_time)))
+                    runs_of[ci_, n] = (warmup, horizon, threads.submit(
+                        replicate, population_stationary_replication, n_runs, child_seed(seed, "stationary", ci_, n),
+                        args=(c["system"], n, ANALYSED[c["policy"]], warmup, horizon),
+                        kwargs={"n_samples": n_samples, "levels": 2}, desc=f"{c['case']} {c['policy']} N={n}"))
+            _add_stationary_rows(rows, cases, runs_of, n_list=n_list, exact_buffers=exact_buffers)
+        except BaseException:
+            threads.shutdown(wait=False, cancel_futures=True)
+            raise
+    return rows
+
+
+def _add_stationary_rows(rows, cases, runs_of, *, n_list, exact_buffers):
+    """The rows of :func:`_stationary_rows`, case by case: the analytic ones, then the simulations
+    (``runs_of[case index, N]``: warm-up, horizon and the future of the replications)."""
 
     def add_rows(c, n, method, summary, se=None, **extra):
         for quantity, val in summary.items():
@@ -401,16 +430,9 @@ def _stationary_rows(cases, *, seed, n_list, n_runs, events_per_run, sweep_event
             law = exact_law(c["system"], n, ANALYSED[c["policy"]], buffer)
             add_rows(c, n, "exact", occupancy_summary(law["occupancy"], law["mean_queue_length"], v),
                      buffer=buffer, boundary_mass=law["boundary_mass"], n_states=law["n_states"])
-        warmup = warmup_relaxations * ref.relaxation_time
         for n in sizes:
-            rate = 2.0 * c["system"].total_arrival_rate * n        # arrivals plus as many departures
-            # the load sweep (N = SWEEP_N only) has its own run length: its first-order errors are
-            # small, and a run long enough to resolve them costs little at one small N
-            horizon = warmup + (sweep_events_per_run if c.get("sweep") else events_per_run) / rate
-            n_samples = int(min(200_000, max(1000, 10 * (horizon - warmup) / ref.relaxation_time)))
-            runs = replicate(population_stationary_replication, n_runs, child_seed(seed, "stationary", ci_, n),
-                             args=(c["system"], n, ANALYSED[c["policy"]], warmup, horizon),
-                             kwargs={"n_samples": n_samples, "levels": 2}, desc=f"{c['case']} {c['policy']} N={n}")
+            warmup, horizon, future = runs_of[ci_, n]
+            runs = future.result()
             per_run = [occupancy_summary(r.occupancy, r.mean_queue_length, v) for r in runs]
             keys = list(per_run[0])
             ci = mean_ci(np.array([[p[k] for k in keys] for p in per_run]))

@@ -492,9 +492,11 @@ def book_section(data) -> str:
         return "\n".join(out)
     status = "complete" if data["finished"] else f"{len(data['notebooks'])} of {data['expected']} notebooks finished"
     wall = data.get("wall_seconds")
-    setup = (" in a fresh clone: creating the virtual environment, installing the pins, compiling every "
-             "numba kernel into an empty cache, running the notebooks one at a time (each with 2 worker "
-             "processes) and building the HTML") if data.get("includes_environment_setup") else ""
+    compiled = ("compiling every numba kernel into an empty cache" if data.get("empty_cache")
+                else "with the kernels compiled and the exact values cached by an earlier run of the same sources")
+    setup = (" in a fresh clone: creating the virtual environment, installing the pins, " + compiled +
+             ", running the notebooks (two at a time, those that keep both cores busy on their own alone; "
+             "each with 2 worker processes) and building the HTML") if data.get("includes_environment_setup") else ""
     out.append(f"Per-notebook run times of a paper-preset `make book` run on 2 cores{setup} "
                f"(from its log; {status}). Sum of notebook times: **{data['total_seconds'] / 60:.1f} minutes**"
                + (f"; whole command: **{wall / 60:.1f} minutes** of wall time." if wall else ".") + "\n")

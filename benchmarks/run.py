@@ -607,6 +607,7 @@ def bench_book(log: Path) -> dict:
     out = {"log": str(log), "notebooks": rows, "finished": len(rows) == total_expected and total_expected > 0,
            "expected": total_expected, "total_seconds": sum(r["seconds"] for r in rows),
            "wall_seconds": wall, "includes_environment_setup": fresh, "environment": _environment()}
+    out["empty_cache"] = "kernel and value cache: empty" in log.read_text()
     if setup:
         out["environment_setup_seconds"] = float(setup.group(1))
         out["includes_environment_setup"] = True

@@ -684,7 +684,7 @@ def _write_expected_seconds(rows) -> None:
                       "notebook at the paper preset, each notebook run alone on the 2-core development machine "
                       f"(benchmarks/book_each.sh, second pass; written by benchmarks/run.py --only rerun on "
                       f"{time.strftime('%Y-%m-%d')}); `python -m qtheory reproduce --jobs N` (N > 1) starts the "
-                      "longest first, and runs alone those whose processor time is at least 1.5 times their wall time"),
+                      "longest first, and runs alone those whose processor time is at least 1.4 times their wall time"),
             "paper": {r["notebook"]: r["processor_seconds"] for r in order},
             "wall": {"paper": {r["notebook"]: r["seconds"] for r in order}}}
     tmp = path.with_suffix(".tmp")

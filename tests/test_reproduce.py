@@ -187,11 +187,12 @@ def test_a_notebook_that_fills_the_cores_runs_alone_before_the_others(monkeypatc
 
     runs = [rp.Run(nb, "paper", {}) for nb in ("L-F1", "U-T1", "R-T1", "L-F2", "L-R-finite")]
     cpu = {"L-F1": 5.0, "U-T1": 90.0, "R-T1": 20.0, "L-F2": 4.0, "L-R-finite": 60.0}
-    wall = {"L-F1": 5.0, "U-T1": 50.0, "R-T1": 19.0, "L-F2": 4.0, "L-R-finite": 40.1}   # 60 / 40.1 < 1.5
+    wall = {"L-F1": 5.0, "U-T1": 50.0, "R-T1": 19.0, "L-F2": 4.0, "L-R-finite": 42.9}   # 60 / 42.9 < 1.4
     monkeypatch.setattr(rp, "expected_seconds", lambda preset: cpu)
     monkeypatch.setattr(rp, "expected_wall_seconds", lambda preset: wall)
+    assert rp.WIDE_SHARE == 1.4
     assert rp.fills_the_cores(runs) == {("paper", "U-T1")}
-    wall["L-R-finite"] = 40.0                                                        # 60 / 40 = 1.5
+    wall["L-R-finite"] = 60 / 1.4                                                    # exactly 1.4
     assert rp.fills_the_cores(runs) == {("paper", "U-T1"), ("paper", "L-R-finite")}
 
     running, beside, lock = set(), {}, threading.Lock()

@@ -182,6 +182,8 @@ def summary_section(c, scaling, book, indep=None, rerun=None) -> str:
         setup = (book or {}).get("environment_setup_seconds")
         run = now[0] - setup / 60 if setup else now[0]
         detail = (f" ({setup / 60:.1f} min of it `pip install`; notebooks and HTML {run:.1f} min)" if setup else "")
+        if book and not book.get("empty_cache"):
+            detail += "; kernels compiled and exact values cached by an earlier run of the same sources"
         lines.append(f"| paper notebooks and HTML (`make book`, fresh clone, JOBS default) < {BOOK_GOAL_MIN:g} min | "
                      f"{now[0]:.1f} min{detail}"
                      f"{'' if now[1] else ' (unfinished)'} | {f'{before[0]:.1f} min' if before else '-'} | "
@@ -228,7 +230,10 @@ def c_section(c, instr) -> str:
            "(`benchmarks/peers/*.c`, gcc -O2, the same xoshiro256+ draws; fed the same stream, each C loop "
            "takes the numba kernel's path to the last bit, `tests/test_benchmark_peers.py`), except the "
            "supermarket's: it ports the loop the L kernel ran before issue 33 (a holding time per event, a busy "
-           "list), so its row compares two algorithms of the same model (its statistic agrees in law). Throughput: "
+           "list), so its row compares two algorithms of the same model (its statistic agrees in law). The "
+           "redundancy ports follow the R kernel's data structures before issue 33 (a FIFO of job ids per server "
+           "with lazy deletion); the kernel now keeps a FIFO per job type and takes the same path faster. "
+           "The headline comparison is against the independent C above. Throughput: "
            f"pairs of runs of {_run_events(c)} events, numba and C one after the other, in events per "
            "second of processor time (best run); the ratio C / numba is taken per pair (median, range; "
            "*wall*: the median of the same ratio in wall-clock time). Instructions per event: callgrind, "

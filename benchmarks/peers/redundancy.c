@@ -3,9 +3,12 @@
  * N servers of speed 1, N job types, type j compatible with servers j, j+1, ..., j+d-1
  * (mod N) (listed in increasing order, as qtheory stores a type), each type with
  * probability 1/N; Poisson arrivals of total rate lambda * N, exponential replica sizes
- * of unit mean. The event loop is the one of
- * qtheory.redundancy.simulation._kernel_simulate, statement for statement: the same
- * central-queue representation (a FIFO of job ids per server, lazy deletion), the same
+ * of unit mean. The event loop is the one
+ * qtheory.redundancy.simulation._kernel_simulate ran before issue 33, statement for
+ * statement (the kernel now keeps one FIFO of arrival stamps per job type and computes
+ * only what it is asked for, with the same draws in the same order, so the paths still
+ * agree): the same central-queue representation (a FIFO of job ids per server, lazy
+ * deletion), the same
  * busy list, the same statistics (time averages weighted by the expected holding time
  * 1 / R(x), event and arrival averages, per-type integrals, histograms of Q), the same
  * int64 arrays, and the same draws in the same order: one uniform per event, reused

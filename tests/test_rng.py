@@ -14,8 +14,7 @@ from scipy import stats
 
 from qtheory import _rng, runtime
 from qtheory.errors import ParameterError
-
-MASK = (1 << 64) - 1
+from tests._xoshiro import MASK, Xoshiro256Plus
 
 
 def _splitmix64(x):
@@ -27,22 +26,6 @@ def _splitmix64(x):
         z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
         out.append(z ^ (z >> 31))
     return out
-
-
-def _xoshiro256plus(s, n):
-    s = [int(w) for w in s]
-    out = []
-    for _ in range(n):
-        result = (s[0] + s[3]) & MASK
-        t = (s[1] << 17) & MASK
-        s[2] ^= s[0]
-        s[3] ^= s[1]
-        s[1] ^= s[2]
-        s[0] ^= s[3]
-        s[2] ^= t
-        s[3] = ((s[3] << 45) | (s[3] >> 19)) & MASK
-        out.append((result >> 11) / 2.0**53)
-    return out, s
 
 
 @njit(cache=True)
@@ -71,9 +54,9 @@ def test_splitmix64_seeding_gives_the_published_first_output():
 def test_uniform_is_xoshiro256plus_word_for_word(seed):
     state = _rng.seed_state(seed)
     got, final = _draws(state, 1000, 0, 0)
-    expected, final_py = _xoshiro256plus(state, 1000)
-    assert got.tolist() == expected
-    assert [int(w) for w in final] == final_py
+    reference = Xoshiro256Plus(state)
+    assert got.tolist() == [reference.uniform() for _ in range(1000)]
+    assert [int(w) for w in final] == reference.s
 
 
 def test_uniform_is_uniform_on_the_unit_interval():

@@ -38,34 +38,14 @@ from qtheory.redundancy import model as M
 from qtheory.redundancy.mechanisms import as_mechanism
 from qtheory.redundancy.simulation import Configuration, _kernel_system, _run_kernel
 from qtheory.redundancy.stability import require_stable
-
-MASK = (1 << 64) - 1
-
-
-class _Xoshiro256Plus:
-    """xoshiro256+ on Python integers (Blackman and Vigna), the top 53 bits as a double."""
-
-    def __init__(self, words):
-        self.s = [int(w) for w in words]
-
-    def uniform(self):
-        s = self.s
-        result = (s[0] + s[3]) & MASK
-        t = (s[1] << 17) & MASK
-        s[2] ^= s[0]
-        s[3] ^= s[1]
-        s[1] ^= s[2]
-        s[0] ^= s[3]
-        s[2] ^= t
-        s[3] = ((s[3] << 45) | (s[3] >> 19)) & MASK
-        return (result >> 11) / 2.0 ** 53
+from tests._xoshiro import Xoshiro256Plus
 
 
 def _reference(system, lam_total, init_jobs, warmup, n_events, words, hist_max=400, track=(0, -1)):
     """c.o.s. with random assignment written from its definition, drawing as described in the
     module docstring: the statistics the kernel returns (as a dict of its field names) and the
     path after each step (Q, arrivals so far and clock, recorded steps only)."""
-    rng = _Xoshiro256Plus(words)
+    rng = Xoshiro256Plus(words)
     kernel = _kernel_system(system)
     k, n = system.n_types, system.n_servers
     speeds = [float(s) for s in kernel.speeds]

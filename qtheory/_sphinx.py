@@ -62,6 +62,7 @@ table.qtheory-table tbody tr:nth-child(odd) { background: var(--pst-color-surfac
 .bd-article h1, .bd-article h2, .bd-article h3 { overflow-wrap: anywhere; }
 .bd-article div.highlight pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 .bd-article mjx-container[display="true"] { overflow-x: auto; overflow-y: hidden; max-width: 100%; }
+.bd-article mjx-container[data-qtheory-wrap], .bd-article mjx-container[data-qtheory-wrap] > mjx-math { display: inline; white-space: normal; }
 html[data-theme="dark"] .bd-content div.cell_output .text_html, html[data-theme="dark"] .bd-content div.cell_output .text_markdown { background: transparent !important; color: var(--pst-color-text-base) !important; padding: 0; }
 .admonition.qtheory-verdict { margin-top: 0.6em; }
 .qtheory-rerun td:first-child code, .qtheory-rerun td:first-child code span.pre { white-space: nowrap; overflow-wrap: normal; }
@@ -78,12 +79,38 @@ JS = "qtheory.js"
 MATH_CLASSES = ("qtheory-figure", "qtheory-table")
 # the header's download menu and the run record link the notebooks (.ipynb): a browser
 # would show their JSON; the download attribute makes it save the file instead
+# MathJax 3 sets inline math as one unbreakable box: a formula wider than its line (on a phone)
+# would run past the text column, where the page or an admonition cuts it off. Such formulas
+# (and only those: a formula that fits moves to the next line whole) are marked after each
+# typesetting and at every resize, and the style sheet lets them break between their parts.
 _JS_TEXT = """\
 document.addEventListener("DOMContentLoaded", function () {
   document.querySelectorAll('a[href$=".ipynb"]').forEach(function (a) {
     if (!a.hasAttribute("download")) { a.setAttribute("download", a.pathname.split("/").pop()); }
   });
 });
+(function () {
+  var INLINE = '.bd-article mjx-container[jax="CHTML"]:not([display="true"])';
+  function room(el) {
+    var box = el.parentElement;
+    while (box && getComputedStyle(box).display.indexOf("inline") === 0) { box = box.parentElement; }
+    if (!box) { return Infinity; }
+    var s = getComputedStyle(box);
+    return box.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
+  }
+  function mark() {
+    var all = Array.prototype.slice.call(document.querySelectorAll(INLINE));
+    all.forEach(function (m) { m.removeAttribute("data-qtheory-wrap"); });
+    var wide = all.filter(function (m) { return m.getBoundingClientRect().width > room(m) + 1; });
+    wide.forEach(function (m) { m.setAttribute("data-qtheory-wrap", ""); });
+  }
+  function start() {
+    if (window.MathJax && MathJax.startup && MathJax.startup.promise) { MathJax.startup.promise.then(mark); }
+  }
+  var timer = null;
+  window.addEventListener("resize", function () { clearTimeout(timer); timer = setTimeout(mark, 150); });
+  if (document.readyState === "complete") { start(); } else { window.addEventListener("load", start); }
+})();
 """
 #: launch services offered when the repository is set (see _repository)
 LAUNCH = {"binderhub_url": "https://mybinder.org", "colab_url": "https://colab.research.google.com"}

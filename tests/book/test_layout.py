@@ -33,6 +33,23 @@ _PHONE = r"""() => {
       out.push(`${el.tagName.toLowerCase()} past the screen's edge (right ${Math.round(r.right)} px): ${(el.innerText || '').slice(0, 50)}`);
     }
   }
+  // inline math does not wrap: a formula wider than what is left of its line runs past the
+  // screen or under the edge of a box that clips (an admonition)
+  for (const el of article.querySelectorAll('mjx-container:not([display="true"])')) {
+    if (inScroller(el)) { continue; }
+    const r = el.getBoundingClientRect();
+    if (r.width === 0) { continue; }
+    let edge = vw;
+    for (let e = el.parentElement; e && e !== document.body; e = e.parentElement) {
+      const o = getComputedStyle(e).overflowX;
+      if (o === 'hidden' || o === 'clip') { edge = Math.min(edge, e.getBoundingClientRect().right); }
+    }
+    if (r.right > edge + 1) {
+      const math = el.querySelector('mjx-assistive-mml');
+      out.push(`inline math past ${edge < vw ? "its box's" : "the screen's"} edge (right ${Math.round(r.right)} px `
+               + `of ${Math.round(edge)}): ${((math && math.textContent) || '').slice(0, 50)}`);
+    }
+  }
   return out;
 }"""
 

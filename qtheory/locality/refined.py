@@ -63,7 +63,7 @@ from scipy.linalg import solve_continuous_lyapunov
 from ..errors import ParameterError
 from ..validation import check_array, check_integer, check_real
 from .graphs import CompatibilityGraph
-from .meanfield import fixed_point, solve_meanfield
+from .meanfield import _padded, fixed_point, solve_meanfield
 from .model import LocalitySystem, check_tails
 from .policies import GWSQ, LocalJSQ, Policy, as_policy
 from .stability import require_stable
@@ -181,14 +181,6 @@ def _divided_difference(h: np.ndarray, a: np.ndarray, b: np.ndarray):
 
 
 # -- the drift and its derivatives -----------------------------------------------------
-def _padded(q: np.ndarray) -> np.ndarray:
-    M, L = q.shape
-    out = np.zeros((M, L + 2))
-    out[:, 0] = 1.0
-    out[:, 1:L + 1] = q
-    return out
-
-
 class _Terms:
     """Arrival and departure terms of (3.7) at a state, with what their derivatives need."""
 

@@ -509,7 +509,7 @@ def simulate(system: LocalitySystem, graph: CompatibilityGraph, policy, initial_
         Instead of the statistics at every recording time, one row: their mean over the
         recording times ``t_grid[average_from:]`` (``times`` is then ``t_grid[average_from:]``);
         the same path and numbers as the mean of those rows, to rounding, without arrays the
-        size of the grid (a stationary run may record 10^5 times).
+        size of the grid (a stationary run may record :math:`10^5` times).
     """
     pol = as_policy(policy)
     kgraph, types, config, work = _prepare(system, graph, pol, initial_state, t_grid, levels, average_from)

@@ -570,7 +570,7 @@ def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0
     original = fig.canvas
     canvas = FigureCanvasAgg(fig)
     try:
-        drawn = _render(canvas, [])
+        pixels = _render(canvas, [])
         renderer = canvas.get_renderer()
         width_in = fig.get_size_inches()[0]
         undrawn = _undrawn_tick_labels(fig)
@@ -596,7 +596,7 @@ def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0
                     continue
                 if _overlap(box, b) > 0.1 * b.width * b.height:
                     problems.append(f"the legend covers '{t.get_text()[:30]}'")
-        for label, seen in series_visibility(fig, canvas, drawn=drawn).items():
+        for label, seen in series_visibility(fig, canvas, drawn=pixels).items():
             if seen.shown < MIN_SHOWN_FRACTION:
                 problems.append(f"the series '{label}' does not show: {100 * seen.shown:.0f}% of its pixels are "
                                 f"visible (< {100 * MIN_SHOWN_FRACTION:.0f}%; other artists cover it)")

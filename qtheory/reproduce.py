@@ -115,10 +115,13 @@ def default_notebook_workers(jobs: int, cpus: int | None = None) -> int:
 def expected_seconds(preset: str = "paper") -> dict[str, float]:
     """Processor seconds of each notebook's last measured run at `preset`
     (``notebooks/presets/seconds.json``, written from ``benchmarks/``); {} if unknown."""
+    return {nb: float(v) for nb, v in _measured_seconds().get(preset, {}).items()}
+
+
+def _measured_seconds() -> dict:
+    """``notebooks/presets/seconds.json`` as written by ``benchmarks/run.py``; {} if absent."""
     path = notebooks_dir() / "presets" / "seconds.json"
-    if not path.is_file():
-        return {}
-    return {nb: float(v) for nb, v in json.loads(path.read_text()).get(preset, {}).items()}
+    return json.loads(path.read_text()) if path.is_file() else {}
 
 
 #: a notebook whose processor seconds exceed its wall seconds by this factor keeps the cores of the
@@ -131,10 +134,7 @@ WIDE_SHARE = 1.4
 def expected_wall_seconds(preset: str = "paper") -> dict[str, float]:
     """Wall seconds of each notebook's last measured run at `preset`, run alone
     (``notebooks/presets/seconds.json``, key ``wall``); {} if unknown."""
-    path = notebooks_dir() / "presets" / "seconds.json"
-    if not path.is_file():
-        return {}
-    return {nb: float(v) for nb, v in json.loads(path.read_text()).get("wall", {}).get(preset, {}).items()}
+    return {nb: float(v) for nb, v in _measured_seconds().get("wall", {}).get(preset, {}).items()}
 
 
 def fills_the_cores(runs: list[Run]) -> set[tuple[str, str]]:

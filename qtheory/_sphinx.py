@@ -198,7 +198,7 @@ def _launch_source_notebook(app, pagename, templatename, context, doctree) -> No
 def _claims_pages(app, config) -> None:
     """Regenerate book/claims.md, reconstructions.md and errata.md from the results of this
     build, and the intro's index (book/paper_index.md) from the manifest."""
-    from .claims import write_pages
+    from .claimpages import write_pages
     from .results import results_root
 
     write_pages(results_root(), Path(app.srcdir) / "book")
@@ -234,7 +234,8 @@ class ChecksDirective(Directive):
 
     def run(self):
         from . import manifest
-        from .claims import collect, describe
+        from .claimpages import describe, judge_pages
+        from .claims import collect
         from .errors import ParameterError
         from .results import results_root
 
@@ -249,7 +250,10 @@ class ChecksDirective(Directive):
         metas = sorted(Path(root).glob(f"{item_id}/{item_id}.json"))
         for meta in metas:
             env.note_dependency(str(meta.resolve()))
-        records = [c for c in collect(root) if c.item == item_id]
+        page = manifest.get(item_id).notebook
+        everything = collect(root)
+        verdicts, _ = judge_pages([c for c in everything if manifest.get(c.item).notebook == page])
+        records = [c for c in everything if c.item == item_id]
         container = nodes.container(classes=["qtheory-checks"])
         missing = (f"{item_id} was not computed for this build (python -m qtheory reproduce computes it)."
                    if not metas else
@@ -266,9 +270,10 @@ class ChecksDirective(Directive):
         items = nodes.bullet_list()
         for c in records:
             para = nodes.paragraph()
-            para.extend(text_with_math(describe(c) + " "))
+            v = verdicts[id(c)]
+            para.extend(text_with_math(describe(c, v) + " "))
             verdict = nodes.strong()
-            verdict.extend(text_with_math(c.judge()))
+            verdict.extend(text_with_math(v.label + "."))
             para += verdict
             items += nodes.list_item("", para)
         container += items
@@ -286,7 +291,8 @@ class FindingDirective(Directive):
     has_content = False
 
     def run(self):
-        from .claims import collect_findings, finding_anchor
+        from .claimpages import finding_anchor
+        from .claims import collect_findings
         from .results import results_root
 
         finding_id = self.arguments[0]

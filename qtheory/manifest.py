@@ -115,6 +115,9 @@ class Paper:
     noted : tuple of qtheory.claims.Noted
         Reconstructions and errata found while reading the paper that no notebook records
         as a claim of its own (:data:`qtheory.claims.NOTED` gathers them).
+    statements : tuple of qtheory.claimmap.Statement
+        The claim map: what the paper states about its items, each judged by the records that
+        carry its key (:mod:`qtheory.claimmap`).
     """
 
     key: str
@@ -127,6 +130,7 @@ class Paper:
     version: str
     items: tuple[Item, ...]
     noted: tuple[Any, ...] = field(default=())
+    statements: tuple[Any, ...] = field(default=())
 
     def __post_init__(self):
         if not re.fullmatch(r"[A-Z]", self.key):
@@ -139,6 +143,12 @@ class Paper:
         for item in self.items:
             if item.paper != self.key:
                 raise ParameterError(f"paper {self.key}: `items` holds {item.id}, an ID of another paper")
+        keys = [s.key for s in self.statements]
+        if len(set(keys)) != len(keys):
+            raise ParameterError(f"paper {self.key}: `statements` has a repeated key")
+        for s in self.statements:
+            if s.item not in ids:
+                raise ParameterError(f"paper {self.key}: statement {s.key} names no item of the paper")
         for n in self.noted:
             if n.item.split("-", 1)[0] != self.key:
                 raise ParameterError(f"paper {self.key}: `noted` holds an entry of {n.item}, an item of "

@@ -1,7 +1,7 @@
 """The page an executed notebook becomes: run record, verdict box, badge, closing boxes.
 
 :func:`append_run_record` closes an executed notebook with the run record of its results
-(:func:`run_record`), puts the verdict box (:func:`qtheory.claims.verdict_box`) and the
+(:func:`run_record`), puts the verdict box (:func:`qtheory.claimpages.verdict_box`) and the
 preset badge (:func:`qtheory.badges.badge`) under its title, appends the "Rerun this
 page" and "Cite this" boxes (:mod:`qtheory.pagebox`) and hides its code cells.
 """
@@ -67,7 +67,7 @@ def append_run_record(output: Path, source: Path, staging: Path, items: Sequence
     nb.cells.append(cell)
     # the verdict box and the badge go right under the page title (or first, when the page has
     # none), before the introduction and the parameters: the page answers its paper first
-    from .claims import verdict_box
+    from .claimpages import verdict_box
 
     top = nbformat.v4.new_markdown_cell(badge(metas[0].get("preset"), metas[0].get("overrides")))
     top["id"] = "qtheory-preset-badge"

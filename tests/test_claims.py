@@ -3,16 +3,38 @@ import re
 
 import pytest
 
-from qtheory import claims, results
+from scipy import stats
+
+from qtheory import claimpages, claims, results, verdicts
 from qtheory.errors import ParameterError
 
 
-def test_statistical_claim_is_judged_in_combined_standard_errors():
-    near = claims.Claim("R-T1", "mean queue", paper=10.0, ours=10.5, paper_se=0.1, ours_se=0.1)
-    assert math.isclose(near.z, 0.5 / math.sqrt(0.02))  # 3.5 SE
+def test_statistical_claim_is_judged_by_student_t_with_welch_degrees_of_freedom():
+    # both sides from 10 runs: Welch's df is 18 for equal standard errors; alone, Holm is the plain t test
+    cut = stats.t.isf(verdicts.FAMILY_LEVEL / 2, 18) * math.sqrt(0.02)
+    near = claims.Claim("R-T1", "mean queue", paper=10.0, ours=10.0 + 0.99 * cut, paper_se=0.1, ours_se=0.1,
+                        paper_df=9, ours_df=9, tolerance=1.0)
+    assert math.isclose(near.z, 0.99 * cut / math.sqrt(0.02))
     assert near.judge() == "agrees"
-    far = claims.Claim("R-T1", "mean queue", paper=10.0, ours=10.6, paper_se=0.1, ours_se=0.1)
-    assert far.z > 4 and far.judge() == "differs"
+    far = claims.Claim("R-T1", "mean queue", paper=10.0, ours=10.0 + 1.01 * cut, paper_se=0.1, ours_se=0.1,
+                       paper_df=9, ours_df=9, tolerance=1.0)
+    assert far.judge() == "differs"
+    # the normal quantile would have rejected the near one: the t distribution matters
+    assert near.z > stats.norm.isf(verdicts.FAMILY_LEVEL / 2)
+
+
+def test_a_standard_error_needs_its_degrees_of_freedom():
+    with pytest.raises(ParameterError, match="ours_df"):
+        claims.Claim("R-T1", "x", paper=1.0, ours=1.0, ours_se=0.1)
+    with pytest.raises(ParameterError, match="paper_df"):
+        claims.Claim("R-T1", "x", paper=1.0, ours=1.0, paper_se=0.1, paper_df=0.5)
+
+
+def test_an_interval_wider_than_the_margin_is_not_resolved():
+    wide = claims.Claim("R-T1", "x", paper=10.0, ours=10.0, ours_se=1.0, ours_df=9)
+    assert wide.judge() == "not resolved" and wide.passes is None
+    tight = claims.Claim("R-T1", "x", paper=10.0, ours=10.0, ours_se=0.01, ours_df=9)
+    assert tight.judge() == "agrees"
 
 
 def test_deterministic_claim_uses_the_tolerance():
@@ -39,11 +61,11 @@ def test_pages_are_generated_from_the_result_files(results_dir, tmp_path):
                   evidence="fixed point of the ODE", ours=1.0)
     book = tmp_path / "book"
     book.mkdir()
-    claims.write_pages(results_dir, book)
+    claimpages.write_pages(results_dir, book)
     text = (book / "claims.md").read_text()
     # one claim that agrees; the erratum counts with R's errata noted while reading
     n_noted = sum(n.category == "erratum" and n.item.startswith("R-") for n in claims.NOTED)
-    assert f"| [R](#claims-r) | 1 | 1 | 0 | 0 | 0 | {1 + n_noted} |" in text and "P(Q > 15) at load 0.6" in text
+    assert f"| [R](#claims-r) | 1 | 1 | 0 | 0 | 0 | 0 | {1 + n_noted} |" in text and "P(Q > 15) at load 0.6" in text
     assert "[R-X-tail](redundancy/R-V.ipynb)" in text
     errata = (book / "errata.md").read_text()
     assert "weights in the flow balance" in errata and "confirmed" in errata
@@ -51,7 +73,7 @@ def test_pages_are_generated_from_the_result_files(results_dir, tmp_path):
 
 def test_bars_in_claim_text_do_not_split_table_cells():
     c = claims.Claim("L-F1", "largest |z| over 18 entries", paper=0.0, ours=2.0, tolerance=4.0)
-    row = [line for line in claims.render_claims([c]).splitlines() if "largest" in line][0]
+    row = [line for line in claimpages.render_claims([c]).splitlines() if "largest" in line][0]
     # three cells need four unescaped bars; the bars of |z| must not add cells
     assert len(re.findall(r"(?<!\\)\|", row)) == 4
 
@@ -64,12 +86,12 @@ def test_noted_errata_take_their_values_from_the_recorded_results(results_dir):
     noted = claims.Noted("L-V-thm4", "reconstruction", "(5.1) is (3.7) set to zero",
                          (("L-V-thm4", "root_residual"), ("L-V-thm4", "claim:every start"),
                           ("L-V-thm4", "not_there"), ("L-F1", "anything")), "consistent")
-    lines = claims.noted_evidence(results_dir, noted)
+    lines = claimpages.noted_evidence(results_dir, noted)
     assert lines[0] == "L-V-thm4, root residual: 1.5 × 10⁻¹⁵"
-    assert "companion 2 × 10⁻¹¹" in lines[1] and lines[1].endswith("agrees")
+    assert "ours 2 × 10⁻¹¹" in lines[1] and lines[1].endswith("agrees.")
     assert lines[2] == "L-V-thm4: not_there not recorded"
     assert lines[3] == "L-F1: not recorded in this build"
-    page = claims.render_reconstructions(claims.collect(results_dir) + [claims.Claim(
+    page = claimpages.render_reconstructions(claims.collect(results_dir) + [claims.Claim(
         "R-X-tail", "a recorded erratum", category="erratum", verdict="likely")], noted=[(noted, lines)])
     assert "(5.1) is (3.7) set to zero" in page and "L-V-thm4, root residual: 1.5 × 10⁻¹⁵<br>" in page
     assert "a recorded erratum" not in page
@@ -92,8 +114,8 @@ def test_claims_page_counts_agreement_per_paper():
     rows = [claims.Claim("L-F1", "a", paper=1.0, ours=1.0, tolerance=0.1),
             claims.Claim("R-T1", "b", paper=1.0, ours=2.0, tolerance=0.1),
             claims.Claim("R-T1", "c", paper=1.0, ours=1.05, tolerance=0.1)]
-    text = claims.render_claims(rows)
-    assert "| [L](#claims-l) | 1 | 1 | 0 | 0 | 0 | 0 |" in text and "| [R](#claims-r) | 2 | 1 | 1 | 0 | 0 | 0 |" in text
+    text = claimpages.render_claims(rows)
+    assert "| [L](#claims-l) | 1 | 1 | 0 | 0 | 0 | 0 | 0 |" in text and "| [R](#claims-r) | 2 | 1 | 1 | 0 | 0 | 0 | 0 |" in text
     assert "(claims-u)=" not in text  # no section for a paper without claims
     # the differences come first, before the per-paper sections
     differences = text.index("## Differences")
@@ -104,17 +126,18 @@ def test_claims_page_counts_agreement_per_paper():
 
 def test_only_paper_claims_count_towards_agreement():
     rows = [claims.Claim("L-F1", "a printed value", paper=1.0, ours=1.0, tolerance=0.1, source="Sec. 6.1"),
-            claims.Claim("L-F1", "exact vs simulation", reference=1.0, ours=3.0, ours_se=0.1, category="check"),
-            claims.Claim("L-F1", "sim vs ODE", reference=1.0, ours=1.1, ours_se=0.1, category="check"),
+            claims.Claim("L-F1", "exact vs simulation", reference=1.0, ours=3.0, ours_se=0.1, ours_df=99,
+                         category="check"),
+            claims.Claim("L-F1", "sim vs ODE", reference=1.0, ours=1.01, ours_se=0.01, ours_df=99, category="check"),
             claims.Claim("L-F1", "our reading of (5.2)", category="reconstruction", verdict="consistent"),
             claims.Claim("L-F1", "a misprint", category="erratum", verdict="confirmed")]
-    counts = claims.summary_counts(rows)["L"]
-    assert counts == {"claims": 1, "agree": 1, "differ": 0, "reconstructions": 1, "checks": 2,
+    counts = claimpages.summary_counts(rows)["L"]
+    assert counts == {"claims": 1, "agree": 1, "differ": 0, "not_resolved": 0, "reconstructions": 1, "checks": 2,
                       "checks_failing": 1, "errata": 1}
     assert [c.judge() for c in rows[:3]] == ["agrees", "fails", "holds"]
-    text = claims.render_claims(rows)
-    assert "| [L](#claims-l) | 1 | 1 | 0 | 1 | 2 (1 failing) | 1 |" in text
-    assert "Every claim of the papers recorded in this build agrees." in text
+    text = claimpages.render_claims(rows)
+    assert "| [L](#claims-l) | 1 | 1 | 0 | 0 | 1 | 2 (1 failing) | 1 |" in text
+    assert "No claim of the papers recorded in this build differs." in text
     assert "Internal checks that fail in this build" in text
 
 
@@ -133,16 +156,16 @@ def test_qualitative_claims_are_judged_by_their_test_not_coded_as_numbers():
     c = claims.Claim("L-F2", "type-1 occupancies fall fastest", holds=False, source="Sec. 6.2",
                      evidence="q_{3,1}(0.1) = 0.72 while q_{1,1}(0.1) = 0.98")
     assert c.judge() == "differs" and c.difference is None
-    row = [line for line in claims.render_claims([c]).splitlines() if "fall fastest" in line][0]
+    row = [line for line in claimpages.render_claims([c]).splitlines() if "fall fastest" in line][0]
     assert "qualitative" in row and "**differs**" in row and "Sec. 6.2" in row
     with pytest.raises(ParameterError, match="qualitative"):
         claims.Claim("L-F2", "x", paper=1.0, ours=1.0, holds=True)
     # a measured value behind a qualitative claim is shown as ours, never as a paper value
     c = claims.Claim("R-F3cd", "(14) is nearly exact at load 0.99", ours=0.012, holds=True, source="Sec. 3.3")
-    row = [line for line in claims.render_claims([c]).splitlines() if "nearly exact" in line][0]
+    row = [line for line in claimpages.render_claims([c]).splitlines() if "nearly exact" in line][0]
     cells = [x.strip() for x in row.split("|")]
-    assert cells[2:4] == ["qualitative: 0.012", "agrees"], cells
-    assert "paper" not in claims.describe(c) and "qualitative" in claims.describe(c)
+    assert cells[2] == "qualitative; ours 0.012" and cells[3].startswith("agrees<br>"), cells
+    assert "paper" not in claimpages.describe(c) and "Qualitative" in claimpages.describe(c)
 
 
 def test_errata_and_reconstructions_have_pages_of_their_own(results_dir, tmp_path):
@@ -153,7 +176,7 @@ def test_errata_and_reconstructions_have_pages_of_their_own(results_dir, tmp_pat
         rec.claim("a misprint", category="erratum", verdict="confirmed", source="Sec. 4")
     book = tmp_path / "book"
     book.mkdir()
-    claims.write_pages(results_dir, book)
+    claimpages.write_pages(results_dir, book)
     recon = (book / "reconstructions.md").read_text()
     errata = (book / "errata.md").read_text()
     assert "our reading" in recon and "the other reading" in recon and "a misprint" not in recon
@@ -161,14 +184,14 @@ def test_errata_and_reconstructions_have_pages_of_their_own(results_dir, tmp_pat
 
 
 def test_table_cells_escape_pipes_and_emphasis_outside_math():
-    from qtheory.claims import _cell
+    from qtheory.claimpages import _cell
 
     # q*_(m,1) ... q*_(m,1) would render as emphasis in a Markdown table; math keeps its * and _
     assert _cell("sum_m q*_(m,1) = a | b; $q^*_{m,1}$") == "sum\\_m q\\*\\_(m,1) = a \\| b; $q^*_{m,1}$"
 
 
 def test_long_identifiers_in_table_cells_are_set_as_code():
-    from qtheory.claims import _cell
+    from qtheory.claimpages import _cell
 
     assert _cell("holds (test_table1_settings_are_stable) in type1_growth_second_half_S1 runs") == \
         "holds (`test_table1_settings_are_stable`) in `type1_growth_second_half_S1` runs"

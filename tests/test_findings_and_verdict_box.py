@@ -3,6 +3,7 @@ verdict box rendered from its items' records; item functions return one frozen r
 
 import pytest
 
+from qtheory import claimpages as P
 from qtheory import claims as C
 from qtheory.errors import ParameterError
 from qtheory.reproduce import split_title
@@ -13,19 +14,20 @@ def _offset_records():
     finding = C.Finding(id="R-T1-mean-offset", item="R-T1", title="E[Q] fit arrival averages",
                         text="the paper is within 0.25 of exact + 1 in 8 of 12 settings", label="differs",
                         source="App. E.1, Table 1")
-    rows = [C.Claim(item="R-T1", text=f"setting {k}: E[Q]", paper=10.0 + k, paper_se=0.1, ours=9.0 + k,
+    rows = [C.Claim(item="R-T1", text=f"setting {k}: E[Q]", paper=10.0 + k, paper_se=0.1, paper_df=9, ours=9.0 + k,
                     source="App. E.1, Table 1", finding=finding.id) for k in range(3)]
-    other = C.Claim(item="R-T1", text="setting 1: share", paper=0.5, paper_se=0.01, ours=0.5, source="Table 1")
+    other = C.Claim(item="R-T1", text="setting 1: share", paper=0.5, paper_se=0.001, paper_df=9, ours=0.5,
+                    source="Table 1")
     return finding, rows, other
 
 
 def test_a_finding_counts_once_and_its_rows_fold_under_it():
     finding, rows, other = _offset_records()
-    counts = C.summary_counts([*rows, other], [], [finding])["R"]
+    counts = P.summary_counts([*rows, other], [], [finding])["R"]
     assert counts["claims"] == 2 and counts["differ"] == 1 and counts["agree"] == 1
     # without the finding the three rows count one by one
-    assert C.summary_counts([*rows, other], [], [])["R"]["differ"] == 3
-    page = C.render_claims([*rows, other], [], [finding])
+    assert P.summary_counts([*rows, other], [], [])["R"]["differ"] == 3
+    page = P.render_claims([*rows, other], [], [finding])
     assert page.count("the paper is within 0.25 of exact + 1") == 1
     assert 'id="finding-r-t1-mean-offset"' in page and "The 3 records it explains" in page
     # each row once (folded), with its anchor
@@ -42,7 +44,7 @@ def test_a_finding_needs_a_known_label_and_an_id_under_its_item():
 def test_verdict_box_states_the_finding_once_and_links_each_record():
     finding, rows, other = _offset_records()
     meta = {"id": "R-T1", "claims": [c.to_json() for c in [*rows, other]], "findings": [finding.to_json()]}
-    box = C.verdict_box([meta])
+    box = P.verdict_box([meta])
     assert box.startswith("````{admonition} Verdict") and box.rstrip().endswith("````")
     assert box.count("the paper is within 0.25") == 1 and "3 records folded under it" in box
     assert 'href="../claims.html#finding-r-t1-mean-offset"' in box
@@ -52,16 +54,18 @@ def test_verdict_box_states_the_finding_once_and_links_each_record():
 
 
 def test_verdict_box_groups_many_records_by_label():
-    many = [C.Claim(item="R-T1", text=f"share {k}", paper=0.5, paper_se=0.01, ours=0.5 + (0.2 if k == 0 else 0),
-                    source="Table 1") for k in range(10)]
-    box = C.verdict_box([{"id": "R-T1", "claims": [c.to_json() for c in many]}])
+    many = [C.Claim(item="R-T1", text=f"share {k}", paper=0.5, paper_se=0.001, paper_df=9,
+                    ours=0.5 + (0.2 if k == 0 else 0), source="Table 1") for k in range(10)]
+    box = P.verdict_box([{"id": "R-T1", "claims": [c.to_json() for c in many]}])
     assert "R-T1: 9 claims of the paper agree" in box
     assert "share 0" in box           # the one that differs is named
-    assert box.count("<li") == 0 and box.count("\n- ") == 2
+    # Table 1's main statement first (no record here judges it), then the two groups
+    assert box.count("<li") == 0 and box.count("\n- ") == 3
+    assert box.index("Table 1:") < box.index("R-T1: 9 claims") and "No record of this build judges it." in box
 
 
 def test_verdict_box_of_an_item_without_records_says_so():
-    box = C.verdict_box([{"id": "L-F3", "claims": []}])
+    box = P.verdict_box([{"id": "L-F3", "claims": []}])
     assert "prints no value for L-F3" in box
 
 
@@ -102,9 +106,12 @@ def test_select_and_column_pick_rows_without_comparisons_in_notebooks():
     assert select(rows, N=10, m="ode") == [rows[1]]
 
 
-def test_verdict_box_line_drops_a_repeated_source_and_says_what_we_find():
+def test_verdict_box_line_drops_a_repeated_source_and_folds_the_evidence_under_it():
     c = C.Claim("L-F2", "Sec. 6.2: type 1 falls fastest", holds=False, source="Sec. 6.2, Fig. 2",
                 evidence="At $N = 1.5$, type 3 falls fastest. More detail.")
-    line = C.verdict_box([{"id": "L-F2", "claims": [c.to_json()]}])
-    assert "Paper (Sec. 6.2, Fig. 2): type 1 falls fastest." in line
-    assert "We find: At $N = 1.5$, type 3 falls fastest." in line and "More detail" not in line
+    box = P.verdict_box([{"id": "L-F2", "claims": [c.to_json()]}])
+    line = next(x for x in box.splitlines() if "type 1 falls fastest" in x)
+    assert "Paper (Sec. 6.2, Fig. 2): type 1 falls fastest. At $N = 1.5$, type 3 falls fastest." in line
+    assert "More detail" not in line and "We find" not in box
+    folded = box.splitlines()[box.splitlines().index(line) + 2]
+    assert folded.startswith("  <details") and "More detail" in folded

@@ -121,7 +121,7 @@ def policy_runs(system: PoolSystem, n: int, policy: str, *, horizon: float, warm
     u, s, emp, at_r, cv = (mean_ci(arr[:, k]) for k in range(5))
     return {
         "mean_utility": float(u.mean), "utility_low": float(u.ci_low), "utility_high": float(u.ci_high),
-        "utility_se": float(u.se),
+        "utility_se": float(u.se), "runs": int(n_runs),
         "mean_utility_cv": float(cv.mean), "utility_cv_low": float(cv.ci_low), "utility_cv_high": float(cv.ci_high),
         "mean_tasks": float(s.mean), "tasks_low": float(s.ci_low), "tasks_high": float(s.ci_high),
         "empirical_bound": float(emp.mean), "empirical_bound_low": float(emp.ci_low),
@@ -237,7 +237,7 @@ def poisson_rows(system: PoolSystem, n: int, policies, *, horizon: float, warmup
         t_k = np.abs(dists.mean(axis=0)[keep] - pmf[keep]) / np.maximum(se_k, 1e-300)
         t_limit = float(stats.t.ppf(1 - 1e-3 / (2 * keep.sum()), dists.shape[0] - 1))
         summary.append({"policy": policy, "n": n, "rho": system.rho, "mean_tasks": float(c.mean),
-                        "low": float(c.ci_low), "high": float(c.ci_high), "se": float(c.se), "poisson_mean": mean,
+                        "low": float(c.ci_low), "high": float(c.ci_high), "se": float(c.se), "runs": int(n_runs), "poisson_mean": mean,
                         "z_score": float((c.mean - mean) / c.se),
                         "total_variation": float(0.5 * np.abs(ci.mean - pmf).sum()),
                         "max_count_t": float(t_k.max()), "count_t_limit": t_limit})

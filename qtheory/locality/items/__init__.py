@@ -8,6 +8,7 @@ while reading it; :mod:`qtheory.manifest` and :mod:`qtheory.claims` gather it.
 """
 
 from ...claims import Noted
+from ...claimmap import Statement
 from ...manifest import Item, Paper
 
 __all__ = ["PAPER"]
@@ -80,5 +81,49 @@ PAPER = Paper(
               "$p_{m,k}$ for $p_{k,m}$",
               (("L-F1", "claim:capacity sufficiency"),),
               r"notation only: with $u = \mu$ the example has the capacity the text states", source="Secs. 6, 6.1"),
+    ),
+    statements=(
+        Statement("L-V-lemma1", r"the finite system is ergodic iff $\rho^N < 1$: queues stay bounded below the "
+                  r"threshold and grow above it", "Lemma 1 (Sec. 3.1)", judged_by=("Lemma 1: the total queue",)),
+        Statement("L-V-lemma2", "criterion (3.1) suffices for stability: under it every server type is loaded "
+                  "below 1 even under random routing", "Lemma 2, eq. (3.1)",
+                  judged_by=("Lemma 2: under (3.1)",)),
+        Statement("L-V-lemma2:p1", r"the designed $p^1$ satisfies (3.1)", "Sec. 6.1", main=False,
+                  judged_by=("lies in the feasible region",)),
+        Statement("L-V-prop1", "a compatibility matrix satisfying (3.1) exists whenever (2.1) holds",
+                  "Proposition 1 (Sec. 3.1)", judged_by=("Proposition 1",)),
+        Statement("L-V-lemma10", r"the asymptotic load $\rho$ of (5.2) decides stability for large $N$; the complete "
+                  "bipartite example of Sec. 6.1 is unstable", "Lemma 10, eq. (5.2); Sec. 6.1",
+                  judged_by=("is unstable (type-1 queues grow)",)),
+        Statement("L-V-thm1", "two tagged queues become independent as $N$ grows (propagation of chaos)",
+                  "Theorem 1 (Sec. 3.2)", judged_by=("Theorem 1:",)),
+        Statement("L-V-thm2", "from i.i.d. starts the occupancy process converges to the ODE (3.7)",
+                  "Theorem 2 (Sec. 3.2)", judged_by=("Theorem 2:",)),
+        Statement("L-V-thm3", "on clustered proportionally sparse graphs the same limit holds from non-i.i.d. starts",
+                  "Theorem 3 (Sec. 3.3)", judged_by=("Theorem 3:",)),
+        Statement("L-V-thm4", "the ODE (3.7) has a unique fixed point that attracts every start",
+                  "Theorem 4 (Sec. 3.4)", judged_by=("Theorem 4:",)),
+        Statement("L-V-thm6", "the stationary occupancy of the $N$-system converges to the fixed point",
+                  "Theorem 6 (Sec. 3.4)", judged_by=("Theorem 6:",)),
+        Statement("L-V-thm7", r"the fixed point's tails decay doubly exponentially for $d \ge 2$",
+                  "Theorem 7 (Sec. 3.4)", judged_by=("Theorem 7:",)),
+        Statement("L-V-thm8", r"$\mathrm{irg}(p)$ graphs satisfy Condition 1 and are clustered proportionally sparse",
+                  "Theorem 8 (Sec. 3.5)", judged_by=("Theorem 8:",)),
+        Statement("L-X-homog", r"with homogeneous servers and full flexibility $q^*_\ell = \lambda^{(d^\ell - 1)/(d - 1)}$",
+                  "Sec. 3.4", judged_by=("homogeneous full flexibility",)),
+        Statement("L-F1", "under the complete bipartite graph (S1) the mean type-1 queue increases almost monotonically",
+                  "Sec. 6.1, Fig. 1", judged_by=("increases almost monotonically",)),
+        Statement("L-F1:s2-bounded", r"under the designed $p^1$ (S2) every type's mean queue length stays bounded",
+                  "Sec. 6.1, Fig. 1", judged_by=("stays bounded",)),
+        Statement("L-F1:narrow-ci", "the 95% intervals are narrower than the plot markers", "Sec. 6.1, Fig. 1",
+                  main=False, judged_by=("narrower than the plot markers",)),
+        Statement("L-F1:capacity", r"the Sec. 6 system has sufficient capacity (2.1)", "Sec. 6", main=False,
+                  judged_by=("capacity sufficiency",)),
+        Statement("L-F2", r"$q^N_{m,1}(t)$ and $q^N_{m,2}(t)$ approach the ODE (3.7) as $N$ grows from 100 to 1000",
+                  "Sec. 6.2, Fig. 2", judged_by=("approach the ODE",)),
+        Statement("L-F2:fast-decay", r"$q^N_{1,1}$ and especially $q^N_{1,2}$ decrease very fast when their initial "
+                  "values are large", "Sec. 6.2, Fig. 2", main=False, judged_by=("decrease very fast",)),
+        Statement("L-F3", r"from the initial conditions Q, Q1 and Q2, $q_{m,1}(t)$ reaches the same limit",
+                  "Sec. 6.3, Fig. 3", judged_by=("reach the same limit",)),
     ),
 )

@@ -81,6 +81,27 @@ def monotone_growth_claim(s1_type1) -> Claim:
                           f"{path[-1]:.3f} ('almost monotonically' read as at least 90% of the steps)")
 
 
+def bounded_claim(rows, system_name: str, n_times: int) -> Claim:
+    """Fig. 1: under the designed :math:`p^1` (S2) every type's mean queue length stays bounded.
+
+    Read on the figure's finite horizon as: no type's mean queue grows over the second half of it
+    (an increase, if any, within 4 combined standard errors of the two means, which overstates the
+    error of a difference of positively correlated means, so errs towards "bounded")."""
+    worst, parts = -np.inf, []
+    for m in sorted({r["server_type"] for r in rows if r["system"] == system_name}):
+        path = [r for r in rows if r["system"] == system_name and r["server_type"] == m and r["method"] == "sim"]
+        if len(path) < 2:
+            raise ParameterError(f"no simulated path of type {m} of {system_name!r} in `rows`")
+        mid, end = path[min(n_times // 2, len(path) - 1)], path[-1]
+        t = (end["mean"] - mid["mean"]) / max(np.hypot(end["se"], mid["se"]), 1e-300)
+        worst = max(worst, t)
+        parts.append(f"type {m}: {mid['mean']:.3f} at $t = {mid['t']:g}$, {end['mean']:.3f} at $t = {end['t']:g}$")
+    return Claim(item="L-F1", text=r"Fig. 1: under $p^1$ (S2) every type's mean queue length stays bounded",
+                 source=SOURCE, holds=bool(worst <= 4.0),
+                 evidence=f"no type grows over the second half of the horizon: {'; '.join(parts)} (largest increase "
+                          f"{max(worst, 0.0):.1f} combined standard errors; read as at most 4)")
+
+
 def capacity_claim(system: LocalitySystem) -> Claim:
     r"""Sec. 6: the capacity :math:`\sum_m v_m u_m` of the example is 4 (above :math:`\lambda\zeta = 3`)."""
     return Claim(item="L-F1", text=r"Sec. 6: capacity sufficiency, $\sum_m v_m u_m$ ($\lambda \zeta = 3$ below it)",
@@ -214,7 +235,8 @@ def compute(*, seed: int, n_servers: int, n_runs: int, horizon: float, n_times: 
     growth = s1_type1[-1] - s1_type1[n_times // 2]
     max_half = max(r["ci_high"] - r["mean"] for r in rows if r["method"] == "sim")
     narrow = narrow_ci_claim(max_half, n_runs, n_servers)
-    claims = (monotone_growth_claim(s1_type1), capacity_claim(paper_system()), *((narrow,) if narrow else ()))
+    claims = (monotone_growth_claim(s1_type1), bounded_claim(rows, SYSTEMS[1][1], n_times),
+              capacity_claim(paper_system()), *((narrow,) if narrow else ()))
     table = Table((("S1: growth of the mean type-1 queue over the second half", f"{growth:.3f}"),
                    ("largest 95% CI half-width", f"{max_half:.4f}")),
                   {"quantity": lambda r: r[0], "value": lambda r: r[1]})

@@ -209,7 +209,7 @@ def refined_vs_simulation_check(rows, n_list, *, n_runs: int, events_per_run: in
     refined, _ = value(rows, SEC6_CASE, "gwsq", n, "refined")
     if sim is None or refined is None:
         raise ParameterError(f"no simulation and refined rows of the Sec. 6 system at N = {n} in `rows`")
-    return Claim(item=ITEM, category="check", ours=refined, reference=sim, reference_se=se,
+    return Claim(item=ITEM, category="check", ours=refined, reference=sim, reference_se=se, reference_df=n_runs - 1,
                  text=f"Sec. 6 system, GWSQ(2), $N = {n}$: refined mean queue length against simulation",
                  evidence=f"{n_runs} independent runs of about {number(events_per_run, digits=1)} events after a warm-up; seed {seed}")
 
@@ -581,7 +581,9 @@ def compute(*, seed: int, loads, n_list, n_runs: int, events_per_run: int, sweep
     errors = error_summary(rows, main_cases)
     sec6_time = sec6["refined"].seconds
     claims = (refined_vs_simulation_check(rows, list(n_list), n_runs=n_runs, events_per_run=events_per_run, seed=seed),
-              target_claim(targets), speed_claim(sec6_time), second_order_claim(sweep))
+              speed_claim(sec6_time))
+    # targets 1 and 3 are accuracy goals for approximations, not statements that must hold if the code is
+    # right: they are shown as numbers (the tables of errors, ratios and SEs), not judged as checks
     text = targets_text(rows, targets, local_share, sec6_seconds=sec6_time, sec6_levels=sec6["refined"].levels,
                         transient_seconds=transient.seconds,
                         sec6_sizes10=system_sizes(sec6["system"], 10).servers_per_type,

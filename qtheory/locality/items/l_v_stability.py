@@ -67,6 +67,21 @@ def lemma1_reading_claim(rows, n_runs: int, horizon: float) -> tuple[Claim, dict
     return claim, dict(max_t_growth=z, max_t_growth_with_replacement=z_alt, t_bound=bound)
 
 
+def lemma1_claim(rows, bound: float) -> Claim:
+    """Lemma 1 itself: the total queue stays bounded where :math:`\rho^N < 1` (its growth rate within the
+    Bonferroni t bound of 0) and grows where :math:`\rho^N > 1` (its growth rate's 95% interval above 0);
+    rates with :math:`\rho^N = 1` (null recurrent) are not judged."""
+    below = [r for r in rows if r["rho_N"] < 1 - 1e-12]
+    above = [r for r in rows if r["rho_N"] > 1 + 1e-12]
+    calm = all(abs(t_statistic(r["growth_sim"], 0.0, r["se"])) <= bound for r in below)
+    grows = all(r["ci_low"] > 0 for r in above)
+    words = ", ".join(f"{r['growth_sim']:.4f} at $\\rho^N = {r['rho_N']:.2f}$" for r in below + above)
+    return Claim(item="L-V-lemma1", source="Lemma 1 (Sec. 3.1)", holds=bool(calm and grows and below and above),
+                 text=r"Lemma 1: the total queue stays bounded where $\rho^N < 1$ and grows where $\rho^N > 1$",
+                 evidence=f"Simulated growth rates per unit time: {words}; bounded read as within the Bonferroni "
+                          f"$t$ bound {bound:.1f} of 0, growing as a 95% interval above 0.")
+
+
 def lemma1(*, seed: int, lambdas, n_runs: int, horizon: float, parameters: dict) -> ItemResult:
     """L-V-lemma1: exact :math:`\\rho^N` of a four-server complete graph against simulated growth."""
     rows = lemma1_rows(seed, lambdas, n_runs, horizon)
@@ -89,7 +104,8 @@ def lemma1(*, seed: int, lambdas, n_runs: int, horizon: float, parameters: dict)
         rf"$\lambda = {', '.join(f'{x:g}' for x in lambdas)}$; "
         f"{n_runs} runs of length {horizon:g} each (95% CI), beside the fluid prediction and the "
         "prediction with picks drawn with replacement")
-    return ItemResult("L-V-lemma1", parameters, seed, rows, claims=(reading, check),
+    return ItemResult("L-V-lemma1", parameters, seed, rows,
+                      claims=(lemma1_claim(rows, numbers["t_bound"]), reading, check),
                       summary={**numbers, "enumeration_vs_closed_form": closed}, displays=(table,),
                       figure={"caption": caption})
 
@@ -106,14 +122,27 @@ def criterion_31_claim(rows) -> Claim:
 
 
 def busy_fraction_claims(simulated, n_runs: int, n_servers: int, horizon: float) -> list[Claim]:
-    """One check per type: the simulated busy fraction (d = 1) against its (3.1) load, judged in
-    standard errors (:class:`~qtheory.claims.Claim`'s default 4)."""
+    """One check per type: the simulated busy fraction (d = 1) against its (3.1) load (Student t
+    with ``n_runs - 1`` degrees of freedom, judged with the page's family, :mod:`qtheory.verdicts`)."""
     return [Claim(item="L-V-lemma2",
                   text=f"(3.1) as the random-routing load: busy fraction of type-{r['server_type']} servers, $d = 1$ "
                        "on irg($p^1$)",
-                  category="check", ours=float(r["busy_sim"]), ours_se=float(r["se"]), reference=float(r["load_31"]),
+                  category="check", ours=float(r["busy_sim"]), ours_se=float(r["se"]), ours_df=n_runs - 1,
+                  reference=float(r["load_31"]), family="busy fractions of the three types",
                   evidence=f"{n_runs} runs with $N = {n_servers}$, time average over [{horizon / 10:g}, {horizon:g}]")
             for r in simulated]
+
+
+def lemma2_claim(simulated, n_runs: int) -> Claim:
+    """Lemma 2 itself: under (3.1) the system is stable. Tested with random routing (the least
+    balancing local JSQ(d)) on irg(:math:`p^1`): a stable type keeps its busy fraction below 1 (an
+    unstable one is busy all the time), read as every type's 95% interval below 1."""
+    ok = all(r["ci_high"] < 1 for r in simulated)
+    return Claim(item="L-V-lemma2", source="Lemma 2, eq. (3.1)", holds=bool(ok and simulated),
+                 text="Lemma 2: under (3.1) the system is stable (random routing on irg($p^1$))",
+                 evidence="Busy fractions per type " + ", ".join(
+                     f"{r['busy_sim']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]" for r in simulated)
+                 + f" ({n_runs} runs; stable read as every 95% interval below 1).")
 
 
 def lemma2(*, seed: int, n_servers: int, n_runs: int, horizon: float, parameters: dict) -> ItemResult:
@@ -125,7 +154,8 @@ def lemma2(*, seed: int, n_servers: int, n_runs: int, horizon: float, parameters
     simulated = [r for r in rows if "busy_sim" in r]
     bound = bonferroni_t_bound(n_runs, len(simulated))
     z = max(t_statistic(r["busy_sim"], r["load_31"], r["se"]) for r in simulated)
-    claims = (criterion_31_claim(rows), *busy_fraction_claims(simulated, n_runs, n_servers, horizon))
+    claims = (lemma2_claim(simulated, n_runs), criterion_31_claim(rows),
+              *busy_fraction_claims(simulated, n_runs, n_servers, horizon))
     tables = (
         Table(tuple(loads.items()), {
             "routing matrix": lambda kv: kv[0].replace("p0", "$p^0$").replace("p1", "$p^1$"),
@@ -249,7 +279,7 @@ def lemma10_claims(rows, rho_complete: float, growth_runs: int, u1: float) -> tu
         Claim(item="L-V-lemma10",
               text=f"complete bipartite, $N = {g_big['N']}$: growth rate of the mean type-1 queue over "
                    f"[{g_big['t_from']:g}, {g_big['t_to']:g}] against the ODE (3.7)", category="check",
-              ours=float(g_big["value"]), ours_se=float(g_big["se"]), reference=float(g_big["ode"]),
+              ours=float(g_big["value"]), ours_se=float(g_big["se"]), ours_df=growth_runs - 1, reference=float(g_big["ode"]),
               evidence=f"{growth_runs} runs; the ODE's rate tends to $(\\rho - 1) u_1$ = {(rho_complete - 1) * u1:g} "
                        f"as the window moves out (at $N = {g_big['N']}$ the long-run rate is $(\\rho^N - 1) u_1$ = "
                        f"{g_big['long_run']:.4f})"))

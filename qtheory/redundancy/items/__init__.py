@@ -8,6 +8,7 @@ errata noted while reading it; :mod:`qtheory.manifest` and :mod:`qtheory.claims`
 """
 
 from ...claims import Noted
+from ...claimmap import Statement
 from ...manifest import Item, Paper
 
 __all__ = ["PAPER"]
@@ -50,5 +51,54 @@ PAPER = Paper(
               (("R-V-local", "claim:local stability"), ("R-V-local", "all_equivalent")),
               "confirmed: (7) and (8) are equivalent to maximal stability in every system checked; the twelve "
               "settings meet them (test_table1_settings_are_maximally_stable_at_load_09)"),
+    ),
+    statements=(
+        Statement("R-V-stab", r"stability conditions (1) and (2) are equivalent and give the critical load "
+                  r"$\lambda^*$; for power-of-$d$ they reduce to (3)", "Sec. 2.1, eqs. (1)-(3)",
+                  judged_by=("are equivalent",)),
+        Statement("R-V-stab:identical", r"with identical speeds (3) gives $\lambda^* = \mu$ for every $d$",
+                  "Sec. 2.1", main=False, judged_by=("identical speeds",)),
+        Statement("R-V-local", "the local stability conditions (7), (8), (9) and (11) are equivalent",
+                  "Sec. 3.1, eqs. (7)-(11)", judged_by=("local stability conditions",)),
+        Statement("R-V-local:m-model", r"the M-model is locally stable iff $p_{12}, p_{23} < 2/3$", "Sec. 3.3",
+                  main=False, judged_by=("M-model: local stability",)),
+        Statement("R-V-pf", "the stationary laws are the product forms (4) (c.o.c.) and (6) (c.o.s.)",
+                  "Sec. 2.3, eqs. (4), (6)", judged_by=("simulation against the product form",)),
+        Statement("R-V-prop31", "Proposition 3.1 gives the probability generating function of the total number of jobs",
+                  "Proposition 3.1", judged_by=("Proposition 3.1:",)),
+        Statement("R-V-thm31", r"maximally stable case: $(1 - \lambda/\mu) Q_S \to \mathrm{Exp}(1)\, p_S$ as "
+                  r"$\lambda \to \mu$", "Theorem 3.1", judged_by=("Theorem 3.1:",)),
+        Statement("R-V-thm32", r"with a critical subset $\mathcal{T}^* \neq \mathcal{S}$ the critical types' scaled "
+                  "counts converge to one exponential", "Theorem 3.2", judged_by=("Theorem 3.2:",)),
+        Statement("R-V-cor31", r"$(1 - \lambda/\lambda^*) R_n \to \mathrm{Exp}(1)\, q_n$ (replicas per server)",
+                  "Corollary 3.1", judged_by=("Corollary 3.1: the scaled",)),
+        Statement("R-V-cor32", r"$(1 - \lambda/\lambda^*) V_S \to \rho_{\mathcal{T}^*} \mathrm{Exp}(1)$ for "
+                  r"$S \in \mathcal{T}^*$ (as printed)", "Corollary 3.2", judged_by=("Corollary 3.2 as printed",)),
+        Statement("R-V-appD", "the non-critical subsystem is stable at the critical load and decouples from the "
+                  "critical one", "App. D, Lemma D.1, Theorem D.1",
+                  judged_by=("Lemma D.1:", "Theorem D.1: the non-critical")),
+        Statement("R-X-13", "(13) with its constant $C$ is the joint law of the M-model", "Sec. 3.3, eq. (13)",
+                  judged_by=("(13) and C agree",)),
+        Statement("R-X-tail", r"at load 0.6, $P(Q > 15)$ is about $4.7 \times 10^{-4}$", "Sec. 3.3",
+                  judged_by=("P(Q > 15)$ at load 0.6",)),
+        Statement("R-X-eps", r"for $\varepsilon > 0$ the scaled total tends to one $\mathrm{Exp}(1)$, for "
+                  r"$\varepsilon = 0$ to a sum of $N$", "Sec. 3.3", judged_by=("scaled mean total",)),
+        Statement("R-F2c", r"the capacity region of the M-model: $\lambda^* = \mu$ inside the cone, "
+                  r"$(\mu_2 + \mu_3)/(3 p_{23})$ outside it", "Fig. 2(c)", judged_by=("Fig. 2(c):",)),
+        Statement("R-F2c:local", r"the cone of local stability is $p_{12}, p_{23} < 2/3$", "Sec. 3.3", main=False,
+                  judged_by=("local stability of the M-model",)),
+        Statement("R-F3ab", r"as $\lambda \to \mu$ the joint law of $(Q_{12}, Q_{23})$ concentrates on the line of "
+                  "slope 5/7", "Sec. 3.3, Fig. 3(a), 3(b)", judged_by=("tends to 5/7",)),
+        Statement("R-F3cd", "the exponential approximation (14) of the scaled total is nearly exact at high load",
+                  "Sec. 3.3, eq. (14), Fig. 3(c), 3(d)", judged_by=("nearly exact",)),
+        Statement("R-T1", r"Table 1: $E[Q]$, $\mathrm{Var}(Q)$ and the type shares of c.o.s. in twelve settings at "
+                  r"$\lambda = 0.9$ (10 runs of 500 000 events)", "App. E.2, Table 1", judged_by=("Table 1, setting",)),
+        Statement("R-F4", r"the heavy-traffic approximation $10\,\mathrm{Exp}(1)$ fits better on denser graphs: larger "
+                  "$d$ in settings 7, 8 against 5, 6 and 11, 12 against 9, 10", "App. E.2, Fig. 4",
+                  judged_by=("fits better on denser graphs",)),
+        Statement("R-F4:pod", "power-of-$d$ is slightly closer to the approximation than circular-$d$ (settings 5, 6)",
+                  "App. E.2, Fig. 4", main=False, judged_by=("power-of-$d$ closer",)),
+        Statement("R-F4:setting4", "setting 4 deviates more from the approximation than settings 1 to 3",
+                  "App. E.2, Fig. 4", main=False, judged_by=("setting 4 deviates",)),
     ),
 )

@@ -30,6 +30,7 @@ from ..experiments import (convergence_order, local_stability_agreement, local_s
                            stability_rows, limit_rows, truncated_pgf_rows)
 
 __all__ = ["ITEMS", "compute", "types_claims", "critical_load_claim", "m_model_local_claim", "linear_order_claim",
+           "limit_claim", "equivalence_claim", "printed_delay_claim",
            "delay_scale_erratum", "truncated_stable_claim", "closed_form_claim", "tail_claim", "tail_erratum",
            "ORDER_TOLERANCE", "equal_curves", "quantity_label", "draw_limits", "draw_replicas", "draw_sojourn", "draw_truncated", "draw_constant",
            "draw_tail", "MECHANISM_STYLE"]
@@ -93,6 +94,37 @@ def linear_order_claim(item: str, statement: str, rows: list[dict]) -> Claim:
                  category="check", reference=1.0, ours=float(order), tolerance=ORDER_TOLERANCE)
 
 
+def limit_claim(item: str, statement: str, source: str, rows: list[dict]) -> Claim:
+    r"""The paper's limit statement judged on the prelimit: the largest distance to the limit (over
+    the quantities of `rows`) falls at every step towards :math:`\lambda^*` and, from the lowest to
+    the highest load, at least in proportion to :math:`\varepsilon = 1 - \lambda/\lambda^*` (within a
+    factor 2). `rows` carry ``load_fraction`` and ``distance``."""
+    loads = sorted({float(r["load_fraction"]) for r in rows})
+    gaps = [max(float(r["distance"]) for r in rows if r["load_fraction"] == f) for f in loads]
+    falls = all(b < a for a, b in zip(gaps, gaps[1:]))
+    shrinks = len(gaps) >= 2 and gaps[-1] / gaps[0] <= 2.0 * (1 - loads[-1]) / (1 - loads[0])
+    return Claim(item=item, text=statement, source=source, holds=bool(falls and shrinks),
+                 evidence="Largest distance to the limit: " + ", ".join(
+                     f"{number(g, digits=3)} at $\\varepsilon = {number(1 - f, digits=2)}$" for f, g in zip(loads, gaps))
+                 + " (read as: falling at every step, at least in proportion to $\\varepsilon$ within a factor 2).")
+
+
+def equivalence_claim(item: str, statement: str, source: str, agree: bool, n_systems: int) -> Claim:
+    """An equivalence of conditions stated by the paper, tested on `n_systems` random systems."""
+    return Claim(item=item, text=statement, source=source, holds=bool(agree),
+                 evidence=f"{'The same' if agree else 'Not the same'} verdict from every condition on all "
+                          f"{n_systems} random systems.")
+
+
+def printed_delay_claim(paper_scale: float, exact_scale: float) -> Claim:
+    r"""R-V-cor32 as printed: the mean of the limit of :math:`(1 - \lambda/\lambda^*) V_S`, printed
+    :math:`\rho_{\mathcal T^*}`, against the exact heavy-traffic value (both deterministic)."""
+    return Claim(item="R-V-cor32", source="Corollary 3.2 (Sec. 3.2)", paper=float(paper_scale), ours=float(exact_scale),
+                 tolerance=1e-9, text=r"Corollary 3.2 as printed: the mean of the limit of $(1 - \lambda/\lambda^*) V_S$, "
+                                      r"$S \in \mathcal{T}^*$, is $\rho_{\mathcal{T}^*}$ (M-model, $p_{12} = 1/4$)",
+                 evidence="ours: the exact heavy-traffic mean $1/\\mu_{\\mathcal{T}^*}$ (see the erratum)")
+
+
 def delay_scale_erratum(top: dict, paper_scale: float, exact_scale: float) -> Claim:
     """R-V-cor32: Corollary 3.2 prints the mean of the limit of :math:`(1 - \\lambda/\\lambda^*) V_S` as
     :math:`\\rho_{\\mathcal T^*}`; the erratum is confirmed when the exact Laplace transform at the highest
@@ -123,7 +155,9 @@ def closed_form_claim(rows: list[dict]) -> Claim:
     largest absolute gap over `rows` (``max_abs_pmf_gap``, ``C_formula``, ``C_dp``) is 0 within 1e-12."""
     gap = max(max(r["max_abs_pmf_gap"], abs(r["C_formula"] - r["C_dp"])) for r in rows)
     return Claim(item="R-X-13", text="(13) and C agree with the product form (4) (largest absolute gap)",
-                 category="check", reference=0.0, ours=float(gap), tolerance=1e-12)
+                 source="Sec. 3.3, eq. (13)", holds=bool(gap <= 1e-12), ours=float(gap),
+                 evidence=f"Largest absolute gap {number(gap, digits=2)} over {len(rows)} loads and routings, within "
+                          f"{number(1e-12)} (double-precision sums of at most a thousand terms).")
 
 
 def tail_claim(exact_greater: float) -> Claim:
@@ -174,7 +208,7 @@ def product_form_check(zs, df: int, level: float = PF_FAMILY_LEVEL) -> Claim:
     expected = float(2 * st.t.sf(2.0, df))
     return Claim(item="R-V-pf", text=f"simulation against the product form (4): the largest $|z|$ of {zs.size} "
                                      f"quantities against the Bonferroni $t_{{{df}}}$ bound at family level {level:g}",
-                 category="check", holds=bool(zs.max() <= bound),
+                 source="Sec. 2.3, eq. (4)", holds=bool(zs.max() <= bound),
                  evidence=f"largest |z| {zs.max():.2f}, bound {bound:.2f}; {100 * (zs > 2).mean():.1f} % of |z| exceed 2, "
                           f"{100 * expected:.1f} % expected under $t_{{{df}}}$ (the quantities of one run are "
                           "correlated, so this share varies more than a binomial one).")
@@ -225,7 +259,10 @@ def _stability(systems, params, seed, n_random) -> ItemResult:
         "the same, min-cut (flow) search": f"{t2 - t1:.2f} s, $\\lambda^* = {b.critical_load:.12f}$"})
     ratios = [r["ratio_types"] for r in rand]
     return ItemResult("R-V-stab", params, seed, rows,
-                      claims=(critical_load_claim(S.power_of_d_critical_load(np.ones(20), 2)),),
+                      claims=(equivalence_claim("R-V-stab", "Sec. 2.1: conditions (1) and (2) are equivalent, and (3) gives "
+                                                "power-of-$d$'s critical load", "Sec. 2.1, eqs. (1)-(3)",
+                                                bool(agree and pod_gap <= 1e-9), len(rand)),
+                              critical_load_claim(S.power_of_d_critical_load(np.ones(20), 2))),
                       summary=dict(all_agree=agree, pod_reduction_max_rel_gap=pod_gap,
                                    pod20_seconds=dict(servers=t1 - t0, flow=t2 - t1)),
                       displays=(shown,), figure=dict(
@@ -243,7 +280,9 @@ def _local(systems, params, seed) -> ItemResult:
                      "(10) holds whenever they do": "yes" if necessary else "no"})
     keys = ("cond_7", "cond_8", "cond_9", "cond_11", "efficient", "cond_10")
     claim = m_model_local_claim(S.is_locally_stable(M.m_model(0.66)), S.is_locally_stable(M.m_model(0.67)))
-    return ItemResult("R-V-local", params, seed, rows, claims=(claim,),
+    main = equivalence_claim("R-V-local", "Sec. 3.1: the local stability conditions (7), (8), (9) and (11) are "
+                             "equivalent", "Sec. 3.1, eqs. (7)-(11)", same, len(rows))
+    return ItemResult("R-V-local", params, seed, rows, claims=(main, claim),
                       summary=dict(all_equivalent=same, n_locally_stable=n_loc, condition_10_necessary=necessary),
                       displays=(shown,), figure=dict(
                           labels=["(7)", "(8)", "(9)", "(11)", "T*=S", "(10)"],
@@ -277,7 +316,12 @@ def _pgf(systems, params, seed) -> ItemResult:
     gap = max(r["abs_diff"] for r in rows)
     shown = Table.from_values({r"systems, each at $0.95\,\lambda^*$": f"{len(rows)}",
                      r"largest $|f(z)/f(1) - \mathrm{DP}|$": f"{number(gap, digits=2)}"})
-    return ItemResult("R-V-prop31", params, seed, rows, summary=dict(max_abs_diff=gap), displays=(shown,), figure=dict(
+    claim = Claim(item="R-V-prop31", source="Proposition 3.1", holds=bool(gap <= 1e-12), ours=float(gap),
+                  text="Proposition 3.1: its probability generating function equals the dynamic programme's",
+                  evidence=f"Largest absolute gap {number(gap, digits=2)} over {len(rows)} random systems at "
+                           rf"$0.95\,\lambda^*$, within {number(1e-12)} (double-precision sums).")
+    return ItemResult("R-V-prop31", params, seed, rows, claims=(claim,), summary=dict(max_abs_diff=gap),
+                      displays=(shown,), figure=dict(
         caption=f"probability generating function of {len(rows)} random systems at $0.95\\,\\lambda^*$: Proposition 3.1 "
                 "(summed over ordered type vectors) against the dynamic programme (line: equality)"))
 
@@ -302,10 +346,14 @@ def _limits(params, seed, limit_loads, loads_text) -> list[ItemResult]:
                    "circles beneath" if pairs else "")
         claim = linear_order_claim(item, f"{item}: distance to the limit shrinks linearly in "
                                          "$\\varepsilon = 1 - \\lambda/\\lambda^*$", rows)
+        main = limit_claim(item, ("Theorem 3.1: the scaled counts approach the heavy-traffic limit "
+                                  r"$\mathrm{Exp}(1)\, p_S$" if item == "R-V-thm31" else
+                                  "Theorem 3.2: the critical types' scaled counts approach the heavy-traffic limit"),
+                           "Theorem 3.1" if item == "R-V-thm31" else "Theorem 3.2", rows)
         worst = max(r["distance"] for r in rows if r["load_fraction"] == max(limit_loads))
         shown = Table.from_values({rf"largest distance to the limit at $\lambda = {max(limit_loads)}\,\lambda^*$": f"{number(worst, digits=3)}",
                          r"observed order of the gap in $\varepsilon = 1 - \lambda/\lambda^*$": f"{claim.ours:.3f}"}, item)
-        out.append(ItemResult(item, params, seed, rows, claims=(claim,), summary=dict(max_distance_at_highest_load=worst),
+        out.append(ItemResult(item, params, seed, rows, claims=(main, claim), summary=dict(max_distance_at_highest_load=worst),
                               displays=(shown,), figure=dict(title=title, caption=(
                                   f"{title}: distance between the scaled prelimit quantities and their heavy-traffic "
                                   rf"limit against $1-\lambda/\lambda^*$ at $\lambda/\lambda^* = {loads_text}$. Left: "
@@ -327,7 +375,9 @@ def _replicas(params, seed, limit_loads, loads_text) -> ItemResult:
     shown = Table.from_values({**{f"$q_{n + 1}$": f"{w:.4f}" for n, w in enumerate(lim.server_weights)},
                      "largest gap at the highest load": f"{number(worst, digits=3)}",
                      r"observed order of the gap in $\varepsilon = 1 - \lambda/\lambda^*$": f"{claim.ours:.3f}"})
-    return ItemResult("R-V-cor31", params, seed, rows, claims=(claim,), summary=dict(q_n=lim.server_weights),
+    main = limit_claim("R-V-cor31", r"Corollary 3.1: the scaled replicas per server approach $\mathrm{Exp}(1)\, q_n$",
+                       "Corollary 3.1", rows)
+    return ItemResult("R-V-cor31", params, seed, rows, claims=(main, claim), summary=dict(q_n=lim.server_weights),
                       displays=(shown,), figure=dict(q_n=[float(w) for w in lim.server_weights], caption=(
                           r"scaled mean number of replicas $(1-\lambda/\lambda^*)\,E[R_n]$ at each server of a "
                           rf"three-server system against $1-\lambda/\lambda^*$ at $\lambda/\lambda^* = {loads_text}$ "
@@ -345,7 +395,8 @@ def _sojourn(params, seed, limit_loads, loads_text) -> ItemResult:
                      r"limit as printed $(1+\rho_{\mathcal{T}^*}s)^{-1}$": f"{top['limit_as_printed']:.5f}"},
                     rf"Laplace transform at $s = 1$, load ${max(limit_loads)}\,\lambda^*$")
     return ItemResult("R-V-cor32", params, seed, rows,
-                      claims=(delay_scale_erratum(top, lim.paper_delay_scale, lim.delay_scale),),
+                      claims=(printed_delay_claim(lim.paper_delay_scale, lim.delay_scale),
+                              delay_scale_erratum(top, lim.paper_delay_scale, lim.delay_scale)),
                       summary=dict(delay_scale=lim.delay_scale, paper_delay_scale=lim.paper_delay_scale),
                       displays=(shown,), figure=dict(s_values=[0.5, 1.0, 2.0], caption=(
                           r"Laplace transform of the scaled sojourn time $(1-\lambda/\lambda^*)V_{\{2,3\}}$ of the M-model "
@@ -369,7 +420,10 @@ def _truncated(params, seed, limit_loads, loads_text) -> ItemResult:
                      "stable": "yes" if stable else "no"}, "Lemma D.1")
     order = Table.from_values({r"Theorem D.1: observed order of the PGF gap in $\varepsilon = 1 - \lambda/\lambda^*$":
                      f"{check.ours:.3f}"})
-    return ItemResult("R-V-appD", params, seed, rows, claims=(truncated_stable_claim(stable, tr.load, own), check),
+    decouples = limit_claim("R-V-appD", "Theorem D.1: the non-critical counts approach the truncated system's",
+                            "App. D, Theorem D.1", rows)
+    return ItemResult("R-V-appD", params, seed, rows,
+                      claims=(truncated_stable_claim(stable, tr.load, own), decouples, check),
                       summary=dict(truncated_load=tr.load, truncated_lambda_star=own), displays=(lemma, order),
                       figure=dict(z_values=zs, caption=(
                           r"distance between the probability generating function of the non-critical counts and the "

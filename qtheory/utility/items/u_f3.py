@@ -101,6 +101,29 @@ def reconstruction_claim(by_ranking: list[float], stated=FIG3_BREAKPOINTS) -> Cl
                  "left-panel occupancy / $r_i$ equal up to rounding")
 
 
+def proportional_claim(rows: list[dict], system) -> Claim:
+    r"""Sec. 2.3.1 on Fig. 3 (left): with :math:`u_i(x) = x g(r(i)/x)`, :math:`g` concave increasing, the
+    pools hold roughly :math:`r(i)/c(r, \rho)` tasks, some rounded. Whatever :math:`g`, the
+    normalisation that places :math:`\rho` tasks per pool on average is
+    :math:`c = \sum_i \alpha(i) r(i) / \rho`; "roughly" is read as: every class's mean tasks per pool
+    within one task of :math:`r(i)/c` at every load of the grid (not a reconstruction: it holds for
+    any concave increasing :math:`g`)."""
+    resources = np.array([u.r for u in system.utilities], dtype=float)
+    mean_r = float(np.dot(system.alpha, resources))
+    worst, at = 0.0, None
+    for r in rows:
+        if r["panel"] != "left":
+            continue
+        target = resources[r["cls"] - 1] * r["rho"] / mean_r
+        gap = abs(r["tasks_per_pool"] - target)
+        if gap >= worst:
+            worst, at = gap, r
+    return Claim(item=ITEM, source="Sec. 2.3.1, Fig. 3 (left)", holds=bool(worst < 1.0),
+                 text=r"Fig. 3 (left): pools hold roughly $r(i)/c(r, \rho)$ tasks, in fixed ratios as $\rho$ grows",
+                 evidence=f"Largest distance between a class's mean tasks per pool and $r(i)/c$: {worst:.3f} tasks "
+                          f"(class {at['cls']} at $\\rho = {at['rho']:.3g}$; read as: below one task everywhere).")
+
+
 def growing_classes(rows: list[dict], panel: str, lo: float, hi: float) -> list[int]:
     """The classes whose tasks per pool increase somewhere strictly inside ``(lo, hi)`` (away
     from its ends by :data:`EDGE_MARGIN`), in the assignment rows of `panel`."""
@@ -146,7 +169,7 @@ def compute(*, seed: int = 0, rho_max: float, n_points: int, column_rhos, column
                for pool in pool_columns(system, column_pools, rho)]
     change = class_change_loads(systems["right"], rho_max)
     ratios = left_ratios(rows)
-    claims = (*breakpoint_checks(segment_breakpoints(systems["right"], rho_max), change), reconstruction_claim(change))
+    claims = (proportional_claim(rows, systems["left"]), *breakpoint_checks(segment_breakpoints(systems["right"], rho_max), change), reconstruction_claim(change))
     shown = Table(((r"right panel: loads $\rho$ where the growing class changes",
                     ", ".join(f"{x:g}" for x in change) + " (paper: 1.25, 6.25, 7.5)"),
                    (rf"left panel: tasks per pool / $r_i$ at $\rho = {rho_max:g}$", ", ".join(f"{x:.3f}" for x in ratios))),

@@ -126,8 +126,13 @@ def shrinks_claim(rows: list[dict], rhos, policies, n_values) -> Claim:
     gap = gaps(rows)
     nmin, nmax = min(n_values), max(n_values)
     holds = all(gap[(rho, p, nmax)] < gap[(rho, p, nmin)] for rho in rhos for p in policies)
+    words = "; ".join(f"{p} at $\\rho = {rho:g}$: {gap[(rho, p, nmin)]:.4f} at $n = {nmin}$, "
+                      f"{gap[(rho, p, nmax)]:.4f} at $n = {nmax}$" for rho in rhos for p in policies)
+    # Theorem 2 (asymptotic optimality) is what this statement of Sec. 3.4.1 illustrates: the record
+    # judges the claim map's U-V-thm2 statement
     return Claim(item="U-T1", text="the deviation from $u(q_n^*)$ shrinks as n grows (JLMU and SLTA, both loads)",
-                 holds=holds, source="Sec. 3.4.1, Table 1")
+                 holds=holds, source="Sec. 3.4.1, Table 1", key="U-V-thm2",
+                 evidence=f"Distance of the mean utility from $u(q_n^*)$: {words}.")
 
 
 def is_fractional_integral_pair(rhos) -> bool:

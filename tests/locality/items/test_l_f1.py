@@ -105,7 +105,7 @@ def test_compute_at_a_tiny_scale_returns_both_items():
         if r["method"] == "sim":
             assert r["ci_low"] <= r["mean"] <= r["ci_high"] and r["runs"] == 3
     # below the paper's scale the interval claim is not judged
-    assert [c.text[:12] for c in f1.claims] == ["Fig. 1: the ", "Sec. 6: capa"]
+    assert [c.text[:12] for c in f1.claims] == ["Fig. 1: the ", "Fig. 1: unde", "Sec. 6: capa"]
     assert set(f1.summary) == {"type1_growth_second_half_S1", "max_ci_half_width"}
     assert "$N = 40$ servers" in f1.figure["caption"] and "one irg($p^1$) graph" in f1.figure["caption"]
     assert len(jsqd.rows) == 3 * 2 * 3 and len(jsqd.claims) == 2
@@ -139,3 +139,16 @@ def test_the_tiny_graph_averages_leave_out_the_first_5_percent_of_the_horizon(mo
     monkeypatch.setattr(l_f1, "simulate_jsqd", fake_simulate)
     rows = l_f1.exact_rows(seed=1, horizon=100.0, n_runs=3)
     assert all(0.2 <= r["sim_mean"] <= 0.21 for r in rows)
+
+
+def _s2_rows(mid, end, se=0.01):
+    rows = []
+    for m, (a, b) in enumerate(zip(mid, end), start=1):
+        for t, v in ((0.0, a), (1.0, a), (2.0, b)):
+            rows.append(dict(system="S2", server_type=m, t=t, method="sim", mean=v, se=se))
+    return rows
+
+
+def test_s2_stays_bounded_unless_a_type_grows_over_the_second_half():
+    assert l_f1.bounded_claim(_s2_rows([1.6, 1.7], [1.4, 1.72]), "S2", 3).judge() == "agrees"
+    assert l_f1.bounded_claim(_s2_rows([1.6, 1.7], [1.4, 1.8]), "S2", 3).judge() == "differs"

@@ -47,7 +47,8 @@ def test_compute_at_a_tiny_scale_returns_rows_claim_and_figure():
     assert len(sim) == 2 * 3 * 2 * 5 and len(res.rows) == len(sim) + 2 * 3 * 2 * 5
     for r in sim:
         assert r["ci_low"] <= r["mean"] <= r["ci_high"] and 0.0 <= r["mean"] <= 1.0
-    assert len(res.claims) == 1 and res.claims[0].holds in (True, False)
+    assert len(res.claims) == 3 and all(c.holds in (True, False) for c in res.claims)
+    assert "approach the ODE" in res.claims[0].text and "own words" in res.claims[1].text
     assert set(res.summary["max_abs_gap_mean_vs_ode"]) == {"20", "40"}
     assert "$N = 20, 40$" in res.figure["caption"]
     # the ODE rows are the mean-field solution at t = 0: the initial matrix Q
@@ -58,3 +59,22 @@ def test_compute_at_a_tiny_scale_returns_rows_claim_and_figure():
 def test_compute_names_a_wrong_graph_reading():
     with pytest.raises(ParameterError, match="irg_graphs"):
         l_f2.compute(seed=3, n_list=[20], n_runs=2, horizon=0.4, n_times=5, reading="lengths-1-3", irg_graphs="two")
+
+
+def test_the_main_statement_agrees_only_when_the_distance_to_the_ode_falls_with_n():
+    assert l_f2.convergence_claim({"100": 0.03, "500": 0.014, "1000": 0.011}, 100).judge() == "agrees"
+    assert l_f2.convergence_claim({"100": 0.03, "500": 0.014, "1000": 0.016}, 100).judge() == "differs"
+    assert "0.0140 at $N = 500$" in l_f2.convergence_claim({"100": 0.03, "500": 0.014}, 100).evidence
+
+
+def _drops(falls):
+    return [dict(server_type=m, level=lv, start=1.0, end=1.0 - f, early_drop=f / 10, total_drop=f)
+            for (m, lv), f in falls.items()]
+
+
+def test_the_fast_decay_statement_in_the_papers_words_is_about_type_1_itself():
+    falls = {(1, 1): 0.25, (1, 2): 0.35, (2, 1): 0.17, (2, 2): -0.05, (3, 1): 0.27, (3, 2): -0.3}
+    assert l_f2.own_fall_claim(_drops(falls), 1000).judge() == "agrees"
+    # level 2 not the larger fall of type 1, or another type's level 2 falling more: differs
+    assert l_f2.own_fall_claim(_drops({**falls, (1, 2): 0.2}), 1000).judge() == "differs"
+    assert l_f2.own_fall_claim(_drops({**falls, (3, 2): 0.4}), 1000).judge() == "differs"

@@ -56,8 +56,9 @@ def test_lemma1_at_a_tiny_scale():
     res = st.lemma1(seed=5, lambdas=[1.0, 4.0], n_runs=2, horizon=20.0, parameters={"seed": 5})
     assert [r["arrival_rate"] for r in res.rows] == [1.0, 4.0]
     assert res.rows[1]["rho_N"] > 1 > res.rows[0]["rho_N"]
-    assert [c.category for c in res.claims] == ["reconstruction", "check"]
-    assert res.claims[1].judge() == "holds" and res.summary["enumeration_vs_closed_form"] < 1e-12
+    assert [c.category for c in res.claims] == ["claim", "reconstruction", "check"]
+    assert res.claims[0].source == "Lemma 1 (Sec. 3.1)"
+    assert res.claims[2].judge() == "holds" and res.summary["enumeration_vs_closed_form"] < 1e-12
     assert "$\\lambda = 1, 4$" in res.figure["caption"]
 
 
@@ -88,17 +89,23 @@ def test_p1_violates_31_when_a_type_load_reaches_one(loads):
     assert st.criterion_31_claim(_lemma2_rows(loads)).judge() == "differs"
 
 
-def test_busy_fractions_hold_within_four_standard_errors_and_fail_beyond():
-    rows = _lemma2_rows([0.6, 0.9, 0.7], busy=[0.6 + 0.007, 0.9 - 0.002, 0.7 + 0.0085])
+def test_busy_fractions_are_t_tests_with_runs_minus_one_degrees_of_freedom():
+    from scipy import stats
+
+    from qtheory.verdicts import FAMILY_LEVEL
+
+    cut = stats.t.isf(FAMILY_LEVEL / 2, 19) * 0.002     # 20 runs, SE 0.002
+    rows = _lemma2_rows([0.6, 0.9, 0.7], busy=[0.6 + 0.9 * cut, 0.9 - 0.002, 0.7 + 1.1 * cut])
     sim = [r for r in rows if "busy_sim" in r]
-    judged = [c.judge() for c in st.busy_fraction_claims(sim, 4, 300, 200.0)]
-    assert judged == ["holds", "holds", "fails"]
+    records = st.busy_fraction_claims(sim, 20, 300, 200.0)
+    assert [c.judge() for c in records] == ["holds", "holds", "fails"] and records[0].ours_df == 19
+    assert len({c.family for c in records}) == 1
 
 
 def test_lemma2_at_a_tiny_scale():
     res = st.lemma2(seed=5, n_servers=60, n_runs=2, horizon=10.0, parameters={})
     assert len(res.rows) == 9 and sum("busy_sim" in r for r in res.rows) == 3
-    assert res.claims[0].judge() == "agrees" and len(res.claims) == 4
+    assert res.claims[0].text.startswith("Lemma 2") and res.claims[1].judge() == "agrees" and len(res.claims) == 5
     assert set(res.summary["loads"]) == set(res.figure["matrices"]) and res.summary["t_bound"] > 0
     assert len(res.displays) == 2
 
@@ -124,7 +131,7 @@ def test_proposition1_at_a_tiny_scale():
 
 # -- L-V-lemma10 ---------------------------------------------------------------------------------------------
 
-def _lemma10_rows(rho_n_last, growth, ci_low, ode=0.6, se=0.05):
+def _lemma10_rows(rho_n_last, growth, ci_low, ode=0.6, se=0.005):
     rows = [dict(part="rho by set of types", matrix="p0 (complete)", types="[1]", value=1.5, critical=True),
             dict(part="rho by set of types", matrix="p0 (complete)", types="[1, 2, 3]", value=0.75, critical=False),
             dict(part="rho by set of types", matrix="p1 (Sec. 6.1)", types="[1, 2, 3]", value=0.75, critical=True),
@@ -136,7 +143,7 @@ def _lemma10_rows(rho_n_last, growth, ci_low, ode=0.6, se=0.05):
 
 
 def test_lemma10_records_agree_for_the_unstable_complete_graph():
-    recon, limit, unstable, rate = st.lemma10_claims(_lemma10_rows(1.5 + 1.5 / 999, 0.62, 0.5), 1.5, 5, 0.5)
+    recon, limit, unstable, rate = st.lemma10_claims(_lemma10_rows(1.5 + 1.5 / 999, 0.61, 0.5), 1.5, 5, 0.5)
     assert recon.category == "reconstruction" and recon.verdict.startswith("1.5 at the set {type 1}")
     assert "0.75" in recon.alternatives
     assert limit.judge() == "holds" and unstable.judge() == "agrees" and rate.judge() == "holds"
@@ -163,3 +170,23 @@ def test_compute_records_every_parameter_in_each_item():
                      rr_horizon=5.0, n_random_designs=5, growth_n_list=[30], growth_runs=2, growth_horizon=2.0)
     assert [r.item for r in res] == ["L-V-lemma1", "L-V-lemma2", "L-V-prop1", "L-V-lemma10"]
     assert all(r.parameters == res.lemma1.parameters for r in res) and len(res.lemma1.parameters) == 11
+
+
+def _growth_rows(growths, rhos, se=0.01):
+    return [dict(rho_N=r, growth_sim=g, se=se, ci_low=g - 2 * se, ci_high=g + 2 * se) for g, r in zip(growths, rhos)]
+
+
+def test_lemma_1_agrees_when_queues_stay_put_below_the_threshold_and_grow_above_it():
+    assert st.lemma1_claim(_growth_rows([0.001, 0.5], [0.6, 1.4]), 5.0).judge() == "agrees"
+    # growth below the threshold, or none above it, differs; a null-recurrent rate is not judged
+    assert st.lemma1_claim(_growth_rows([0.2, 0.5], [0.6, 1.4]), 5.0).judge() == "differs"
+    assert st.lemma1_claim(_growth_rows([0.001, 0.005], [0.6, 1.4]), 5.0).judge() == "differs"
+    assert st.lemma1_claim(_growth_rows([0.001, 0.3, 0.5], [0.6, 1.0, 1.4]), 5.0).judge() == "agrees"
+
+
+def test_lemma_2_agrees_when_every_busy_fraction_interval_lies_below_one():
+    rows = _lemma2_rows([0.6, 0.9, 0.7], busy=[0.6, 0.9, 0.7])
+    sim = [r for r in rows if "busy_sim" in r]
+    assert st.lemma2_claim(sim, 20).judge() == "agrees"
+    sim[1]["ci_high"] = 1.0
+    assert st.lemma2_claim(sim, 20).judge() == "differs"

@@ -85,10 +85,11 @@ def test_compute_at_a_tiny_scale_returns_rows_tables_records_and_figure():
     assert len(res.rows) == 2 * 3 * 41 and len(res.tables["columns"]) == 2 * 2 * 12
     assert res.summary["breakpoints_found"] == pytest.approx([1.25, 6.25, 7.5])
     assert res.summary["left_ratios_at_rho_max"] == pytest.approx([2.5] * 3, abs=0.01)
-    assert [c.judge() for c in res.claims] == ["holds"] * 3 + [res.claims[3].verdict]
-    assert res.claims[3].verdict.startswith("reproduces")
+    assert [c.judge() for c in res.claims] == ["agrees"] + ["holds"] * 3 + [res.claims[4].verdict]
+    assert res.claims[0].source == "Sec. 2.3.1, Fig. 3 (left)"
+    assert res.claims[4].verdict.startswith("reproduces")
     assert res.figure["class_edges"] == {"left": [3.5, 7.5], "right": [2.5, 5.5]}
-    assert "growing class(es) 3" in res.text and math.isclose(res.claims[3].ours, 0.0, abs_tol=1e-12)
+    assert "growing class(es) 3" in res.text and math.isclose(res.claims[4].ours, 0.0, abs_tol=1e-12)
 
 
 @pytest.mark.parametrize("kwargs, name", [(dict(rho_max=-1.0), "rho_max"), (dict(n_points=1), "n_points"),
@@ -97,3 +98,12 @@ def test_compute_names_a_wrong_parameter(kwargs, name):
     args = dict(seed=0, rho_max=10.0, n_points=11, column_rhos=[2.0], column_pools=12) | kwargs
     with pytest.raises(ParameterError, match=name):
         u_f3.compute(**args)
+
+
+def test_the_left_panel_statement_holds_for_any_concave_g_and_fails_when_pools_leave_their_share():
+    system = u_f3.figure3_left_system()
+    rows = [{"panel": "left", "rho": 4.0, "cls": c, "tasks_per_pool": r * 4.0 / 4.0 + 0.4}
+            for c, r in enumerate((2.0, 4.0, 6.0), start=1)]
+    assert u_f3.proportional_claim(rows, system).judge() == "agrees"
+    rows[2]["tasks_per_pool"] = 6.0 + 1.0          # one task away from r(3)/c
+    assert u_f3.proportional_claim(rows, system).judge() == "differs"

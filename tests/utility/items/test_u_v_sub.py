@@ -60,12 +60,12 @@ def test_the_reading_is_consistent_only_when_chain_and_simulations_agree_with_th
     assert u_v_sub.reading_claim(1e-9, 3.0, 12.0).verdict == "consistent with the text"
 
 
-def test_suboptimality_is_confirmed_when_jlmu_loses_somewhere_and_refuted_otherwise():
+def test_suboptimality_agrees_when_jlmu_loses_somewhere_and_differs_otherwise():
     some = u_v_sub.suboptimality_claim([{"jlmu_loses": True}, {"jlmu_loses": False}, {"jlmu_loses": False},
                                         {"jlmu_loses": False}])
-    assert some.verdict == "confirmed" and some.ours == 0.25
+    assert some.judge() == "agrees" and some.ours == 0.25 and some.category == "claim"
     none = u_v_sub.suboptimality_claim([{"jlmu_loses": False}] * 3)
-    assert none.verdict == "refuted" and none.ours == 0.0
+    assert none.judge() == "differs" and none.ours == 0.0
 
 
 def test_compute_at_a_tiny_scale_returns_rows_checks_records_and_figure():
@@ -74,7 +74,7 @@ def test_compute_at_a_tiny_scale_returns_rows_checks_records_and_figure():
     assert len(res.rows) == 15 and len(res.tables["checks"]) == 2 * 3
     assert res.summary["max_ctmc_error"] < 1e-9 and res.summary["sim_agrees"] is True
     assert res.summary["eps_c_limit_rho_to_0"] == pytest.approx(0.5, abs=1e-3)
-    assert [c.verdict for c in res.claims] == ["consistent with the text", "confirmed"]
+    assert res.claims[0].verdict == "consistent with the text" and res.claims[1].judge() == "agrees"
     assert res.figure["advantage"].shape == (3, 5) and res.figure["eps0"] == 0.1
     # the simulation's t statistic is its distance to the closed form in standard errors of the mean
     rows = {r["method"]: r for r in res.tables["checks"] if r["policy"] == "jlmu"}

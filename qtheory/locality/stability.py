@@ -207,3 +207,139 @@ def require_stable(system: LocalitySystem, what: str = "this stationary quantity
         raise InstabilityError(f"{what} does not exist: the asymptotic load rho of (5.2) is {load.rho:.4g} >= 1 "
                                f"(server types {[m + 1 for m in load.critical_types]} are overloaded)")
     return load
+
+
+@dataclass(frozen=True)
+class PolicyStability:
+    """Result of :func:`policy_stability`: whether a policy's stationary quantities exist.
+
+    Attributes
+    ----------
+    policy : str
+        The policy in words ("random routing", "local JSQ(2)", "GWSQ(2)", "JIQ").
+    stable : bool or None
+        True: the condition holds (the stationary quantities exist); False: it fails (they
+        do not: the queues grow); None: no stability condition is known for the policy, so
+        stationarity must be checked from the simulation (see :func:`policy_stability`).
+    load : float
+        The asymptotic load :math:`\\rho` of (5.2) with the policy's :math:`d`. For a policy
+        without a known condition: NaN, or :math:`\\lambda\\zeta / \\sum_m v_m u_m` when that is at least 1.
+    critical_types : tuple of int
+        The server types (1-based) whose set attains the load (all types in the second case
+        above); empty when no condition is known.
+    reason : str
+        A sentence saying why, with the load that decides it.
+    """
+
+    policy: str
+    stable: bool | None
+    load: float
+    critical_types: tuple
+    reason: str
+
+    @property
+    def known(self) -> bool:
+        """Whether the paper gives a condition for the policy (``stable`` is then True or False)."""
+        return self.stable is not None
+
+
+def _types_words(types) -> str:
+    """Server types (1-based) in words: "type-2 servers", "type-1 and type-2 servers"."""
+    names = [f"type-{m}" for m in types]
+    return (" and ".join(names) if len(names) <= 2 else ", ".join(names[:-1]) + " and " + names[-1]) + " servers"
+
+
+def policy_stability(system: LocalitySystem, policy) -> PolicyStability:
+    """Whether `policy` on `system` (large :math:`N`) has stationary quantities: Lemma 10, eq. (5.2).
+
+    The rule:
+
+    * Local JSQ(d) (``LocalJSQ(d)``, or the integer ``d``; ``d = 1`` is random routing) and
+      GWSQ(d) (``GWSQ(d)``): stable iff the asymptotic load :math:`\\rho` of (5.2), evaluated
+      with the policy's :math:`d` (:func:`asymptotic_load` of the system with that ``d``), is
+      below 1 (Lemma 10). For GWSQ(d) with independent draws, the probability that all
+      :math:`d` draws of a cluster-:math:`k` task land in a set of types with fractions
+      :math:`\\alpha_m` is :math:`(\\sum_m \\alpha_m p_{k,m} v_m / \\delta_k)^d`, the term (5.2)
+      uses, so we read the same condition for it. With :math:`d = 1` the ratio of (5.2) at a
+      single type is the random-routing load of :func:`type_loads`.
+    * Any other policy (JIQ: an idle compatible server if any, else a uniformly random
+      compatible one): the paper proves no condition, and none is claimed here (not even a
+      comparison with random routing). The result is ``stable=None`` ("condition not known")
+      unless capacity sufficiency (2.1) fails, which no policy survives (``stable=False``, with
+      the load :math:`\\lambda\\zeta / \\sum_m v_m u_m \\ge 1` of all servers).
+      A caller that reports a stationary mean for such a policy must check stationarity from
+      its simulation, e.g. the time average over the second half of the averaging window
+      against the first half, and report "stationarity not established" when they differ
+      significantly and by more than the margin that matters (5% of the mean;
+      :func:`qtheory.locality.items.l_r_jiq.drift_check`).
+
+    Parameters
+    ----------
+    system : LocalitySystem
+        The system (its own ``d`` is replaced by the policy's).
+    policy : int or qtheory.locality.policies.Policy or str
+        ``d`` of local JSQ(d), a policy object (``LocalJSQ(d=1)``, ``GWSQ(d=2)``, ``JIQ()``;
+        ``d=None`` takes the system's ``d``) or a registered policy name.
+
+    Returns
+    -------
+    PolicyStability
+
+    Raises
+    ------
+    ParameterError
+        If `system` is not a :class:`LocalitySystem`, or `policy` is not a positive integer,
+        a policy or a registered name.
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> from qtheory.locality.model import paper_system
+    >>> base = paper_system("design")  # load lambda zeta / sum_m v_m u_m = 3/4
+    >>> heavy = dataclasses.replace(base, arrival_rate=0.85 * base.capacity / base.zeta)
+    >>> policy_stability(heavy, 1).reason
+    'random routing loads type-2 servers at 1.029 ≥ 1 (Lemma 10, eq. (5.2) with d = 1)'
+    >>> policy_stability(heavy, 2).stable
+    True
+    """
+    from dataclasses import replace
+
+    from .policies import GWSQ, LocalJSQ, Policy, as_policy
+
+    if not isinstance(system, LocalitySystem):
+        raise ParameterError(f"`system` must be a LocalitySystem (got {type(system).__name__})")
+    if isinstance(policy, str):
+        try:
+            policy = as_policy(policy)
+        except ParameterError as exc:
+            raise ParameterError(f"`policy`: {exc}") from None
+    if isinstance(policy, Policy):
+        if isinstance(policy, (LocalJSQ, GWSQ)):
+            d = int(system.d if policy.d is None else policy.d)
+            name = f"GWSQ({d})" if isinstance(policy, GWSQ) else ("random routing" if d == 1 else f"local JSQ({d})")
+        else:
+            d, name = None, "JIQ" if policy.name == "jiq" else policy.name
+    else:
+        d = check_integer("policy", policy, low=1)
+        name = "random routing" if d == 1 else f"local JSQ({d})"
+    if d is None:
+        if not system.capacity_sufficient:
+            total = float(system.total_arrival_rate / system.capacity)
+            return PolicyStability(name, False, total, tuple(range(1, system.n_types + 1)),
+                                   f"{name} loads all servers at {total:.3f} ≥ 1: capacity sufficiency (2.1) fails, "
+                                   f"and no policy is stable then")
+        return PolicyStability(name, None, float("nan"), (),
+                               f"no stability condition is known for {name} (the paper proves none): "
+                               f"stationarity must be checked from the simulation")
+    load = asymptotic_load(replace(system, d=d))
+    types = tuple(m + 1 for m in load.critical_types)
+    where = "all servers" if len(types) == system.n_types and len(types) > 1 else _types_words(types)
+    source = f"Lemma 10, eq. (5.2) with d = {d}"
+    if load.rho >= 1.0:
+        return PolicyStability(name, False, float(load.rho), types,
+                               f"{name} loads {where} at {load.rho:.3f} ≥ 1 ({source})")
+    return PolicyStability(name, True, float(load.rho), types,
+                           f"{name} is stable: its asymptotic load is {load.rho:.3f} < 1, attained on {where} ({source})")
+
+
+__all__ += ["PolicyStability", "policy_stability"]

@@ -4,14 +4,25 @@
 server if there is one, else a uniformly chosen compatible server), local JSQ(2) (Sec. 2.2),
 GWSQ(2) (Algorithm 1) and random routing (local JSQ(1)) on the Sec. 6 system with an
 irg(:math:`p^1`) graph over a range of loads, and returns the stationary mean queue length per
-server with 95% intervals over the runs. No paper states a value for JIQ: the one record is an
-internal check (:func:`beats_random_claim`); :func:`loads_below` says at which loads one policy
-is significantly below another.
+server with 95% intervals over the runs.
+
+Stability before stationarity: a mean is reported only where it is a stationary quantity.
+For local JSQ(d), GWSQ(d) and random routing, :func:`~qtheory.locality.stability.policy_stability`
+decides from the asymptotic load (5.2) (Lemma 10) before anything is simulated: an unstable
+point (random routing overloads the type-2 servers from load about 0.83 on) is not simulated
+and its row has no mean. For JIQ no condition is known; its rows carry a drift check
+(:func:`drift_check`: the second half of the averaging window against the first) and no mean
+where the drift is significant ("stationarity not established").
+
+No paper states a value for JIQ: the one record is an internal check
+(:func:`beats_random_claim`) over the loads where both means exist; :func:`loads_below` says
+at which loads one policy is significantly below another.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 
@@ -19,16 +30,23 @@ from ...claims import Claim
 from ...display import Table, listing
 from ...errors import ParameterError
 from ...results import ItemResult
-from ...runtime import child_seed, replicate
+from ...runtime import child_seed, children, replicate
 from ...stats import mean_ci
-from ..experiments import stationary_replication
+from ...validation import check_integer, check_real
+from ...verdicts import RELATIVE_MARGIN
+from ..experiments import build_graph
 from ..model import paper_system
 from ..policies import GWSQ, JIQ, LocalJSQ
+from ..simulation import simulate
+from ..stability import policy_stability
 
-__all__ = ["ITEM", "compared_policies", "compute", "policy_row", "loads_below", "beats_random_claim", "comparison_text"]
+__all__ = ["ITEM", "compared_policies", "compute", "policy_row", "reported", "comparable_loads", "loads_below",
+           "beats_random_claim", "comparison_text", "window_replication", "drift_check", "cell_text", "draw"]
 
 ITEM = "L-R-jiq"
 RANDOM = "random (JSQ(1))"
+#: equally spaced sampling times of the averaging window (as in stationary_replication)
+N_SAMPLES = 2000
 
 
 def compared_policies() -> dict:
@@ -44,44 +62,209 @@ def policy_row(rows, load: float, policy: str) -> dict:
     raise ParameterError(f"no row for policy {policy!r} at `load` = {load!r}")
 
 
+def reported(row) -> bool:
+    """Whether `row` reports a stationary mean (an unstable point, or a JIQ point whose
+    stationarity is not established, has NaN there)."""
+    return math.isfinite(row["mean_queue_length"])
+
+
+def comparable_loads(rows, loads, a: str, b: str) -> list:
+    """The loads at which both `a` and `b` report a stationary mean."""
+    return [load for load in loads if reported(policy_row(rows, load, a)) and reported(policy_row(rows, load, b))]
+
+
 def loads_below(rows, loads, lower: str, upper: str) -> list:
     """The loads at which `lower`'s mean queue length is significantly below `upper`'s: the 95%
-    interval of `lower` lies entirely below that of `upper` (``high < low``)."""
-    return [load for load in loads if policy_row(rows, load, lower)["high"] < policy_row(rows, load, upper)["low"]]
+    interval of `lower` lies entirely below that of `upper` (``high < low``). A load where
+    either has no mean is never among them."""
+    return [load for load in comparable_loads(rows, loads, lower, upper)
+            if policy_row(rows, load, lower)["high"] < policy_row(rows, load, upper)["low"]]
+
+
+def _name(policy: str) -> str:
+    return "random routing" if policy == RANDOM else policy
+
+
+def _types(row) -> str:
+    """The critical server types of an unstable row in words: "type 2", "types 1, 2, 3"."""
+    types = row["critical_types"]
+    return f"type{'s' if ',' in types else ''} {types}"
+
+
+def _loads_words(loads) -> str:
+    return f"load{'s' if len(loads) > 1 else ''} {listing(loads, conjunction='and')}"
+
+
+def _missing_words(rows, loads, policy: str) -> str:
+    """Why `policy` has no mean at the given loads, as a clause ("" when it has one at each):
+    "random routing is unstable at loads 0.85 and 0.92 (type 2 loaded at 1.029 and 1.114 ≥ 1,
+    Lemma 10)"."""
+    rows_at = [policy_row(rows, load, policy) for load in loads]
+    unstable = [r for r in rows_at if r.get("stable") is False]
+    drifting = [r for r in rows_at if r.get("stable") is not False and not reported(r)]
+    parts = []
+    if unstable:
+        if len({r["critical_types"] for r in unstable}) == 1:
+            rhos = [f"{r['rho']:.3f}" for r in unstable]
+            how = f"{_types(unstable[0])} loaded at {listing(rhos, conjunction='and')} ≥ 1"
+        else:
+            how = "; ".join(f"{_types(r)} loaded at {r['rho']:.3f} ≥ 1" for r in unstable)
+        parts.append(f"{_name(policy)} is unstable at {_loads_words([r['load'] for r in unstable])} "
+                     f"({how}, Lemma 10)")
+    if drifting:
+        parts.append(f"the stationarity of {_name(policy)} is not established at "
+                     f"{_loads_words([r['load'] for r in drifting])} (its time average over the second half of the "
+                     f"window differs significantly from the first half, by more than "
+                     f"{100 * RELATIVE_MARGIN:g}% of the mean)")
+    return "; ".join(parts)
 
 
 def beats_random_claim(rows, loads, n_servers: int) -> Claim:
-    """Internal check: JIQ's mean queue length is below random routing's at every load, with
-    disjoint 95% intervals."""
-    below = loads_below(rows, loads, "JIQ", RANDOM)
-    return Claim(item=ITEM, text="JIQ's mean queue length is below random routing's at every load (95% CIs disjoint)",
-                 category="check", holds=len(below) == len(list(loads)), evidence=f"loads {listing(loads, conjunction='and')}, $N = {n_servers}$")
+    """Internal check: JIQ's mean queue length is below random routing's, with disjoint 95%
+    intervals, at every load where both report a stationary mean (:func:`reported`); the
+    other loads are named in the evidence. With no load where both have a mean nothing is
+    compared, and the check does not hold (``holds=False``; the evidence says why)."""
+    loads = list(loads)
+    both = comparable_loads(rows, loads, "JIQ", RANDOM)
+    below = loads_below(rows, both, "JIQ", RANDOM)
+    skipped = [load for load in loads if load not in both]
+    evidence = f"loads {listing(both, conjunction='and')}, $N = {n_servers}$" if both else \
+        f"no load where both have a stationary mean, so nothing was compared, $N = {n_servers}$"
+    if skipped:
+        why = "; ".join(w for w in (_missing_words(rows, skipped, RANDOM), _missing_words(rows, skipped, "JIQ")) if w)
+        evidence += f"; not compared where {why}"
+    return Claim(item=ITEM, text="JIQ's mean queue length is below random routing's at every load where both have a "
+                                 "stationary mean (95% CIs disjoint)",
+                 category="check", holds=bool(both) and len(below) == len(both), evidence=evidence)
 
 
-def comparison_text(rows, loads, beats_random: bool) -> str:
-    """The page's summary of the comparison (Markdown), from the rows."""
-    ratios = {load: policy_row(rows, load, "JIQ")["mean_queue_length"]
-              / policy_row(rows, load, "local JSQ(2)")["mean_queue_length"] for load in loads}
+def comparison_text(rows, loads, beats_random: bool | None) -> str:
+    """The page's summary of the comparison (Markdown), from the rows: the check, the points
+    without a mean and why, stable points whose window average still drifts, and JIQ against
+    local JSQ(2) where both have a mean."""
+    loads = list(loads)
+    policies = list(dict.fromkeys(r["policy"] for r in rows))
+    both_random = comparable_loads(rows, loads, "JIQ", RANDOM) if RANDOM in policies else loads
+    both = comparable_loads(rows, loads, "JIQ", "local JSQ(2)")
     better = loads_below(rows, loads, "JIQ", "local JSQ(2)")
     worse = loads_below(rows, loads, "local JSQ(2)", "JIQ")
 
     def at(which: list) -> str:
-        if not which:
-            return "at no load"
-        return f"at load{'s' if len(which) > 1 else ''} {listing(which, conjunction='and')}"
-    return "\n".join([f"- JIQ below random routing at every load: **{'yes' if beats_random else 'no'}**.",
-                      "- JIQ / local JSQ(2) mean queue length: "
-                      + ", ".join(f"{ratios[load]:.2f} at load {load:g}" for load in loads) + ".",
-                      f"- JIQ is significantly better than local JSQ(2) {at(better)} and worse {at(worse)} "
-                      "(95% CIs disjoint)."])
+        return f"at {_loads_words(which)}" if which else "at no load"
+    verdict = {True: "yes", False: "no", None: "not resolved"}[beats_random]
+    if len(both_random) == len(loads):
+        lines = [f"- JIQ below random routing at every load: **{verdict}**."]
+    else:
+        lines = [f"- JIQ below random routing at every load where both have a stationary mean "
+                 f"({at(both_random).removeprefix('at ')}): **{verdict}**."]
+    for policy in policies:
+        missing = [load for load in loads if not reported(policy_row(rows, load, policy))]
+        if missing:
+            lines.append(f"- No mean where {_missing_words(rows, missing, policy)}.")
+    unsettled = [r for r in rows if r.get("stable") is True and r.get("drifting") is True]
+    if unsettled:
+        lines.append("- Stable, but the time average over the second half of the window differs significantly from "
+                     f"the first half, by more than {100 * RELATIVE_MARGIN:g}% of the mean (the warm-up may be too "
+                     "short, and the mean biased): "
+                     + "; ".join(f"{_name(r['policy'])} at load {r['load']:g} (drift {r['drift']:+.3g}, 95% CI "
+                                 f"[{r['drift_low']:.3g}, {r['drift_high']:.3g}])" for r in unsettled) + ".")
+    ratios = ", ".join(f"{policy_row(rows, load, 'JIQ')['mean_queue_length'] / policy_row(rows, load, 'local JSQ(2)')['mean_queue_length']:.2f}"
+                       f" at load {load:g}" for load in both)
+    lines.append(f"- JIQ / local JSQ(2) mean queue length: {ratios or 'no load where both have a mean'}.")
+    lines.append(f"- JIQ is significantly better than local JSQ(2) {at(better)} and worse {at(worse)} "
+                 "(95% CIs disjoint).")
+    return "\n".join(lines)
+
+
+def window_replication(seed_sequence, system, n_servers: int, graph_kind, warmup: float, horizon: float, *,
+                       policy, n_samples: int = N_SAMPLES) -> dict:
+    """One run of :func:`~qtheory.locality.experiments.stationary_replication` (the same seeds,
+    path and time average over ``[warmup, horizon]``), plus the time averages over the first and
+    the second half of the `n_samples` sampling times (for :func:`drift_check`).
+
+    Returns a dict: ``mean_queue_length``, ``first_half``, ``second_half`` (per type, shape
+    (M,)) and ``events``.
+    """
+    n_samples = check_integer("n_samples", n_samples, low=2)
+    graph_ss, _, sim_ss = children(seed_sequence, 3)
+    graph = build_graph(system, n_servers, graph_kind, graph_ss)
+    grid = np.concatenate([[0.0], np.linspace(warmup, horizon, n_samples)])
+    res = simulate(system, graph, policy, np.zeros(graph.n_servers, np.int64), grid, sim_ss, levels=6)
+    q = np.asarray(res.mean_queue_length)[1:]
+    half = n_samples // 2
+    return dict(mean_queue_length=q.mean(axis=0), first_half=q[:half].mean(axis=0),
+                second_half=q[half:].mean(axis=0), events=int(res.events))
+
+
+def drift_check(first, second, *, margin: float = RELATIVE_MARGIN) -> dict:
+    """Drift of a time average across its window: the empirical stationarity check of a point
+    whose stability condition is not known.
+
+    `first` and `second` are the time averages of the mean queue length over the first and the
+    second half of the window, one per independent run. The drift is their difference,
+    second minus first, averaged over the runs with a 95% t interval. The rule: the drift is
+    *significant* when that interval excludes 0, and it *matters* (``drifting``: stationarity not
+    established) when it is significant and larger in size than `margin` times the window's mean
+    (the book's margin that matters, :data:`qtheory.verdicts.RELATIVE_MARGIN`), or when the
+    interval is undefined (one run). A queue that grows (an unstable point) drifts by about
+    half the window times its growth rate, far beyond the margin; a significant drift inside the
+    margin (a stable point still settling by less than the margin) keeps its mean.
+
+    Returns ``drift, drift_low, drift_high``, ``significant`` and ``drifting`` (bools).
+    """
+    first = np.asarray(first, dtype=float)
+    second = np.asarray(second, dtype=float)
+    if first.ndim != 1 or first.size == 0 or first.shape != second.shape:
+        raise ParameterError(f"`first` and `second` must be two equally long sequences of run averages "
+                             f"(got shapes {first.shape} and {second.shape})")
+    margin = check_real("margin", margin, low=0.0)
+    est = mean_ci(second - first)
+    low, high = float(est.ci_low), float(est.ci_high)
+    defined = math.isfinite(low) and math.isfinite(high)
+    significant = not defined or not low <= 0.0 <= high
+    size = margin * abs(float(np.mean((first + second) / 2)))
+    return dict(drift=float(est.mean), drift_low=low, drift_high=high, significant=significant,
+                drifting=not defined or (significant and abs(float(est.mean)) > size))
+
+
+def cell_text(row) -> str:
+    """A table cell: the mean ± 95% half-width, or why there is none ("unstable (type 2 at
+    load 1.029)", "stationarity not established (drift ...)")."""
+    if reported(row):
+        return f"{row['mean_queue_length']:.3f} ± {(row['high'] - row['low']) / 2:.3f}"
+    if row.get("stable") is False:
+        return f"unstable ({_types(row)} at load {row['rho']:.3f})"
+    return (f"stationarity not established (drift {row['drift']:+.3f}, 95% CI "
+            f"[{row['drift_low']:.3f}, {row['drift_high']:.3f}])")
+
+
+def _row(load, label, verdict, n_types: int) -> dict:
+    """The row of a point before its simulation: the stability verdict, no numbers yet."""
+    nan = float("nan")
+    return dict(load=load, policy=label, stable=verdict.stable, rho=verdict.load,
+                critical_types=", ".join(str(m) for m in verdict.critical_types), reason=verdict.reason,
+                mean_queue_length=nan, low=nan, high=nan, se=nan, **{f"type_{m + 1}": nan for m in range(n_types)},
+                drift=nan, drift_low=nan, drift_high=nan, drifting=None, stationarity="", runs=0, events=0)
 
 
 def compute(*, seed: int, n_servers: int, loads, n_runs: int, warmup: float, horizon: float) -> ItemResult:
     """L-R-jiq at the notebook's parameters (see the notebook for their meaning).
 
-    Rows: ``load, policy, mean_queue_length, low, high, se, type_1, type_2, type_3, runs,
-    events``: time averages over ``[warmup, horizon]`` from an empty start, one irg(:math:`p^1`)
-    graph per run; ``mean_queue_length`` is :math:`\\sum_m v_m` times the type-:math:`m` mean.
+    Rows: ``load, policy, stable, rho, critical_types, reason, mean_queue_length, low, high, se,
+    type_1, type_2, type_3, drift, drift_low, drift_high, drifting, stationarity, runs, events``.
+
+    Each point is checked first (:func:`~qtheory.locality.stability.policy_stability`):
+    ``stable`` is True or False by Lemma 10, eq. (5.2) with the policy's d (``rho`` that
+    load, ``critical_types`` the types attaining it, 1-based), or None for JIQ (no known
+    condition). An unstable point is not simulated: its numbers are NaN, ``runs`` and
+    ``events`` 0, ``stationarity`` "unstable (Lemma 10)". The others are simulated: time averages over
+    ``[warmup, horizon]`` from an empty start, one irg(:math:`p^1`) graph per run;
+    ``mean_queue_length`` is :math:`\\sum_m v_m` times the type-:math:`m` mean, and ``drift``
+    (``drifting``) the :func:`drift_check` of that total (for every simulated point; it decides
+    only JIQ's, the text names stable points that drift). ``stationarity`` is "stable (Lemma 10)" for a stable point,
+    and for JIQ "no significant drift", "drift within the margin" (significant, but below 5% of
+    the mean), or "not established" when the drift matters: then the mean columns are NaN too
+    (the window average is not a stationary mean).
     """
     loads = list(loads)
     if not loads or len(set(loads)) != len(loads):
@@ -97,31 +280,69 @@ def compute(*, seed: int, n_servers: int, loads, n_runs: int, warmup: float, hor
     policies = compared_policies()
     # compile or load each kernel once: the forked workers inherit it
     for pol in policies.values():
-        stationary_replication(np.random.SeedSequence(0), base, 20, "irg", 0.5, 1.0, n_samples=3, policy=pol)
+        window_replication(np.random.SeedSequence(0), base, 20, "irg", 0.5, 1.0, n_samples=4, policy=pol)
     rows = []
     for load in loads:
         system = dataclasses.replace(base, arrival_rate=load * capacity / base.zeta)
         for label, pol in policies.items():
-            runs = replicate(stationary_replication, n_runs, child_seed(seed, label, loads.index(load)),
+            verdict = policy_stability(system, pol)
+            row = _row(load, label, verdict, base.n_types)
+            rows.append(row)
+            if verdict.stable is False:  # no stationary mean exists: nothing to simulate
+                row["stationarity"] = "unstable (Lemma 10)"
+                continue
+            runs = replicate(window_replication, n_runs, child_seed(seed, label, loads.index(load)),
                              args=(system, n_servers, "irg", warmup, horizon), kwargs={"policy": pol},
                              desc=f"{label}, load {load}")
-            total = mean_ci([float(v @ r.mean_queue_length) for r in runs])
-            per_type = [mean_ci([r.mean_queue_length[m] for r in runs]) for m in range(base.n_types)]
-            rows.append(dict(load=load, policy=label, mean_queue_length=float(total.mean), low=float(total.ci_low),
-                             high=float(total.ci_high), se=float(total.se),
-                             **{f"type_{m + 1}": float(per_type[m].mean) for m in range(base.n_types)},
-                             runs=n_runs, events=int(sum(r.events for r in runs))))
+            drift = drift_check([float(v @ r["first_half"]) for r in runs], [float(v @ r["second_half"]) for r in runs])
+            row.update(drift=drift["drift"], drift_low=drift["drift_low"], drift_high=drift["drift_high"],
+                       drifting=drift["drifting"], runs=n_runs, events=int(sum(r["events"] for r in runs)))
+            if verdict.stable is None and drift["drifting"]:
+                row["stationarity"] = "not established"
+                continue
+            row["stationarity"] = ("stable (Lemma 10)" if verdict.stable else
+                                   "drift within the margin" if drift["significant"] else "no significant drift")
+            total = mean_ci([float(v @ r["mean_queue_length"]) for r in runs])
+            per_type = [mean_ci([r["mean_queue_length"][m] for r in runs]) for m in range(base.n_types)]
+            row.update(mean_queue_length=float(total.mean), low=float(total.ci_low), high=float(total.ci_high),
+                       se=float(total.se), **{f"type_{m + 1}": float(per_type[m].mean) for m in range(base.n_types)})
     claim = beats_random_claim(rows, loads, n_servers)
     labels = list(policies)
     table = Table(tuple({"load": load, **{lab: policy_row(rows, load, lab) for lab in labels}} for load in loads),
                   {"load": lambda x: f"{x['load']:g}",
-                   **{lab: (lambda x, lab=lab: f"{x[lab]['mean_queue_length']:.3f} ± "
-                                               f"{(x[lab]['high'] - x[lab]['low']) / 2:.3f}") for lab in labels}},
+                   **{lab: (lambda x, lab=lab: cell_text(x[lab])) for lab in labels}},
                   caption=f"Mean queue length per server ± 95% CI half-width, Sec. 6 system, irg($p^1$), "
-                          f"$N$ = {n_servers}")
+                          f"$N$ = {n_servers}; no mean where the policy is unstable (Lemma 10, eq. (5.2)) or, for "
+                          f"JIQ, whose stability condition is not known, where the second half of the averaging "
+                          f"window differs significantly from the first")
+    missing = [_missing_words(rows, [r["load"] for r in rows if r["policy"] == lab and not reported(r)], lab)
+               for lab in labels]
+    missing = [m for m in missing if m]
     caption = (f"Mean queue length per server against the load for JIQ, local JSQ(2), GWSQ(2) and random routing on "
                f"the Sec. 6 system with an irg($p^1$) graph of $N$ = {n_servers} servers (95% CIs over {n_runs} runs, "
-               f"time averages over [{warmup:g}, {horizon:g}], seed {seed}).")
+               f"time averages over [{warmup:g}, {horizon:g}], seed {seed})."
+               + (f" Not drawn, having no stationary mean: {'; '.join(missing)}." if missing else ""))
     return ItemResult(ITEM, params, seed, rows, claims=(claim,), displays=(table,),
                       text=comparison_text(rows, loads, claim.holds),
                       figure={"caption": caption, "policies": labels})
+
+
+def draw(res: ItemResult):
+    """The page's figure from ``res``: mean queue length per server against the load, one line
+    per policy with 95% CI bars, on a log scale. A point without a stationary mean (unstable,
+    or stationarity not established) is not drawn (the caption names it). Returns the figure."""
+    from ...plotting import PALETTE, new_figure
+    from ...results import column, select
+
+    fig, axes = new_figure(1, height=3.4)
+    ax = axes[0][0]
+    for k, lab in enumerate(res.figure["policies"]):
+        sel = select(res.rows, policy=lab)  # NaN points break the line and draw nothing
+        mean, low, high = (np.array(column(sel, c), dtype=float) for c in ("mean_queue_length", "low", "high"))
+        ax.errorbar(column(sel, "load"), mean, yerr=[mean - low, high - mean], fmt="os^v"[k],
+                    ls=["-", "--", ":", "-"][k], ms=4, capsize=2, color=PALETTE[k], label=lab)
+    ax.set_yscale("log")
+    ax.set_xlabel(r"load $\lambda\zeta / \sum_m v_m u_m$")
+    ax.set_ylabel("mean queue length per server")
+    ax.legend()
+    return fig

@@ -68,7 +68,7 @@ def lemma1_reading_claim(rows, n_runs: int, horizon: float) -> tuple[Claim, dict
 
 
 def lemma1_claim(rows, bound: float) -> Claim:
-    """Lemma 1 itself: the total queue stays bounded where :math:`\rho^N < 1` (its growth rate within the
+    r"""Lemma 1 itself: the total queue stays bounded where :math:`\rho^N < 1` (its growth rate within the
     Bonferroni t bound of 0) and grows where :math:`\rho^N > 1` (its growth rate's 95% interval above 0);
     rates with :math:`\rho^N = 1` (null recurrent) are not judged."""
     below = [r for r in rows if r["rho_N"] < 1 - 1e-12]

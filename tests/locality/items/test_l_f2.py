@@ -67,14 +67,14 @@ def test_the_main_statement_agrees_only_when_the_distance_to_the_ode_falls_with_
     assert "0.0140 at $N = 500$" in l_f2.convergence_claim({"100": 0.03, "500": 0.014}, 100).evidence
 
 
-def _drops(falls):
+def _net_falls(falls):
     return [dict(server_type=m, level=lv, start=1.0, end=1.0 - f, early_drop=f / 10, total_drop=f)
             for (m, lv), f in falls.items()]
 
 
 def test_the_fast_decay_statement_in_the_papers_words_is_about_type_1_itself():
     falls = {(1, 1): 0.25, (1, 2): 0.35, (2, 1): 0.17, (2, 2): -0.05, (3, 1): 0.27, (3, 2): -0.3}
-    assert l_f2.own_fall_claim(_drops(falls), 1000).judge() == "agrees"
+    assert l_f2.own_fall_claim(_net_falls(falls), 1000).judge() == "agrees"
     # level 2 not the larger fall of type 1, or another type's level 2 falling more: differs
-    assert l_f2.own_fall_claim(_drops({**falls, (1, 2): 0.2}), 1000).judge() == "differs"
-    assert l_f2.own_fall_claim(_drops({**falls, (3, 2): 0.4}), 1000).judge() == "differs"
+    assert l_f2.own_fall_claim(_net_falls({**falls, (1, 2): 0.2}), 1000).judge() == "differs"
+    assert l_f2.own_fall_claim(_net_falls({**falls, (3, 2): 0.4}), 1000).judge() == "differs"

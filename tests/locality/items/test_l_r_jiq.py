@@ -1,4 +1,5 @@
-"""L-R-jiq's item function at a tiny scale, and its check on rows that must hold and must fail."""
+"""L-R-jiq's item function at a tiny scale, its check on rows that must hold and must fail, and the
+stability check before each stationary mean (policy_stability, drift_check)."""
 
 import pytest
 
@@ -76,3 +77,179 @@ def test_compute_names_a_wrong_parameter(kwargs, name):
     args = dict(seed=5, n_servers=30, loads=[0.5], n_runs=2, warmup=1.0, horizon=6.0) | kwargs
     with pytest.raises(ParameterError, match=name):
         l_r_jiq.compute(**args)
+
+
+# -- stability before stationarity ---------------------------------------------------------------------------
+
+import dataclasses  # noqa: E402
+import math  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from qtheory.locality.model import paper_system  # noqa: E402
+from qtheory.locality.policies import GWSQ, JIQ, LocalJSQ  # noqa: E402
+from qtheory.locality.stability import PolicyStability, policy_stability, type_loads  # noqa: E402
+
+
+def _design(load):
+    """The Sec. 6 system at `load` = lambda zeta / sum_m v_m u_m, as compute builds it."""
+    base = paper_system("design")
+    return dataclasses.replace(base, arrival_rate=load * base.capacity / base.zeta)
+
+
+@pytest.mark.parametrize("load, rho", [(0.85, 1.0293), (0.92, 1.1141)])
+@pytest.mark.parametrize("policy", [1, LocalJSQ(d=1)])
+def test_random_routing_is_unstable_at_loads_085_and_092_because_type_2_is_overloaded(load, rho, policy):
+    s = policy_stability(_design(load), policy)
+    assert isinstance(s, PolicyStability)
+    assert s.stable is False and s.known and s.policy == "random routing"
+    assert s.load == pytest.approx(rho, abs=1e-4) and s.critical_types == (2,)
+    # the load of (5.2) with d = 1 at one type is the random-routing load of that type (3.1)
+    assert s.load == pytest.approx(type_loads(_design(load))[1], rel=1e-12)
+    assert s.reason == f"random routing loads type-2 servers at {rho:.3f} ≥ 1 (Lemma 10, eq. (5.2) with d = 1)"
+
+
+@pytest.mark.parametrize("load", [0.5, 0.85, 0.92])
+@pytest.mark.parametrize("policy, name", [(2, "local JSQ(2)"), (LocalJSQ(d=2), "local JSQ(2)"),
+                                          (LocalJSQ(), "local JSQ(2)"), (GWSQ(d=2), "GWSQ(2)"), ("gwsq", "GWSQ(2)")])
+def test_jsq2_and_gwsq2_are_stable_at_every_load_of_the_page(load, policy, name):
+    s = policy_stability(_design(load), policy)
+    # with d = 2 the design p^1 loads every set of types at most as much as all servers: rho = the load
+    assert s.stable is True and s.policy == name and s.load == pytest.approx(load, rel=1e-12)
+    assert s.critical_types == (1, 2, 3) and "< 1" in s.reason and "Lemma 10" in s.reason
+
+
+def test_random_routing_is_stable_at_load_05():
+    s = policy_stability(_design(0.5), 1)
+    assert s.stable is True and s.load == pytest.approx(0.6055, abs=1e-4) and s.critical_types == (2,)
+    assert "0.605 < 1" in s.reason
+
+
+@pytest.mark.parametrize("policy", [JIQ(), "jiq"])
+def test_jiq_has_no_known_condition_and_is_unstable_only_without_capacity(policy):
+    s = policy_stability(_design(0.92), policy)
+    assert s.stable is None and not s.known and math.isnan(s.load) and s.critical_types == ()
+    assert "no stability condition is known for JIQ" in s.reason
+    over = policy_stability(_design(1.1), policy)  # (2.1) fails: no policy is stable
+    assert over.stable is False and over.load == pytest.approx(1.1) and "(2.1)" in over.reason
+
+
+@pytest.mark.parametrize("args, name", [(("design", 1), "system"), ((None, 0), "policy"), ((None, 1.5), "policy"),
+                                        ((None, True), "policy"), ((None, "no-such-policy"), "policy")])
+def test_policy_stability_names_a_wrong_parameter(args, name):
+    system = _design(0.5) if args[0] is None else args[0]
+    with pytest.raises(ParameterError, match=name):
+        policy_stability(system, args[1])
+
+
+def test_drift_check_flags_growth_keeps_noise_and_a_small_settling_drift():
+    grow = l_r_jiq.drift_check([1.0, 1.1, 0.9], [3.0, 3.3, 2.8])
+    assert grow["significant"] and grow["drifting"] and grow["drift"] == pytest.approx(2.0333, abs=1e-4)
+    noise = l_r_jiq.drift_check([1.0, 1.1, 0.9], [1.05, 0.95, 0.98])
+    assert not noise["significant"] and not noise["drifting"] and noise["drift_low"] < 0 < noise["drift_high"]
+    # significant, but 1% of the mean: inside the book's 5% margin, the mean stays
+    small = l_r_jiq.drift_check([1.0, 1.1, 0.9], [1.01, 1.111, 0.909])
+    assert small["significant"] and not small["drifting"]
+    assert l_r_jiq.drift_check([1.0], [1.0])["drifting"]  # one run: no interval, nothing established
+    with pytest.raises(ParameterError, match="first"):
+        l_r_jiq.drift_check([1.0, 2.0], [1.0])
+
+
+def test_window_replication_is_stationary_replication_plus_the_two_halves():
+    from qtheory.locality.experiments import stationary_replication
+
+    system = _design(0.75)
+    ref = stationary_replication(np.random.SeedSequence(3), system, 20, "irg", 1.0, 5.0, policy=JIQ())
+    ours = l_r_jiq.window_replication(np.random.SeedSequence(3), system, 20, "irg", 1.0, 5.0, policy=JIQ())
+    assert np.array_equal(ours["mean_queue_length"], ref.mean_queue_length) and ours["events"] == ref.events
+    np.testing.assert_allclose((ours["first_half"] + ours["second_half"]) / 2, ref.mean_queue_length, atol=1e-12)
+
+
+TINY = dict(seed=5, n_servers=20, loads=[0.5, 0.92], n_runs=3, warmup=2.0, horizon=20.0)
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return l_r_jiq.compute(**TINY)
+
+
+def test_random_routing_has_no_mean_at_092_where_it_is_unstable_and_is_not_simulated(tiny):
+    row = l_r_jiq.policy_row(tiny.rows, 0.92, l_r_jiq.RANDOM)
+    assert row["stable"] is False and row["stationarity"] == "unstable (Lemma 10)"
+    assert row["rho"] == pytest.approx(1.1141, abs=1e-4) and row["critical_types"] == "2"
+    assert "type-2 servers at 1.114 ≥ 1" in row["reason"]
+    assert all(math.isnan(row[c]) for c in ("mean_queue_length", "low", "high", "se", "type_1", "type_2", "type_3",
+                                            "drift"))
+    assert row["runs"] == 0 and row["events"] == 0 and not l_r_jiq.reported(row)
+
+
+def test_random_routing_has_a_mean_at_05_where_it_is_stable(tiny):
+    row = l_r_jiq.policy_row(tiny.rows, 0.5, l_r_jiq.RANDOM)
+    assert row["stable"] is True and row["stationarity"] == "stable (Lemma 10)"
+    assert row["low"] <= row["mean_queue_length"] <= row["high"] and row["runs"] == 3 and row["events"] > 0
+    assert row["rho"] == pytest.approx(0.6055, abs=1e-4)
+
+
+def test_every_other_point_of_the_tiny_page_has_a_mean_and_a_drift(tiny):
+    for r in tiny.rows:
+        if (r["load"], r["policy"]) != (0.92, l_r_jiq.RANDOM):
+            assert l_r_jiq.reported(r) and r["low"] <= r["mean_queue_length"] <= r["high"]
+            assert r["drift_low"] <= r["drift"] <= r["drift_high"] and r["drifting"] is False
+    assert [r["stable"] for r in tiny.rows if r["policy"] == "JIQ"] == [None, None]  # no condition known
+
+
+def test_the_table_says_unstable_with_the_type_and_its_load_instead_of_a_number(tiny):
+    table = tiny.displays[0]
+    cells = [{name: f(row) for name, f in table.columns.items()} for row in table.rows]
+    assert cells[1]["load"] == "0.92" and cells[1][l_r_jiq.RANDOM] == "unstable (type 2 at load 1.114)"
+    assert " ± " in cells[0][l_r_jiq.RANDOM] and all(" ± " in cells[1][p] for p in ("JIQ", "local JSQ(2)", "GWSQ(2)"))
+    assert "nan" not in table.html().lower()
+
+
+def test_the_check_compares_jiq_with_random_routing_only_where_both_are_stable_and_says_so(tiny):
+    claim = tiny.claims[0]
+    assert "where both have a stationary mean" in claim.text and claim.holds in (True, False)
+    assert claim.evidence.startswith("loads 0.5, $N = 20$; not compared where random routing is unstable at load "
+                                     "0.92 (type 2 loaded at 1.114 ≥ 1, Lemma 10)")
+    assert "where both have a stationary mean (load 0.5)" in tiny.text
+    assert "- No mean where random routing is unstable at load 0.92" in tiny.text and "nan" not in tiny.text
+    assert "Not drawn, having no stationary mean: random routing is unstable at load 0.92" in tiny.figure["caption"]
+
+
+def test_the_figure_draws_no_point_without_a_stationary_mean(tiny):
+    fig = l_r_jiq.draw(tiny)
+    lines = {c.get_label(): c.lines[0] for c in fig.axes[0].containers}  # each errorbar's data line
+    assert set(lines) == set(tiny.figure["policies"])
+    x, y = (np.asarray(a, dtype=float) for a in lines[l_r_jiq.RANDOM].get_data())
+    assert list(x) == [0.5, 0.92] and np.isfinite(y[0]) and np.isnan(y[1])  # NaN: nothing drawn at 0.92
+    assert all(np.isfinite(np.asarray(lines[p].get_data()[1], dtype=float)).all() for p in ("JIQ", "GWSQ(2)"))
+
+
+def test_the_check_does_not_hold_when_no_load_has_both_means():
+    rows = [dict(load=0.9, policy="JIQ", mean_queue_length=1.0, low=0.9, high=1.1),
+            dict(load=0.9, policy=l_r_jiq.RANDOM, mean_queue_length=math.nan, low=math.nan, high=math.nan,
+                 stable=False, rho=1.114, critical_types="2")]
+    claim = l_r_jiq.beats_random_claim(rows, [0.9], 500)
+    assert claim.holds is False and claim.judge() == "fails"  # nothing compared: not a vacuous "holds"
+    assert "no load where both have a stationary mean, so nothing was compared" in claim.evidence
+
+
+def test_without_a_known_condition_the_drift_check_finds_random_routing_unstable_at_092(monkeypatch):
+    # the empirical rule that decides JIQ, applied to every policy: random routing at 0.92 (rho = 1.114)
+    # grows, its window average drifts, and no mean is reported; at 0.5 it settles
+    def unknown(system, policy):
+        return PolicyStability("any", None, math.nan, (), "condition not known")
+
+    monkeypatch.setattr(l_r_jiq, "policy_stability", unknown)
+    res = l_r_jiq.compute(**(TINY | dict(warmup=5.0, horizon=60.0)))
+    high = l_r_jiq.policy_row(res.rows, 0.92, l_r_jiq.RANDOM)
+    assert high["stationarity"] == "not established" and high["drifting"] and high["drift_low"] > 0
+    assert not l_r_jiq.reported(high) and high["runs"] == 3
+    assert l_r_jiq.cell_text(high).startswith("stationarity not established (drift +")
+    assert l_r_jiq.reported(l_r_jiq.policy_row(res.rows, 0.5, l_r_jiq.RANDOM))
+
+
+def test_window_replication_needs_two_sampling_times():
+    with pytest.raises(ParameterError, match="n_samples"):
+        l_r_jiq.window_replication(np.random.SeedSequence(3), _design(0.5), 20, "irg", 1.0, 5.0, policy=JIQ(),
+                                   n_samples=1)

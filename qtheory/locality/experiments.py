@@ -175,6 +175,17 @@ def trajectory_replication(seed_sequence, system: LocalitySystem, n_servers: int
                        servers_per_type=np.bincount(graph.server_type, minlength=system.n_types))
 
 
+def _require_policy_stable(system: LocalitySystem, policy) -> None:
+    """Raise :class:`~qtheory.errors.InstabilityError` when `policy` is unstable on `system` by
+    Lemma 10 (:func:`~qtheory.locality.stability.policy_stability`): its stationary mean does not exist."""
+    from ..errors import InstabilityError
+    from .stability import policy_stability
+
+    verdict = policy_stability(system, policy)
+    if verdict.stable is False:
+        raise InstabilityError(f"no stationary mean: {verdict.reason}")
+
+
 def stationary_replication(seed_sequence, system: LocalitySystem, n_servers: int, graph_kind: str,
                            warmup: float, horizon: float, *, n_samples: int = 2000, levels: int = 6,
                            q0=None, policy="jsqd") -> Replication:
@@ -184,8 +195,14 @@ def stationary_replication(seed_sequence, system: LocalitySystem, n_servers: int
     The system starts empty, or from i.i.d. lengths with tails `q0` (to shorten the
     warm-up of slowly mixing systems). The average is over `n_samples` equally spaced
     times; the mean over independent replications estimates ``E q^N(infinity)``.
+
+    Stability first: a policy whose asymptotic load (5.2) with its own :math:`d` is at least 1
+    (:func:`~qtheory.locality.stability.policy_stability`) has no stationary mean, and the call
+    raises :class:`~qtheory.errors.InstabilityError` naming the overloaded server types (for a
+    policy without a known condition, such as JIQ, the caller checks the run's drift).
     """
     pol = as_policy(policy)
+    _require_policy_stable(system, pol)
     graph_seed, rng, sim_ss = _seeds(seed_sequence)
     graph = build_graph(system, n_servers, graph_kind, graph_seed)
     grid = np.concatenate([[0.0], np.linspace(warmup, horizon, n_samples)])
@@ -215,6 +232,7 @@ def population_stationary_replication(seed_sequence, system: LocalitySystem, n_s
     from .refined import check_population_policy
 
     policy = check_population_policy(system, policy)
+    _require_policy_stable(system, policy)
     if not 0.0 <= warmup < horizon:
         raise ParameterError(f"need 0 <= `warmup` < `horizon` (got {warmup}, {horizon})")
     n_samples = check_integer("n_samples", n_samples, low=1)

@@ -141,3 +141,24 @@ def test_occupancy_drops_of_known_paths():
     assert rows[(2, 2)]["total_drop"] == pytest.approx(0.0) and rows[(1, 2)]["t_early"] == pytest.approx(0.1)
     with pytest.raises(ParameterError, match="early"):
         occupancy_drops(t, occ, early=0.0)
+
+
+def test_a_stationary_mean_of_an_unstable_policy_is_refused_before_simulating():
+    import dataclasses
+
+    import numpy as np
+
+    from qtheory.errors import InstabilityError
+    from qtheory.locality.experiments import stationary_replication
+    from qtheory.locality.model import paper_system
+    from qtheory.locality.policies import LocalJSQ
+
+    base = paper_system("design")
+    heavy = dataclasses.replace(base, arrival_rate=0.85 * base.capacity / base.zeta)
+    with pytest.raises(InstabilityError, match="type-2 servers at 1.029"):
+        stationary_replication(np.random.SeedSequence(1), heavy, 20, "irg", 1.0, 2.0, n_samples=3,
+                               policy=LocalJSQ(d=1))
+    # the same load under JSQ(2) is stable and runs
+    rep = stationary_replication(np.random.SeedSequence(1), heavy, 20, "irg", 1.0, 2.0, n_samples=3,
+                                 policy=LocalJSQ(d=2))
+    assert np.all(np.isfinite(rep.mean_queue_length))

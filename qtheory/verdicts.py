@@ -24,8 +24,10 @@ Statistical comparisons (a standard error on at least one side)
     most that level, whatever the number of records. A rejected record *differs* (a check
     *fails*). A record that is not rejected *agrees* (a check *holds*) only when its 95 %
     t-interval of the difference lies within ``± margin``: the record's ``tolerance`` if it
-    gives one, else :data:`RELATIVE_MARGIN` of the target's size. Otherwise the data cannot
-    tell agreement from a difference that matters, and the record is *not resolved*.
+    gives one, else :data:`RELATIVE_MARGIN` of the target's size (a record whose target is 0
+    must state its tolerance, or it can never agree). Otherwise the data cannot tell agreement
+    from a difference that matters, and the record is *not resolved*. A rejected joint test
+    (below) is shown as a line of its own; it does not change the labels of its rows.
 
 Joint tests of a family of rows
     Records that share a ``family`` name (R-T1's Var(Q) over twelve settings, the policies
@@ -119,8 +121,6 @@ def compare(record) -> Comparison | None:
         return None
     se, df = welch(record.ours_se, record.ours_df, target_se, target_df)
     d = record.ours - record.target
-    if se == 0.0:  # both standard errors recorded as 0: the values are exact
-        return Comparison(d, 0.0, df, 0.0 if d == 0 else math.inf, 1.0 if d == 0 else 0.0, d, d, _margin(record))
     t = d / se
     p = float(2.0 * _st.t.sf(abs(t), df))
     half = float(_st.t.ppf(0.5 + INTERVAL_LEVEL / 2, df)) * se
@@ -135,6 +135,8 @@ def _margin(record) -> float:
 
 def holm(pvalues: Sequence[float], level: float = FAMILY_LEVEL) -> list[bool]:
     """Holm's step-down procedure: which hypotheses are rejected at familywise `level`."""
+    if any(p != p for p in pvalues):
+        raise ParameterError(f"p-values must not be nan (got {list(pvalues)!r})")
     order = sorted(range(len(pvalues)), key=lambda i: pvalues[i])
     rejected = [False] * len(pvalues)
     m = len(pvalues)
@@ -187,7 +189,14 @@ def _score(c: Comparison) -> float:
     """The standard normal score of a t statistic (same tail probability)."""
     if math.isinf(c.df):
         return c.t
-    return float(_st.norm.isf(_st.t.sf(c.t, c.df)))
+    # from the upper tail of |T| (t.sf(T) rounds to 1 for T << 0, and isf(1) = -inf), with T's sign;
+    # capped where the tail underflows (|T| about 1e5 at 99 degrees of freedom), far beyond any threshold
+    z = float(_st.norm.isf(_st.t.sf(abs(c.t), c.df)))
+    return math.copysign(min(z, _Z_MAX), c.t)
+
+
+#: the largest finite normal score (the tail of the smallest positive double)
+_Z_MAX = float(_st.norm.isf(5e-324))
 
 
 def joint_tests(records: Iterable, comparisons: dict[int, Comparison] | None = None) -> list[JointTest]:

@@ -71,7 +71,11 @@ html[data-theme="dark"] .bd-content div.cell_output .text_html, html[data-theme=
 .qtheory-label { display: inline-block; font-size: 0.8em; font-weight: 600; padding: 0 0.45em; border-radius: 0.25em; border: 1px solid currentColor; white-space: nowrap; }
 .qtheory-label-agrees, .qtheory-label-internal-check { color: var(--pst-color-success); }
 .qtheory-label-differs, .qtheory-label-internal-check-fails, .qtheory-label-erratum { color: var(--pst-color-danger); }
-.qtheory-label-reconstruction { color: var(--pst-color-info); }
+.qtheory-label-reconstruction, .qtheory-label-beyond-the-papers { color: var(--pst-color-info); }
+.qtheory-label-not-resolved, .qtheory-label-internal-check-not-resolved, .qtheory-label-no-joint-difference { color: var(--pst-color-warning); }
+details.qtheory-stats { margin: 0.1em 0 0.3em; font-size: 0.9em; }
+details.qtheory-stats > summary { cursor: pointer; color: var(--pst-color-text-muted); }
+details.qtheory-stats > p { margin: 0.3em 0 0.3em 1em; }
 """
 FONTS = Path("output") / "chtml" / "fonts" / "woff-v2"
 JS = "qtheory.js"

@@ -237,7 +237,8 @@ def label_of(c: Claim, verdict: str | None) -> str:
 
 
 #: labels of a finding, as of a claim's :attr:`Claim.label`
-FINDING_LABELS = ("agrees", "differs", "not resolved", "reconstruction", "internal check", "erratum")
+FINDING_LABELS = ("agrees", "differs", "not resolved", "reconstruction", "internal check", "erratum",
+                  "beyond the papers")
 
 
 @dataclass(frozen=True)

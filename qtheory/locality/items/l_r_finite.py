@@ -31,7 +31,7 @@ from math import comb
 
 import numpy as np
 
-from ...claims import Claim
+from ...claims import Claim, Finding
 from ...display import Table, listing, number
 from ...plotting import PALETTE, figure_legend, interval_words, mark_interval, new_figure
 from ...errors import ParameterError
@@ -212,6 +212,24 @@ def refined_vs_simulation_check(rows, n_list, *, n_runs: int, events_per_run: in
     return Claim(item=ITEM, category="check", ours=refined, reference=sim, reference_se=se, reference_df=n_runs - 1,
                  text=f"Sec. 6 system, GWSQ(2), $N = {n}$: refined mean queue length against simulation",
                  evidence=f"{n_runs} independent runs of about {number(events_per_run, digits=1)} events after a warm-up; seed {seed}")
+
+
+def page_finding(rows, n_list) -> Finding:
+    """The page's result in one sentence with its numbers: on the Sec. 6 system under GWSQ(2) at
+    :math:`N = 50` (else the largest simulated N), the error of the mean field (3.7) and of the
+    refined approximation against simulation."""
+    n = 50 if 50 in n_list else n_list[-1]
+    sim, se = value(rows, SEC6_CASE, "gwsq", n, "simulation")
+    mf, _ = value(rows, SEC6_CASE, "gwsq", n, "mean-field")
+    refined, _ = value(rows, SEC6_CASE, "gwsq", n, "refined")
+    if sim is None or mf is None or refined is None:
+        raise ParameterError(f"no simulation, mean-field and refined rows of the Sec. 6 system at N = {n} in `rows`")
+    title = (f"At $N = {n}$ the refined approximation is off by {number(abs(refined - sim), digits=2)} where the mean "
+             f"field (3.7) is off by {number(abs(mf - sim), digits=2)} (Sec. 6 system, GWSQ(2), mean queue length "
+             f"{number(sim, se)} simulated)")
+    return Finding(f"{ITEM}-result", ITEM, title, "The tables below give the error of each approximation at every "
+                   "load and size, against exact chains where they exist, else against simulation.",
+                   "beyond the papers")
 
 
 def error_points(rows, case: str, policy: str, method: str) -> list[dict]:
@@ -626,7 +644,7 @@ def compute(*, seed: int, loads, n_list, n_runs: int, events_per_run: int, sweep
                               rf"{transient_runs} runs with $N = {n_show}$ ({interval_words('ci95')}) up to "
                               rf"$t = {horizon:g}$, against the ODE (3.7) and the refined transient"),
     }
-    return ItemResult(ITEM, params, seed, rows, claims=claims,
+    return ItemResult(ITEM, params, seed, rows, claims=claims, findings=(page_finding(rows, list(n_list)),),
                       tables={"transient": tr_rows, "transient_sup": sup_rows, "targets": targets, "sweep": sweep,
                               "errors": errors, "slopes": slopes},
                       summary=summary, figure=figure, displays=_displays(errors, sweep, sup_rows, transient_n_list),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...claims import Claim
+from ...claims import Claim, Finding
 from ...display import Table, listing, number
 from ...errors import ParameterError
 from ...plotting import interval_words
@@ -90,6 +90,20 @@ def correlation_claim(summary: list[dict], n: int, threshold: float = 0.9) -> Cl
                  evidence=f"smallest over {r['graphs']} graphs {number(r['correlation_min'], digits=4)}, mean "
                           f"{number(r['correlation'], digits=4)}; within types (deviations from each type's mean) "
                           f"smallest {number(r['within_type_correlation_min'], digits=3)}")
+
+
+def page_finding(summary: list[dict], n_graphs: int) -> Finding:
+    """The page's result in one sentence with its numbers: at the largest N, the mean absolute error
+    (over types and graphs) of the graph mean field against (3.7)'s, and the simulation's SE."""
+    ns = sorted({r["N"] for r in error_rows(summary)})
+    n = ns[-1]
+    ode, gmf = _mean_over_types(summary, n, "ode_abs_error"), _mean_over_types(summary, n, "gmf_abs_error")
+    se = _mean_over_types(summary, n, "sim_se_of_mean")
+    title = (f"At $N = {n}$ the graph mean field is off by {number(gmf, digits=2)} where (3.7) is off by "
+             f"{number(ode, digits=2)} (mean absolute error per server type over {n_graphs} graphs; the "
+             f"simulation's SE {number(se, digits=2)})")
+    return Finding(f"{ITEM}-result", ITEM, title, "The error table below gives every size and type.",
+                   "beyond the papers")
 
 
 def _mean_over_types(summary, n, key):
@@ -272,6 +286,7 @@ def compute(*, seed: int, n_list, n_graphs: int, events_per_run: int, warmup: fl
                  + listing([f"{number(s, digits=2)} s at $N = {n}$" for n, s in refined_seconds.items()],
                            conjunction="and") + ".")
     return ItemResult(ITEM, params, seed, tables.types, claims=tuple(claims),
+                      findings=(page_finding(summary, n_graphs),),
                       tables={"servers": tables.servers, "summary": summary, "transient": transient},
                       summary={"largest_N": record, "graph_meanfield_seconds": {str(n): s for n, s in seconds.items()},
                                "refined_seconds": {str(n): s for n, s in refined_seconds.items()}},

@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from ...claims import Claim
+from ...claims import Claim, Finding
 from ...display import Table, listing
 from ...errors import ParameterError
 from ...results import ItemResult
@@ -176,6 +176,24 @@ def comparison_text(rows, loads, beats_random: bool | None) -> str:
     return "\n".join(lines)
 
 
+def page_finding(rows, loads) -> Finding:
+    """The page's result in one sentence with its numbers: JIQ's mean queue length against local
+    JSQ(2)'s at the lowest and highest loads where both have a mean, and where random routing has none."""
+    both = comparable_loads(rows, list(loads), "JIQ", "local JSQ(2)")
+    if not both:
+        title = "JIQ and local JSQ(2) have no load at which both have a stationary mean"
+    else:
+        ends = [both[0], both[-1]] if len(both) > 1 else both[:1]
+        ratio = {load: policy_row(rows, load, "JIQ")["mean_queue_length"]
+                 / policy_row(rows, load, "local JSQ(2)")["mean_queue_length"] for load in ends}
+        title = ("JIQ's mean queue length is " + " and ".join(f"{ratio[load]:.2f} times local JSQ(2)'s at load {load:g}"
+                                                               for load in ends))
+    unstable = [load for load in loads if policy_row(rows, load, RANDOM).get("stable") is False]
+    text = (f"Random routing has no stationary mean at {_loads_words(unstable)} (unstable by Lemma 10)."
+            if unstable else "Random routing is stable at every load of the page.")
+    return Finding(f"{ITEM}-result", ITEM, title, text, "beyond the papers")
+
+
 def window_replication(seed_sequence, system, n_servers: int, graph_kind, warmup: float, horizon: float, *,
                        policy, n_samples: int = N_SAMPLES) -> dict:
     """One run of :func:`~qtheory.locality.experiments.stationary_replication` (the same seeds,
@@ -322,8 +340,8 @@ def compute(*, seed: int, n_servers: int, loads, n_runs: int, warmup: float, hor
                f"the Sec. 6 system with an irg($p^1$) graph of $N$ = {n_servers} servers (95% CIs over {n_runs} runs, "
                f"time averages over [{warmup:g}, {horizon:g}], seed {seed})."
                + (f" Not drawn, having no stationary mean: {'; '.join(missing)}." if missing else ""))
-    return ItemResult(ITEM, params, seed, rows, claims=(claim,), displays=(table,),
-                      text=comparison_text(rows, loads, claim.holds),
+    return ItemResult(ITEM, params, seed, rows, claims=(claim,), findings=(page_finding(rows, loads),),
+                      displays=(table,), text=comparison_text(rows, loads, claim.holds),
                       figure={"caption": caption, "policies": labels})
 
 

@@ -253,3 +253,13 @@ def test_window_replication_needs_two_sampling_times():
     with pytest.raises(ParameterError, match="n_samples"):
         l_r_jiq.window_replication(np.random.SeedSequence(3), _design(0.5), 20, "irg", 1.0, 5.0, policy=JIQ(),
                                    n_samples=1)
+
+
+def test_the_page_opens_with_its_result_as_a_sentence_with_numbers():
+    rows = [dict(load=load, policy=p, mean_queue_length=m, stable=s)
+            for load, vals in ((0.5, (0.5, 1.0, 2.0, True)), (0.92, (0.9, 2.7, float("nan"), False)))
+            for p, m, s in (("JIQ", vals[0], True), ("local JSQ(2)", vals[1], True), (l_r_jiq.RANDOM, vals[2], vals[3]))]
+    f = l_r_jiq.page_finding(rows, [0.5, 0.92])
+    assert f.label == "beyond the papers" and f.id == "L-R-jiq-result"
+    assert f.title == "JIQ's mean queue length is 0.50 times local JSQ(2)'s at load 0.5 and 0.33 times local JSQ(2)'s at load 0.92"
+    assert "no stationary mean at load 0.92" in f.text

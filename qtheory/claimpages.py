@@ -224,7 +224,8 @@ def _record_table(group: list[Claim], target: str, verdicts: dict[int, Any],
 def _finding_section(f: Finding, rows: list[Claim], anchors: dict[int, str], verdicts: dict[int, Any]) -> list[str]:
     """A finding on the claims page: its label, title and text, the rows it explains folded under it."""
     lines = [f'<span id="{finding_anchor(f.id)}"></span>', "",
-             f"**{f.label}** ({_link(f.item)}{', ' + _cell(f.source) if f.source else ''}): **{f.title}** {f.text}", ""]
+             f"**{f.label}** ({_link(f.item)}{', ' + _cell(f.source) if f.source else ''}): "
+             f"**{f.title.rstrip('.')}.** {f.text}", ""]
     if rows:
         lines += [f"````{{admonition}} The {len(rows)} record{'s' if len(rows) != 1 else ''} it explains",
                   ":class: dropdown", ""]
@@ -644,6 +645,10 @@ def verdict_box(metas: list[dict], *, prefix: str = "../") -> str:
     from . import claimmap
     from .verdicts import judge
 
+    from . import manifest
+
+    order = {item_id: k for k, item_id in enumerate(manifest.ITEMS)}
+    metas = sorted(metas, key=lambda m: order.get(m["id"], len(order)))   # the paper's order, not the folders'
     items = [m["id"] for m in metas]
     claims = [Claim(**r) for m in metas for r in m.get("claims", [])]
     findings = [Finding(**r) for m in metas for r in m.get("findings", [])]
@@ -673,8 +678,8 @@ def verdict_box(metas: list[dict], *, prefix: str = "../") -> str:
             continue
         n = sum(c.finding == f.id for c in claims)
         rows = f" ({n} record{'s' if n != 1 else ''} folded under it)" if n else ""
-        lines.append(f"- {_label_html(f.label)} **{_box_text(f.title)}**"
-                     + (f" ({_box_text(f.source)})" if f.source else "")
+        lines.append(f"- {_label_html(f.label)} **{_box_text(f.title.rstrip('.'))}**"
+                     + (f" ({_box_text(f.source)})." if f.source else ".")
                      + f" {_box_text(f.text)} <a href=\"{prefix}claims.html#{finding_anchor(f.id)}\">finding{rows}</a>")
     rest = [c for c in claims if id(c) not in shown and c.finding not in known]
     rank = {"claim": 0, "check": 1, "reconstruction": 2, "erratum": 3}

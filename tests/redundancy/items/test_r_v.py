@@ -177,23 +177,23 @@ def test_every_series_of_the_heavy_traffic_figures_shows(tiny):
         plt.close(fig)
 
 
-def _limit_rows(gaps, loads=(0.9, 0.99, 0.999)):
+def _distance_rows(gaps, loads=(0.9, 0.99, 0.999)):
     return [dict(load_fraction=f, distance=g, quantity=q) for f, g in zip(loads, gaps) for q in ("a", "b")]
 
 
 def test_a_limit_statement_agrees_when_the_distance_falls_at_every_step_and_at_last_with_eps():
-    assert r_v.limit_claim("R-V-thm31", "Theorem 3.1: x", "Theorem 3.1", _limit_rows([0.1, 0.01, 0.001])).judge() \
+    assert r_v.limit_claim("R-V-thm31", "Theorem 3.1: x", "Theorem 3.1", _distance_rows([0.1, 0.01, 0.001])).judge() \
         == "agrees"
     # a plateau (a wrong limit) and a non-monotone path differ
-    assert r_v.limit_claim("R-V-thm31", "Theorem 3.1: x", "Theorem 3.1", _limit_rows([0.1, 0.05, 0.04])).judge() \
+    assert r_v.limit_claim("R-V-thm31", "Theorem 3.1: x", "Theorem 3.1", _distance_rows([0.1, 0.05, 0.04])).judge() \
         == "differs"
-    assert r_v.limit_claim("R-V-thm31", "Theorem 3.1: x", "Theorem 3.1", _limit_rows([0.1, 0.001, 0.002])).judge() \
+    assert r_v.limit_claim("R-V-thm31", "Theorem 3.1: x", "Theorem 3.1", _distance_rows([0.1, 0.001, 0.002])).judge() \
         == "differs"
     # falling at every step, but over the last step (eps / 10) by less than half as much: differs
-    assert r_v.limit_claim("R-V-thm31", "x", "y", _limit_rows([0.1, 0.02, 0.0041])).judge() == "differs"
-    assert r_v.limit_claim("R-V-thm31", "x", "y", _limit_rows([0.1, 0.02, 0.0039])).judge() == "agrees"
+    assert r_v.limit_claim("R-V-thm31", "x", "y", _distance_rows([0.1, 0.02, 0.0041])).judge() == "differs"
+    assert r_v.limit_claim("R-V-thm31", "x", "y", _distance_rows([0.1, 0.02, 0.0039])).judge() == "agrees"
     # a slow start far from the limit does not count against it
-    assert r_v.limit_claim("R-V-thm31", "x", "y", _limit_rows([0.5, 0.125, 0.0142, 0.00144],
+    assert r_v.limit_claim("R-V-thm31", "x", "y", _distance_rows([0.5, 0.125, 0.0142, 0.00144],
                                                               (0.9, 0.99, 0.999, 0.9999))).judge() == "agrees"
 
 

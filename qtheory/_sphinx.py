@@ -72,7 +72,8 @@ html[data-theme="dark"] .bd-content div.cell_output .text_html, html[data-theme=
 .qtheory-label-agrees, .qtheory-label-internal-check { color: var(--pst-color-success); }
 .qtheory-label-differs, .qtheory-label-internal-check-fails, .qtheory-label-erratum { color: var(--pst-color-danger); }
 .qtheory-label-reconstruction, .qtheory-label-beyond-the-papers { color: var(--pst-color-info); }
-.qtheory-label-not-resolved, .qtheory-label-internal-check-not-resolved, .qtheory-label-no-joint-difference { color: var(--pst-color-warning); }
+.qtheory-label-not-resolved, .qtheory-label-internal-check-not-resolved, .qtheory-label-no-joint-difference { color: #8a5300; }
+html[data-theme="dark"] .qtheory-label-not-resolved, html[data-theme="dark"] .qtheory-label-internal-check-not-resolved, html[data-theme="dark"] .qtheory-label-no-joint-difference { color: #f5b461; }
 details.qtheory-stats { margin: 0.1em 0 0.3em; font-size: 0.9em; }
 details.qtheory-stats > summary { cursor: pointer; color: var(--pst-color-text-muted); }
 details.qtheory-stats > p { margin: 0.3em 0 0.3em 1em; }

@@ -65,7 +65,7 @@ def test_every_verdict_box_line_is_a_whole_sentence_with_a_true_label(metas):
     assert not problems, "\n".join(problems)
 
 
-def test_every_claims_row_is_a_whole_sentence():
+def test_every_claims_row_is_a_whole_sentence(metas):
     records = collect(results_root())
     page = render_claims(records)
     problems = []

@@ -127,7 +127,8 @@ def statistics(c: Claim, v) -> str:
                 f"{'within' if abs(d) <= tol else 'beyond'} the tolerance {_num(tol)}."
                 + (f" {c.evidence.strip()}" if c.evidence else ""))
     df = "infinitely many" if comp.df == float("inf") else f"{comp.df:.1f}".rstrip("0").rstrip(".")
-    return (f"Difference {_value(comp.difference, comp.se)}; t = {comp.t:.2f} with {df} degrees of freedom, "
+    t = f"{comp.t:.2f}".replace("-", "\u2212")
+    return (f"Difference {_value(comp.difference, comp.se)}; t = {t} with {df} degrees of freedom, "
             f"p = {_p(comp.p)}, against the Holm threshold {_p(v.threshold)} of the page's "
             f"{v.family_size} hypotheses; 95% interval of the difference [{_num(comp.low)}, {_num(comp.high)}] "
             f"against the margin ± {_num(comp.margin)}: {v.reason}."
@@ -678,9 +679,11 @@ def verdict_box(metas: list[dict], *, prefix: str = "../") -> str:
             continue
         n = sum(c.finding == f.id for c in claims)
         rows = f" ({n} record{'s' if n != 1 else ''} folded under it)" if n else ""
+        # a finding that explains no record (a page beyond the papers) has no row on the claims page
+        link = f' <a href="{prefix}claims.html#{finding_anchor(f.id)}">finding{rows}</a>' if n else ""
         lines.append(f"- {_label_html(f.label)} **{_box_text(f.title.rstrip('.'))}**"
                      + (f" ({_box_text(f.source)})." if f.source else ".")
-                     + f" {_box_text(f.text)} <a href=\"{prefix}claims.html#{finding_anchor(f.id)}\">finding{rows}</a>")
+                     + f" {_box_text(f.text)}{link}")
     rest = [c for c in claims if id(c) not in shown and c.finding not in known]
     rank = {"claim": 0, "check": 1, "reconstruction": 2, "erratum": 3}
     for item in items:

@@ -323,7 +323,7 @@ def judge(records: Sequence, level: float = FAMILY_LEVEL) -> Judgement:
             k = position[id(r)]
             if rejected[k]:
                 verdicts.append(Verdict(_words(r.category, "differ"), c, True, thresholds[k], m,
-                                        f"p = {c.p:.2g} ≤ Holm threshold {thresholds[k]:.2g}"))
+                                        "rejected by Holm's procedure at the page's familywise level"))
             elif c.within_margin:
                 verdicts.append(Verdict(_words(r.category, "agree"), c, False, thresholds[k], m,
                                         "not rejected, and the 95% interval lies within the margin"))

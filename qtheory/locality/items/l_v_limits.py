@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...claims import Claim
-from ...display import Table, fixed, number
+from ...display import Table, fixed, listing, number
 from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed, replicate
@@ -189,7 +189,7 @@ def convergence_claims(err_rows, slope: float, n_list, n_runs: int) -> tuple[Cla
         Claim(item="L-V-thm2", text="sup-error of order $N^{-1/2}$, the fluctuation scale (our derivation; the paper "
                                     "states no rate): fitted log-log slope for $N \\ge 100$",
               category="check", reference=-0.5, ours=float(slope), tolerance=0.15,
-              evidence=f"$N$ in {list(n_list)}, {n_runs} runs each; the tolerance allows the $O(1/N)$ bias of the mean "
+              evidence=f"$N$ = {listing(list(n_list), conjunction='and')}, {n_runs} runs each; the tolerance allows the $O(1/N)$ bias of the mean "
                        "error, relatively $O(N^{-1/2}) = 0.1$ at $N = 100$, plus the fit's noise"))
 
 

@@ -88,6 +88,10 @@ class Replication:
         Seconds spent in the kernel (:func:`trajectory_replication`).
     servers_per_type : ndarray or None
         Number of servers of each type in the replication's graph (:func:`trajectory_replication`).
+    half_means : ndarray or None
+        The time-averaged mean queue length per type over the first and the second half of the
+        sampling times, shape (2, M) (:func:`stationary_replication` with ``halves=True``: the
+        drift check of a policy without a known stability condition).
     """
 
     events: int
@@ -96,6 +100,7 @@ class Replication:
     mean_square: np.ndarray | None = None
     wall_time: float | None = None
     servers_per_type: np.ndarray | None = None
+    half_means: np.ndarray | None = None
 
 
 def _sampling_window(warmup, horizon, n_samples, n_batches):
@@ -188,13 +193,15 @@ def _require_policy_stable(system: LocalitySystem, policy) -> None:
 
 def stationary_replication(seed_sequence, system: LocalitySystem, n_servers: int, graph_kind: str,
                            warmup: float, horizon: float, *, n_samples: int = 2000, levels: int = 6,
-                           q0=None, policy="jsqd") -> Replication:
+                           q0=None, policy="jsqd", halves: bool = False) -> Replication:
     """Time-averaged occupancy over ``[warmup, horizon]`` (Theorem 6) under `policy`
     (a :mod:`qtheory.locality.policies` object or name; default local JSQ(d)).
 
     The system starts empty, or from i.i.d. lengths with tails `q0` (to shorten the
     warm-up of slowly mixing systems). The average is over `n_samples` equally spaced
-    times; the mean over independent replications estimates ``E q^N(infinity)``.
+    times; the mean over independent replications estimates ``E q^N(infinity)``. With `halves`,
+    the averages over the first and the second half of those times are returned too
+    (``half_means``; `n_samples` must then be at least 2).
 
     Stability first: a policy whose asymptotic load (5.2) with its own :math:`d` is at least 1
     (:func:`~qtheory.locality.stability.policy_stability`) has no stationary mean, and the call
@@ -203,13 +210,17 @@ def stationary_replication(seed_sequence, system: LocalitySystem, n_servers: int
     """
     pol = as_policy(policy)
     _require_policy_stable(system, pol)
+    if halves:
+        n_samples = check_integer("n_samples", n_samples, low=2)
     graph_seed, rng, sim_ss = _seeds(seed_sequence)
     graph = build_graph(system, n_servers, graph_kind, graph_seed)
     grid = np.concatenate([[0.0], np.linspace(warmup, horizon, n_samples)])
     x0 = np.zeros(graph.n_servers, np.int64) if q0 is None else iid_initial_state(graph, q0, rng)
     res = simulate(system, graph, pol, x0, grid, sim_ss, levels=levels)
-    return Replication(events=res.events, occupancy=res.occupancy[1:].mean(axis=0),
-                       mean_queue_length=res.mean_queue_length[1:].mean(axis=0))
+    q = np.asarray(res.mean_queue_length)[1:]
+    half = n_samples // 2
+    return Replication(events=res.events, occupancy=res.occupancy[1:].mean(axis=0), mean_queue_length=q.mean(axis=0),
+                       half_means=np.stack([q[:half].mean(axis=0), q[half:].mean(axis=0)]) if halves else None)
 
 
 def population_stationary_replication(seed_sequence, system: LocalitySystem, n_servers: int, policy: str,

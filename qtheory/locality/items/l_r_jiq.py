@@ -30,23 +30,21 @@ from ...claims import Claim, Finding
 from ...display import Table, listing
 from ...errors import ParameterError
 from ...results import ItemResult
-from ...runtime import child_seed, children, replicate
+from ...runtime import child_seed, replicate
 from ...stats import mean_ci
-from ...validation import check_integer, check_real
+from ...validation import check_real
 from ...verdicts import RELATIVE_MARGIN
-from ..experiments import build_graph
+from ..experiments import stationary_replication
 from ..model import paper_system
 from ..policies import GWSQ, JIQ, LocalJSQ
-from ..simulation import simulate
 from ..stability import policy_stability
 
 __all__ = ["ITEM", "compared_policies", "compute", "policy_row", "reported", "comparable_loads", "loads_below",
-           "beats_random_claim", "comparison_text", "window_replication", "drift_check", "cell_text", "draw"]
+           "beats_random_claim", "comparison_text", "drift_check", "cell_text", "draw"]
 
 ITEM = "L-R-jiq"
 RANDOM = "random (JSQ(1))"
 #: equally spaced sampling times of the averaging window (as in stationary_replication)
-N_SAMPLES = 2000
 
 
 def compared_policies() -> dict:
@@ -194,26 +192,6 @@ def page_finding(rows, loads) -> Finding:
     return Finding(f"{ITEM}-result", ITEM, title, text, "beyond the papers")
 
 
-def window_replication(seed_sequence, system, n_servers: int, graph_kind, warmup: float, horizon: float, *,
-                       policy, n_samples: int = N_SAMPLES) -> dict:
-    """One run of :func:`~qtheory.locality.experiments.stationary_replication` (the same seeds,
-    path and time average over ``[warmup, horizon]``), plus the time averages over the first and
-    the second half of the `n_samples` sampling times (for :func:`drift_check`).
-
-    Returns a dict: ``mean_queue_length``, ``first_half``, ``second_half`` (per type, shape
-    (M,)) and ``events``.
-    """
-    n_samples = check_integer("n_samples", n_samples, low=2)
-    graph_ss, _, sim_ss = children(seed_sequence, 3)
-    graph = build_graph(system, n_servers, graph_kind, graph_ss)
-    grid = np.concatenate([[0.0], np.linspace(warmup, horizon, n_samples)])
-    res = simulate(system, graph, policy, np.zeros(graph.n_servers, np.int64), grid, sim_ss, levels=6)
-    q = np.asarray(res.mean_queue_length)[1:]
-    half = n_samples // 2
-    return dict(mean_queue_length=q.mean(axis=0), first_half=q[:half].mean(axis=0),
-                second_half=q[half:].mean(axis=0), events=int(res.events))
-
-
 def drift_check(first, second, *, margin: float = RELATIVE_MARGIN) -> dict:
     """Drift of a time average across its window: the empirical stationarity check of a point
     whose stability condition is not known.
@@ -298,7 +276,7 @@ def compute(*, seed: int, n_servers: int, loads, n_runs: int, warmup: float, hor
     policies = compared_policies()
     # compile or load each kernel once: the forked workers inherit it
     for pol in policies.values():
-        window_replication(np.random.SeedSequence(0), base, 20, "irg", 0.5, 1.0, n_samples=4, policy=pol)
+        stationary_replication(np.random.SeedSequence(0), base, 20, "irg", 0.5, 1.0, n_samples=4, policy=pol)
     rows = []
     for load in loads:
         system = dataclasses.replace(base, arrival_rate=load * capacity / base.zeta)
@@ -309,19 +287,19 @@ def compute(*, seed: int, n_servers: int, loads, n_runs: int, warmup: float, hor
             if verdict.stable is False:  # no stationary mean exists: nothing to simulate
                 row["stationarity"] = "unstable (Lemma 10)"
                 continue
-            runs = replicate(window_replication, n_runs, child_seed(seed, label, loads.index(load)),
-                             args=(system, n_servers, "irg", warmup, horizon), kwargs={"policy": pol},
+            runs = replicate(stationary_replication, n_runs, child_seed(seed, label, loads.index(load)),
+                             args=(system, n_servers, "irg", warmup, horizon), kwargs={"policy": pol, "halves": True},
                              desc=f"{label}, load {load}")
-            drift = drift_check([float(v @ r["first_half"]) for r in runs], [float(v @ r["second_half"]) for r in runs])
+            drift = drift_check([float(v @ r.half_means[0]) for r in runs], [float(v @ r.half_means[1]) for r in runs])
             row.update(drift=drift["drift"], drift_low=drift["drift_low"], drift_high=drift["drift_high"],
-                       drifting=drift["drifting"], runs=n_runs, events=int(sum(r["events"] for r in runs)))
+                       drifting=drift["drifting"], runs=n_runs, events=int(sum(r.events for r in runs)))
             if verdict.stable is None and drift["drifting"]:
                 row["stationarity"] = "not established"
                 continue
             row["stationarity"] = ("stable (Lemma 10)" if verdict.stable else
                                    "drift within the margin" if drift["significant"] else "no significant drift")
-            total = mean_ci([float(v @ r["mean_queue_length"]) for r in runs])
-            per_type = [mean_ci([r["mean_queue_length"][m] for r in runs]) for m in range(base.n_types)]
+            total = mean_ci([float(v @ r.mean_queue_length) for r in runs])
+            per_type = [mean_ci([r.mean_queue_length[m] for r in runs]) for m in range(base.n_types)]
             row.update(mean_queue_length=float(total.mean), low=float(total.ci_low), high=float(total.ci_high),
                        se=float(total.se), **{f"type_{m + 1}": float(per_type[m].mean) for m in range(base.n_types)})
     claim = beats_random_claim(rows, loads, n_servers)

@@ -155,14 +155,15 @@ def test_drift_check_flags_growth_keeps_noise_and_a_small_settling_drift():
         l_r_jiq.drift_check([1.0, 2.0], [1.0])
 
 
-def test_window_replication_is_stationary_replication_plus_the_two_halves():
+def test_a_stationary_replication_with_halves_is_the_same_run_plus_the_two_halves():
     from qtheory.locality.experiments import stationary_replication
 
     system = _design(0.75)
     ref = stationary_replication(np.random.SeedSequence(3), system, 20, "irg", 1.0, 5.0, policy=JIQ())
-    ours = l_r_jiq.window_replication(np.random.SeedSequence(3), system, 20, "irg", 1.0, 5.0, policy=JIQ())
-    assert np.array_equal(ours["mean_queue_length"], ref.mean_queue_length) and ours["events"] == ref.events
-    np.testing.assert_allclose((ours["first_half"] + ours["second_half"]) / 2, ref.mean_queue_length, atol=1e-12)
+    ours = stationary_replication(np.random.SeedSequence(3), system, 20, "irg", 1.0, 5.0, policy=JIQ(), halves=True)
+    assert np.array_equal(ours.mean_queue_length, ref.mean_queue_length) and ours.events == ref.events
+    assert ref.half_means is None and ours.half_means.shape == (2, system.n_types)
+    np.testing.assert_allclose(ours.half_means.mean(axis=0), ref.mean_queue_length, atol=1e-12)
 
 
 TINY = dict(seed=5, n_servers=20, loads=[0.5, 0.92], n_runs=3, warmup=2.0, horizon=20.0)
@@ -240,7 +241,13 @@ def test_without_a_known_condition_the_drift_check_finds_random_routing_unstable
     def unknown(system, policy):
         return PolicyStability("any", None, math.nan, (), "condition not known")
 
+    from qtheory.locality import experiments
+
     monkeypatch.setattr(l_r_jiq, "policy_stability", unknown)
+    # the stationary replication's own refusal of an unstable policy is switched off with it (in this
+    # process: one worker, the same numbers whatever the number of workers)
+    monkeypatch.setattr(experiments, "_require_policy_stable", lambda system, policy: None)
+    monkeypatch.setenv("QTHEORY_WORKERS", "1")
     res = l_r_jiq.compute(**(TINY | dict(warmup=5.0, horizon=60.0)))
     high = l_r_jiq.policy_row(res.rows, 0.92, l_r_jiq.RANDOM)
     assert high["stationarity"] == "not established" and high["drifting"] and high["drift_low"] > 0
@@ -249,10 +256,12 @@ def test_without_a_known_condition_the_drift_check_finds_random_routing_unstable
     assert l_r_jiq.reported(l_r_jiq.policy_row(res.rows, 0.5, l_r_jiq.RANDOM))
 
 
-def test_window_replication_needs_two_sampling_times():
+def test_the_halves_of_a_stationary_replication_need_two_sampling_times():
+    from qtheory.locality.experiments import stationary_replication
+
     with pytest.raises(ParameterError, match="n_samples"):
-        l_r_jiq.window_replication(np.random.SeedSequence(3), _design(0.5), 20, "irg", 1.0, 5.0, policy=JIQ(),
-                                   n_samples=1)
+        stationary_replication(np.random.SeedSequence(3), _design(0.5), 20, "irg", 1.0, 5.0, policy=JIQ(),
+                               n_samples=1, halves=True)
 
 
 def test_the_page_opens_with_its_result_as_a_sentence_with_numbers():

@@ -34,35 +34,34 @@ def _words(key: str) -> str:
     return key.replace("_", " ")
 
 
-def noted_evidence(root: str | os.PathLike, noted: Noted) -> list[str]:
+def noted_evidence(root: str | os.PathLike, noted: Noted, judged: tuple[list[Claim], dict[int, Any]] | None = None
+                   ) -> list[str]:
     """The recorded values behind a :class:`Noted` entry, one line each, from the results `root`
-    (a record with the label of its page's family judgement)."""
+    (a record with the label of its page's family judgement). `judged` is ``(records, verdicts)``
+    of the whole results folder (:func:`collect` and :func:`judge_pages`), computed once by the
+    caller of several entries; it is computed here when not given."""
+    if judged is None and any(key.startswith("claim:") for _, key in noted.evidence):
+        records = collect(root)
+        judged = (records, judge_pages(records)[0])
     out = []
     for item_id, key in noted.evidence:
         meta_path = Path(root) / item_id / f"{item_id}.json"
         if not meta_path.exists():
             out.append(f"{item_id}: not recorded in this build")
             continue
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
         if key.startswith("claim:"):
             words = key[len("claim:"):]
-            page = page_of(item_id)
-            records = [Claim(**r) for p in Path(root).glob("*/*.json") if p.stem == p.parent.name
-                       for r in _page_records(p, page)]
-            verdicts, _ = judge_pages(records)
+            records, verdicts = judged
             found = [c for c in records if c.item == item_id and words in c.text]
             out += [f"{describe(c, verdicts[id(c)])} {verdicts[id(c)].label if c.category in ('claim', 'check') else c.judge()}."
                     for c in found] or [f"{item_id}: no claim about {words!r}"]
-        elif key in meta:
+            continue
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        if key in meta:
             out.append(f"{item_id}, {_words(key)}: {_compact(meta[key])}")
         else:
             out.append(f"{item_id}: {key} not recorded")
     return out
-
-
-def _page_records(meta_path: Path, page: str) -> list[dict]:
-    meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    return meta.get("claims", []) if meta.get("notebook") == page else []
 
 
 def _num(x: float | None) -> str:
@@ -114,7 +113,8 @@ def _p(p: float) -> str:
 
 
 def statistics(c: Claim, v) -> str:
-    """The statistics behind a record's label, as a sentence (plain text, no math)."""
+    """The statistics behind a record's label, as a sentence: its numbers in plain text, then the
+    record's evidence (which may hold ``$...$`` math)."""
     comp = v.comparison
     if c.category not in ("claim", "check"):
         return ""
@@ -472,7 +472,8 @@ def write_pages(results: str | os.PathLike, book: str | os.PathLike, errata_intr
     """Write ``claims.md``, ``reconstructions.md`` and ``errata.md`` into `book` from `results`."""
     claims = collect(results)
     findings = collect_findings(results)
-    noted = [(n, noted_evidence(results, n)) for n in _noted()]
+    judged = (claims, judge_pages(claims)[0])
+    noted = [(n, noted_evidence(results, n, judged)) for n in _noted()]
     book = Path(book)
     for name, text in (("claims.md", render_claims(claims, [n for n, _ in noted], findings)),
                        ("reconstructions.md", render_reconstructions(claims, noted, findings)),

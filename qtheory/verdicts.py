@@ -50,7 +50,7 @@ from scipy import stats as _st
 from .errors import ParameterError
 
 __all__ = ["FAMILY_LEVEL", "INTERVAL_LEVEL", "RELATIVE_MARGIN", "Comparison", "Verdict", "JointTest",
-           "Judgement", "welch", "compare", "holm", "joint_tests", "judge", "judge_one", "CLAIM_LABELS",
+           "Judgement", "welch", "compare", "holm", "holm_thresholds", "joint_tests", "judge", "judge_one", "CLAIM_LABELS",
            "CHECK_LABELS"]
 
 #: familywise level of a page: the chance of any false "differs" (or "fails") among its records
@@ -133,15 +133,24 @@ def _margin(record) -> float:
     return RELATIVE_MARGIN * abs(record.target)
 
 
-def holm(pvalues: Sequence[float], level: float = FAMILY_LEVEL) -> list[bool]:
-    """Holm's step-down procedure: which hypotheses are rejected at familywise `level`."""
+def holm_thresholds(pvalues: Sequence[float], level: float = FAMILY_LEVEL) -> list[float]:
+    """The threshold Holm's procedure compares each p-value with: ``level / (m - rank)``, rank 0
+    for the smallest p-value."""
     if any(p != p for p in pvalues):
         raise ParameterError(f"p-values must not be nan (got {list(pvalues)!r})")
-    order = sorted(range(len(pvalues)), key=lambda i: pvalues[i])
-    rejected = [False] * len(pvalues)
     m = len(pvalues)
-    for rank, i in enumerate(order):
-        if pvalues[i] > level / (m - rank):
+    thresholds = [0.0] * m
+    for rank, i in enumerate(sorted(range(m), key=lambda i: pvalues[i])):
+        thresholds[i] = level / (m - rank)
+    return thresholds
+
+
+def holm(pvalues: Sequence[float], level: float = FAMILY_LEVEL) -> list[bool]:
+    """Holm's step-down procedure: which hypotheses are rejected at familywise `level`."""
+    thresholds = holm_thresholds(pvalues, level)
+    rejected = [False] * len(pvalues)
+    for i in sorted(range(len(pvalues)), key=lambda i: pvalues[i]):
+        if pvalues[i] > thresholds[i]:
             break
         rejected[i] = True
     return rejected
@@ -298,11 +307,8 @@ def judge(records: Sequence, level: float = FAMILY_LEVEL) -> Judgement:
     joint = joint_tests(records, comparisons)
     pvalues = [comparisons[id(r)].p for r in tested] + [j.p for j in joint]
     rejected = holm(pvalues, level)
+    thresholds = holm_thresholds(pvalues, level)
     m = len(pvalues)
-    order = sorted(range(m), key=lambda i: pvalues[i])
-    thresholds = [0.0] * m
-    for rank, i in enumerate(order):
-        thresholds[i] = level / (m - rank)
     position = {id(r): k for k, r in enumerate(tested)}
     joint = tuple(JointTest(j.family, j.kind, j.statistic, j.p, j.size, rejected[len(tested) + k])
                   for k, j in enumerate(joint))

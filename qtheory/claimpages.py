@@ -120,6 +120,9 @@ def statistics(c: Claim, v) -> str:
         return ""
     if c.holds is not None:
         return ("Qualitative statement, judged by the notebook's test. " + c.evidence.strip()).strip()
+    if c.tested:
+        return (f"One test of many quantities: p = {_p(c.p_value)}, against the Holm threshold {_p(v.threshold)} of "
+                f"the page's {v.family_size} hypotheses: {v.reason}. {c.evidence.strip()}")
     if comp is None or comp.se == 0:
         d = c.ours - c.target
         tol = c.tolerance or 0.0
@@ -212,6 +215,8 @@ def _record_table(group: list[Claim], target: str, verdicts: dict[int, Any],
         if c.holds is not None:
             measured = _value(c.ours, c.ours_se) if c.ours is not None else ""
             values = "qualitative" + (f"; ours {measured}" if measured else "")
+        elif c.tested:
+            values = _record_values(c)
         else:
             values = f"{head} {_value(c.target, c.target_se)}<br>ours {_value(c.ours, c.ours_se)}"
         stats = _cell(statistics(c, verdicts[id(c)]))
@@ -550,6 +555,9 @@ def _fold(lines: list[str]) -> str:
 
 def _record_values(c: Claim) -> str:
     """The compared values of a record in words: "paper 12.95 ± 0.10, ours 12.008"."""
+    if c.tested:
+        return (f"one joint test, p = {_p(c.p_value)}; "
+                + ("every 95% interval within its margin" if c.resolved else "some 95% interval beyond its margin"))
     if c.category in ("claim", "check") and c.holds is None:
         if c.target == 0 and not c.target_se and not c.ours_se and c.tolerance is not None:
             # a gap that must vanish: "reference 0, ours 0" says nothing; the gap and its tolerance do

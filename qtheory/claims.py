@@ -98,6 +98,14 @@ class Claim:
         Name of a family of rows judged also jointly (:func:`qtheory.verdicts.joint_tests`).
     key : str
         ID of the paper statement of the claim map (:mod:`qtheory.claimmap`) this record judges.
+    p_value : float or None
+        For a statement judged by a test of many quantities at once (a *tested* record: no
+        values, see :func:`qtheory.verdicts.sign_flip_test` and
+        :func:`qtheory.verdicts.independent_test`), the test's p-value; it joins the page's
+        Holm family like any other record's. ``evidence`` names the test and its statistic.
+    resolved : bool or None
+        For a tested record: whether the data resolve the margin that matters (every
+        quantity's 95% interval within its margin), required for "agrees".
     verdict : str or None
         For reconstructions / errata, the outcome of the notebook's check.
     evidence : str
@@ -126,6 +134,8 @@ class Claim:
     reference_df: float | None = None
     family: str = ""
     key: str = ""
+    p_value: float | None = None
+    resolved: bool | None = None
 
     def __post_init__(self):
         if self.category not in CATEGORIES:
@@ -146,6 +156,8 @@ class Claim:
             if se and df is None:
                 raise ParameterError(f"`{side}_se` = {se!r} needs its degrees of freedom `{side}_df` "
                                      "(runs - 1, batches - 1)")
+        if self.p_value is not None or self.resolved is not None:
+            self._check_tested()
         if self.holds is not None and not isinstance(self.holds, bool):
             raise ParameterError(f"`holds` must be True, False or None (got {self.holds!r})")
         if self.category in ("check", "reconstruction") and (self.paper is not None or self.paper_se is not None):
@@ -156,8 +168,29 @@ class Claim:
         if self.category in ("claim", "check"):
             self._check_judgeable()
 
+    def _check_tested(self) -> None:
+        p = self.p_value
+        if not (isinstance(p, (int, float)) and not isinstance(p, bool) and 0.0 <= p <= 1.0):
+            raise ParameterError(f"`p_value` must be a number in [0, 1] (got {p!r})")
+        if not isinstance(self.resolved, bool):
+            raise ParameterError(f"a tested record needs `resolved` True or False (got {self.resolved!r})")
+        if self.category not in ("claim", "check"):
+            raise ParameterError(f"only a claim or a check is judged by a test (got category {self.category!r})")
+        if self.holds is not None or self.target is not None or self.ours is not None:
+            raise ParameterError("a tested record carries `p_value` and `resolved` and no `holds`, target or "
+                                 "`ours` value (its evidence gives the statistic)")
+        if not self.evidence:
+            raise ParameterError("a tested record's `evidence` must name its test and statistic")
+
+    @property
+    def tested(self) -> bool:
+        """Whether the record is judged by the p-value of a test of its own (:attr:`p_value`)."""
+        return self.p_value is not None
+
     def _check_judgeable(self) -> None:
         target = "paper" if self.category == "claim" else "reference"
+        if self.p_value is not None:
+            return
         if self.holds is not None:
             if getattr(self, target) is not None:
                 raise ParameterError(f"a qualitative {self.category} carries `holds` and no `{target}` value")

@@ -36,6 +36,18 @@ Joint tests of a family of rows
     family: Stouffer's :math:`Z = \\sum z_i / \\sqrt{k}` (a difference of one sign in most
     rows) and :math:`\\sum z_i^2 \\sim \\chi^2_k` (more large deviations than chance allows).
 
+Statements about many quantities at once
+    A statement such as "the simulated laws are the product form (4)" is judged by one test of
+    all its quantities (a *tested* record, :attr:`qtheory.claims.Claim.p_value`), whose p-value
+    joins the page's Holm family like any record's. Quantities estimated from the same runs are
+    correlated (the ``P(Q = q)`` of one run move together), so their t statistics cannot be
+    combined as if independent; :func:`sign_flip_test` instead flips the sign of each run's
+    whole vector of deviations, which keeps the correlation (exact for run means symmetric
+    about the hypothesised values, such as the near-normal means of long runs).
+    :func:`independent_test` combines t statistics of independent estimates (separate seeds).
+    Either reports whether the data resolve the margins (every quantity's 95% t-interval of
+    the difference within its margin): a record that is not rejected agrees only then.
+
 Qualitative statements carry the outcome of the notebook's own test (``holds``).
 """
 
@@ -45,13 +57,14 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+import numpy as np
 from scipy import stats as _st
 
 from .errors import ParameterError
 
 __all__ = ["FAMILY_LEVEL", "INTERVAL_LEVEL", "RELATIVE_MARGIN", "Comparison", "Verdict", "JointTest",
            "Judgement", "welch", "compare", "holm", "holm_thresholds", "joint_tests", "judge", "judge_one", "CLAIM_LABELS",
-           "CHECK_LABELS"]
+           "CHECK_LABELS", "MultipleTest", "sign_flip_test", "independent_test"]
 
 #: familywise level of a page: the chance of any false "differs" (or "fails") among its records
 FAMILY_LEVEL = 0.01
@@ -303,9 +316,10 @@ def judge(records: Sequence, level: float = FAMILY_LEVEL) -> Judgement:
         raise ParameterError(f"`level` must lie in (0, 1) (got {level!r})")
     records = list(records)
     comparisons = {id(r): compare(r) for r in records}
-    tested = [r for r in records if comparisons[id(r)] is not None and comparisons[id(r)].se > 0]
+    tested = [r for r in records if getattr(r, "p_value", None) is not None and r.category in ("claim", "check")
+              or comparisons[id(r)] is not None and comparisons[id(r)].se > 0]
     joint = joint_tests(records, comparisons)
-    pvalues = [comparisons[id(r)].p for r in tested] + [j.p for j in joint]
+    pvalues = [r.p_value if comparisons[id(r)] is None else comparisons[id(r)].p for r in tested] + [j.p for j in joint]
     rejected = holm(pvalues, level)
     thresholds = holm_thresholds(pvalues, level)
     m = len(pvalues)
@@ -317,6 +331,19 @@ def judge(records: Sequence, level: float = FAMILY_LEVEL) -> Judgement:
         c = comparisons[id(r)]
         if r.category not in ("claim", "check"):
             verdicts.append(Verdict(r.verdict or r.category, reason="see the record's evidence"))
+        elif getattr(r, "p_value", None) is not None:
+            k = position[id(r)]
+            if rejected[k]:
+                verdicts.append(Verdict(_words(r.category, "differ"), None, True, thresholds[k], m,
+                                        "the joint test is rejected by Holm's procedure at the page's familywise level"))
+            elif r.resolved:
+                verdicts.append(Verdict(_words(r.category, "agree"), None, False, thresholds[k], m,
+                                        "the joint test is not rejected, and every quantity's 95% interval lies within "
+                                        "its margin"))
+            else:
+                verdicts.append(Verdict("not resolved", None, False, thresholds[k], m,
+                                        "the joint test is not rejected, but some quantity's 95% interval reaches "
+                                        "beyond its margin"))
         elif r.holds is not None:
             outcome = "agree" if r.holds else "differ"
             verdicts.append(Verdict(_words(r.category, outcome), reason="the notebook's test of the statement"))
@@ -342,3 +369,201 @@ def judge(records: Sequence, level: float = FAMILY_LEVEL) -> Judgement:
 def judge_one(record, level: float = FAMILY_LEVEL) -> Verdict:
     """The verdict of a record judged alone (a family of one)."""
     return judge([record], level).verdicts[0]
+
+
+# -- tests of many quantities at once (tested records) ------------------------------------------------------------
+
+@dataclass(frozen=True)
+class MultipleTest:
+    """The outcome of one test of many quantities against their hypothesised values.
+
+    Attributes
+    ----------
+    method : str
+        ``"sign-flip"`` (:func:`sign_flip_test`) or ``"independent"`` (:func:`independent_test`).
+    statistic, p : float
+        The statistic (sum of squared t statistics, or of normal scores) and the test's p-value.
+    largest : float
+        The sign-flip test's largest :math:`|t|` (its second statistic).
+    size : int
+        The number of quantities.
+    resolved : bool
+        Whether every quantity's 95% t-interval of the difference lies within its margin.
+    widest : float
+        The largest ratio of a 95% interval's reach (largest absolute end) to its margin
+        (at most 1 when resolved).
+    patterns : int
+        Sign patterns drawn (0: every pattern enumerated; the independent test: 0).
+    df : float
+        The degrees of freedom of the t statistics (the smallest, when they differ).
+    """
+
+    method: str
+    statistic: float
+    p: float
+    size: int
+    resolved: bool
+    widest: float
+    patterns: int = 0
+    df: float = math.inf
+    largest: float = math.nan
+
+    def describe(self) -> str:
+        """The test as a sentence (plain text and ``$...$`` math) for the record's evidence."""
+        df = f"{self.df:.0f}" if math.isfinite(self.df) else "infinitely many"
+        if self.method == "sign-flip":
+            how = ("every sign pattern enumerated" if self.patterns == 0
+                   else f"{self.patterns:,} random sign patterns")
+            head = (f"sign-flip test of {self.size} quantities ($t$ with {df} degrees of freedom; each run's "
+                    f"deviations flipped together, which keeps their correlation; {how}) on the smaller of the "
+                    f"p-values of the largest $|t|$ and of $\\sum t^2$: largest $|t| = {self.largest:.2f}$, "
+                    f"$\\sum t^2 = {self.statistic:.1f}$, $p = {_p(self.p)}$")
+        else:
+            head = (f"joint test of {self.size} independent estimates (normal scores of their $t$ statistics, "
+                    f"$\\sum z^2 = {self.statistic:.1f}$ against $\\chi^2_{{{self.size}}}$): $p = {_p(self.p)}$")
+        reach = (f"every quantity's 95% interval within its margin (widest at {self.widest:.2f} of it)" if self.resolved
+                 else f"some quantity's 95% interval reaches {self.widest:.2f} times its margin")
+        return f"{head}; {reach}"
+
+    def record(self, **fields):
+        """A tested :class:`qtheory.claims.Claim` carrying this test (``evidence`` is prefixed by
+        :meth:`describe`)."""
+        from .claims import Claim
+
+        extra = fields.pop("evidence", "")
+        text = self.describe()
+        evidence = text[:1].upper() + text[1:] + "." + (f" {extra.strip()}" if extra else "")
+        return Claim(p_value=float(self.p), resolved=bool(self.resolved), evidence=evidence, **fields)
+
+
+def _margins(exact: np.ndarray, margins) -> np.ndarray:
+    if margins is None:
+        return RELATIVE_MARGIN * np.abs(exact)
+    out = np.broadcast_to(np.asarray(margins, dtype=float), exact.shape).astype(float)
+    if not np.all(out >= 0):
+        raise ParameterError(f"`margins` must be >= 0 (got {margins!r})")
+    return out
+
+
+def _reach(diff: np.ndarray, se: np.ndarray, df: np.ndarray, margin: np.ndarray) -> float:
+    half = _st.t.ppf(0.5 + INTERVAL_LEVEL / 2, df) * se
+    reach = np.abs(diff) + half
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(margin > 0, reach / np.where(margin > 0, margin, 1.0), np.where(reach > 0, np.inf, 0.0))
+    return float(ratio.max()) if ratio.size else 0.0
+
+
+#: runs of a sign-flip test up to which every sign pattern is enumerated (2**14 patterns)
+EXACT_SIGN_RUNS = 14
+
+
+def sign_flip_test(groups, exact, *, seed: int, margins=None, patterns: int = 9999) -> MultipleTest:
+    """Test that the mean of each quantity equals its hypothesised value, all at once.
+
+    Parameters
+    ----------
+    groups : sequence of arrays (runs x quantities)
+        Per-run estimates; the runs of one group are independent of each other and of the
+        other groups' runs, the quantities of one run may be correlated in any way.
+    exact : sequence of arrays (quantities)
+        The hypothesised values, one array per group.
+    seed : int
+        Seed of the random sign patterns (through :func:`qtheory.runtime.child_seed`).
+    margins : sequence of arrays, optional
+        The difference that matters per quantity (default :data:`RELATIVE_MARGIN` of the value).
+    patterns : int
+        Random sign patterns when there are more than :data:`EXACT_SIGN_RUNS` runs in all.
+
+    Two statistics of the t statistics (mean deviation over its standard error, ``runs - 1``
+    degrees of freedom): the largest :math:`|t|` (power against one quantity off) and
+    :math:`\\sum t^2` (against many a little off). Under the hypothesis each run's vector of
+    deviations is symmetric about 0 (the means of long runs are near normal), so flipping the
+    sign of a whole run leaves the law unchanged. Each pattern gets the smaller of its two
+    statistics' p-values over all patterns; the test's p-value is the share of patterns whose
+    smaller p-value is at most the observed one (min-p, exact over every pattern, or
+    ``(1 + count) / (1 + patterns)`` over random ones: valid at any level).
+    """
+    from .runtime import child_seed
+
+    groups = [np.atleast_2d(np.asarray(g, dtype=float)) for g in groups]
+    exact = [np.asarray(e, dtype=float).ravel() for e in exact]
+    if not groups or len(groups) != len(exact):
+        raise ParameterError(f"`groups` and `exact` must be non-empty and of equal length (got {len(groups)} "
+                             f"and {len(exact)})")
+    devs, marg = [], []
+    for i, (g, e) in enumerate(zip(groups, exact)):
+        if g.shape[1] != e.size or g.shape[0] < 2:
+            raise ParameterError(f"`groups[{i}]` must be runs (>= 2) x {e.size} quantities (got shape {g.shape})")
+        if not np.all(np.isfinite(g)) or not np.all(np.isfinite(e)):
+            raise ParameterError(f"`groups[{i}]` and `exact[{i}]` must be finite")
+        devs.append(g - e)
+        marg.append(_margins(e, None if margins is None else margins[i]))
+    patterns = int(patterns)
+    if patterns < 99:
+        raise ParameterError(f"`patterns` must be >= 99 (got {patterns!r})")
+    n_runs = sum(d.shape[0] for d in devs)
+    enumerate_all = n_runs <= EXACT_SIGN_RUNS
+    if enumerate_all:
+        codes = np.arange(2 ** n_runs)
+        signs = 1.0 - 2.0 * ((codes[:, None] >> np.arange(n_runs)) & 1)
+    else:
+        rng = np.random.default_rng(child_seed(seed, "sign flip"))
+        signs = np.vstack([np.ones(n_runs), rng.choice((-1.0, 1.0), size=(patterns, n_runs))])
+    total = np.zeros(signs.shape[0])
+    largest = np.zeros(signs.shape[0])
+    start = 0
+    diffs, ses, dfs = [], [], []
+    for d in devs:
+        n = d.shape[0]
+        s = signs[:, start:start + n]
+        start += n
+        square = (d ** 2).sum(axis=0)  # unchanged by flipping signs
+        mean = s @ d / n
+        var = np.maximum(square - n * mean ** 2, 0.0) / (n - 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t2 = np.where(var > 0, mean ** 2 / (var / n), np.where(mean == 0, 0.0, np.inf))
+        total += t2.sum(axis=1)
+        largest = np.maximum(largest, t2.max(axis=1))
+        diffs.append(d.mean(axis=0))
+        ses.append(d.std(axis=0, ddof=1) / math.sqrt(n))
+        dfs.append(np.full(d.shape[1], n - 1.0))
+    # each pattern's p-values of the two statistics over all patterns, their minimum, and the
+    # share of patterns whose minimum is at most the observed one (min-p, calibrated on the patterns)
+    p_sum, p_max = _upper_shares(total), _upper_shares(largest)
+    smaller = np.minimum(p_sum, p_max)
+    count = int(np.sum(smaller <= smaller[0] * (1 + 1e-12)))
+    p = count / total.size if enumerate_all else count / (patterns + 1)
+    widest = _reach(np.concatenate(diffs), np.concatenate(ses), np.concatenate(dfs), np.concatenate(marg))
+    return MultipleTest("sign-flip", float(total[0]), float(min(p, 1.0)), int(sum(e.size for e in exact)),
+                        widest <= 1.0, widest, 0 if enumerate_all else patterns, float(min(np.concatenate(dfs))),
+                        float(math.sqrt(largest[0])))
+
+
+def _upper_shares(x: np.ndarray) -> np.ndarray:
+    """For each entry, the share of entries at least as large (ties, to a relative 1e-12, count)."""
+    order = np.sort(x)
+    return (x.size - np.searchsorted(order, x * (1 - 1e-12), side="left")) / x.size
+
+
+def independent_test(difference, se, df, *, exact=None, margins=None) -> MultipleTest:
+    """Test that independent estimates (separate seeds) all equal their hypothesised values:
+    each ``t = difference / se`` (Student t with `df`) mapped to its normal score, the sum of
+    squares against chi-square with as many degrees of freedom. Margins as in
+    :func:`sign_flip_test` (relative to `exact`, or given)."""
+    difference, se, df = (np.asarray(x, dtype=float).ravel() for x in (difference, se, df))
+    if not (difference.size == se.size == df.size) or difference.size == 0:
+        raise ParameterError("`difference`, `se` and `df` must be non-empty and of equal length")
+    if not np.all(se > 0) or not np.all(df >= 1):
+        raise ParameterError(f"every `se` must be > 0 and every `df` >= 1 (got se {se.tolist()}, df {df.tolist()})")
+    if margins is None:
+        if exact is None:
+            raise ParameterError("`independent_test` needs `exact` values or `margins`")
+        marg = _margins(np.asarray(exact, dtype=float).ravel(), None)
+    else:
+        marg = _margins(difference, margins)
+    z = [_score(Comparison(float(d), float(s), float(v), float(d / s), 0.0, 0.0, 0.0, 0.0))
+         for d, s, v in zip(difference, se, df)]
+    chi2 = float(sum(x * x for x in z))
+    widest = _reach(difference, se, df, marg)
+    return MultipleTest("independent", chi2, float(_st.chi2.sf(chi2, len(z))), len(z), widest <= 1.0, widest,
+                        0, float(df.min()))

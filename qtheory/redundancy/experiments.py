@@ -17,7 +17,7 @@ from .simulation import SimulationResult, simulate_replication
 __all__ = ["Setting", "table1_settings", "TABLE1_PAPER", "simulate_setting", "exact_setting", "random_system", "exact_cdf",
            "summarise_runs", "convergence_order", "TABLE1_CANDIDATES", "table1_comparison", "table1_verdicts",
            "random_systems", "POD_CASES", "stability_rows", "stability_agreement", "local_stability_rows",
-           "local_stability_agreement", "product_form_rows", "pgf_rows", "limit_rows", "replica_rows", "sojourn_rows",
+           "local_stability_agreement", "product_form_rows", "product_form_samples", "product_form_table", "pgf_rows", "limit_rows", "replica_rows", "sojourn_rows",
            "truncated_pgf_rows"]
 
 
@@ -306,17 +306,18 @@ def local_stability_agreement(rows: list[dict]) -> tuple[bool, int, bool]:
     return same, sum(r["efficient"] for r in rows), all(r["cond_10"] for r in rows if r["efficient"])
 
 
-def product_form_rows(cases, n_runs: int, n_events: int, seed: int, *, warmup: int = 10_000,
-                      max_q: int = 5) -> list[dict]:
-    """R-V-pf: simulated E[Q], Var(Q), P(Q = 0..max_q) (and E[Q_S] for c.o.c.) against the
-    product forms, one row per quantity with the z-score over runs.
+def product_form_samples(cases, n_runs: int, n_events: int, seed: int, *, warmup: int = 10_000,
+                         max_q: int = 5) -> list[dict]:
+    """R-V-pf's runs: per case and mechanism, the per-run E[Q], Var(Q), P(Q = 0..max_q) (and
+    E[Q_S] for c.o.c.) beside their product-form values.
 
     `cases` are (name, system, load fraction of :math:`\\lambda^*`); the runs of case i and mechanism m
-    use ``child_seed(seed, "pf", i, m)``.
+    use ``child_seed(seed, "pf", i, m)``. Returns one dict per case and mechanism: ``system,
+    mechanism, load, quantities`` (names), ``runs`` (runs x quantities) and ``exact``.
     """
     from .stability import critical_load
 
-    rows = []
+    out = []
     for i, (name, sy, f) in enumerate(cases):
         lam = f * critical_load(sy)
         for mech in ("coc", "cos"):
@@ -331,12 +332,33 @@ def product_form_rows(cases, n_runs: int, n_events: int, seed: int, *, warmup: i
             if mech == "coc":
                 quantities += [(f"E[Q_{sy.labels[k]}]", [r.type_means[k] for r in rr], m.mean)
                                for k, m in enumerate(type_moments(sy, lam))]
-            for q, xs, ex in quantities:
-                x = np.asarray(xs)
-                se = float(x.std(ddof=1) / np.sqrt(x.size))
-                rows.append(dict(system=name, mechanism=mech, load=lam, quantity=q, simulation=float(x.mean()),
-                                 se=se, exact=float(ex), z=float((x.mean() - ex) / se)))
+            out.append(dict(system=name, mechanism=mech, load=lam, quantities=[q for q, _, _ in quantities],
+                            runs=np.array([xs for _, xs, _ in quantities], dtype=float).T,
+                            exact=np.array([ex for _, _, ex in quantities], dtype=float)))
+    return out
+
+
+def product_form_table(samples: list[dict]) -> list[dict]:
+    """One row per quantity of :func:`product_form_samples`: the mean over runs, its standard
+    error and the t statistic against the product form."""
+    rows = []
+    for g in samples:
+        runs = g["runs"]
+        for j, q in enumerate(g["quantities"]):
+            x = runs[:, j]
+            se = float(x.std(ddof=1) / np.sqrt(x.size))
+            ex = float(g["exact"][j])
+            rows.append(dict(system=g["system"], mechanism=g["mechanism"], load=g["load"], quantity=q,
+                             simulation=float(x.mean()), se=se, exact=ex, z=float((x.mean() - ex) / se)))
     return rows
+
+
+def product_form_rows(cases, n_runs: int, n_events: int, seed: int, *, warmup: int = 10_000,
+                      max_q: int = 5) -> list[dict]:
+    """R-V-pf: simulated E[Q], Var(Q), P(Q = 0..max_q) (and E[Q_S] for c.o.c.) against the
+    product forms, one row per quantity with the z-score over runs
+    (:func:`product_form_samples`, then :func:`product_form_table`)."""
+    return product_form_table(product_form_samples(cases, n_runs, n_events, seed, warmup=warmup, max_q=max_q))
 
 
 def pgf_rows(systems: list[RedundancySystem], seed: int, *, max_types: int = 5, n_systems: int = 25,

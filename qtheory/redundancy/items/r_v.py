@@ -26,7 +26,7 @@ from .. import model as M
 from .. import productform as PF
 from .. import stability as S
 from ..experiments import (convergence_order, local_stability_agreement, local_stability_rows, pgf_rows,
-                           product_form_rows, random_systems, replica_rows, sojourn_rows, stability_agreement,
+                           product_form_samples, product_form_table, random_systems, replica_rows, sojourn_rows, stability_agreement,
                            stability_rows, limit_rows, truncated_pgf_rows)
 
 __all__ = ["ITEMS", "compute", "types_claims", "critical_load_claim", "m_model_local_claim", "linear_order_claim",
@@ -189,31 +189,29 @@ def tail_erratum(r15: dict, printed: float = TAIL_PRINTED) -> Claim:
 
 # -- the items -------------------------------------------------------------------------------
 
-#: family-wise level of the product-form check over all compared quantities (Bonferroni)
-PF_FAMILY_LEVEL = 0.01
+def product_form_check(samples: list[dict], seed: int) -> Claim:
+    """R-V-pf: do the simulations agree with the product forms (4) and (6) on every quantity at once?
 
-
-def product_form_check(zs, df: int, level: float = PF_FAMILY_LEVEL) -> Claim:
-    """R-V-pf: do the simulations agree with the product form (4) on every quantity at once?
-
-    Each ``z = (mean over runs - exact) / SE`` takes its SE from the runs themselves, so under
-    exactness it follows Student's t with ``df = runs - 1`` (not the normal: with 10 runs 7.7 %
-    of them exceed 2). Quantities of the same runs are correlated (the ``P(Q = q)`` and ``E[Q]``
-    move together), so the share above a quantile is not binomial; the check bounds the largest
-    ``|z|`` by the Bonferroni-corrected t quantile at family level `level`, valid whatever the
-    correlation.
+    `samples` are :func:`~qtheory.redundancy.experiments.product_form_samples`. Quantities of
+    the same runs are correlated (the ``P(Q = q)`` and ``E[Q]`` move together), so their t
+    statistics are not combined as if independent: one sign-flip test
+    (:func:`qtheory.verdicts.sign_flip_test`) flips each run's whole vector of deviations,
+    its p-value joins the page's Holm family. Agreement also needs every quantity's 95%
+    interval within 5% of its exact value.
     """
-    from scipy import stats as st
+    from ...runtime import child_seed
+    from ...verdicts import sign_flip_test
 
-    zs = np.abs(np.asarray(zs, dtype=float))
-    bound = float(st.t.ppf(1 - level / (2 * zs.size), df))
-    expected = float(2 * st.t.sf(2.0, df))
-    return Claim(item="R-V-pf", text=f"simulation against the product form (4): the largest $|z|$ of {zs.size} "
-                                     f"quantities against the Bonferroni $t_{{{df}}}$ bound at family level {level:g}",
-                 source="Sec. 2.3, eq. (4)", holds=bool(zs.max() <= bound),
-                 evidence=f"largest |z| {zs.max():.2f}, bound {bound:.2f}; {100 * (zs > 2).mean():.1f} % of |z| exceed 2, "
-                          f"{100 * expected:.1f} % expected under $t_{{{df}}}$ (the quantities of one run are "
-                          "correlated, so this share varies more than a binomial one).")
+    test = sign_flip_test([g["runs"] for g in samples], [g["exact"] for g in samples],
+                          seed=child_seed(seed, "pf sign flip"))
+    runs = {g["runs"].shape[0] for g in samples}
+    systems = sorted({g["system"] for g in samples}, key=[g["system"] for g in samples].index)
+    return test.record(item="R-V-pf", source="Sec. 2.3, eqs. (4) and (6)",
+                       text=f"simulation against the product forms (4) (c.o.c.) and (6) (c.o.s.), {test.size} "
+                            "stationary quantities at once",
+                       evidence=f"{len(systems)} systems ({', '.join(systems)}), both mechanisms, "
+                                f"{'/'.join(str(n) for n in sorted(runs))} runs each; E[Q], Var(Q), P(Q = q) and the "
+                                "c.o.c. type means.")
 
 
 def _types(params, seed) -> ItemResult:
@@ -297,9 +295,10 @@ def _product_forms(systems, params, seed, pf_runs, pf_events) -> ItemResult:
     from scipy import stats as st
 
     small = [("random A", systems[1], 0.8), ("random B", systems[3], 0.7), ("pod N=4 d=2", M.power_of_d(4, 2), 0.9)]
-    rows = product_form_rows(small, pf_runs, pf_events, seed)
+    samples = product_form_samples(small, pf_runs, pf_events, seed)
+    rows = product_form_table(samples)
     zs = np.array([r["z"] for r in rows])
-    check = product_form_check(zs, pf_runs - 1)
+    check = product_form_check(samples, seed)
     shown = Table.from_values({"quantities compared": f"{len(rows)}", "largest $|z|$": f"{np.abs(zs).max():.2f}",
                      "share with $|z| > 2$": f"{100 * (np.abs(zs) > 2).mean():.1f} %",
                      f"expected under $t_{{{pf_runs - 1}}}$": f"{200 * st.t.sf(2.0, pf_runs - 1):.1f} %"})

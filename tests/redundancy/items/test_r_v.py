@@ -133,19 +133,35 @@ def test_compute_names_a_wrong_parameter(name, value):
         r_v.compute(**params)
 
 
-def test_product_form_check_bounds_the_largest_z_by_the_bonferroni_t_quantile():
-    from scipy import stats as st
+def _pf_samples(rng, shift=0.0):
+    """Two synthetic groups of 10 runs of 8 correlated quantities around exact values 1..8; the
+    third quantity of the second group moved by `shift` (in units of a run's sd, 0.01)."""
+    out = []
+    for name in ("A", "B"):
+        exact = np.arange(1.0, 9.0)
+        runs = exact + 0.01 * (0.9 * rng.normal(size=(10, 1)) + 0.44 * rng.normal(size=(10, 8)))
+        if name == "B":
+            runs[:, 2] += 0.01 * shift
+        out.append(dict(system=name, mechanism="coc", runs=runs, exact=exact, quantities=[f"q{j}" for j in range(8)]))
+    return out
 
+
+def test_product_form_check_is_one_sign_flip_test_of_every_quantity():
+    """Under exactness the record agrees; one quantity of one system off by 3 run sd (t about 9.5)
+    makes it differ; the record carries the sign-flip test's p-value and size."""
     from qtheory.redundancy.items.r_v import product_form_check
+    from qtheory.verdicts import judge_one, sign_flip_test
 
-    rng = np.random.default_rng(1)
-    zs = st.t.rvs(9, size=120, random_state=rng)
-    bound = st.t.ppf(1 - 0.01 / 240, 9)
-    assert product_form_check(zs, 9).holds is True
-    assert product_form_check(np.r_[zs, bound * 1.01], 9).holds is False
-    assert product_form_check(np.r_[zs[:-1], bound * 0.99], 9).holds is True
-    c = product_form_check([2.5, -0.5, 0.1, 1.0], 9)
-    assert c.category == "claim" and "25.0 % of |z| exceed 2" in c.evidence and "7.7 %" in c.evidence
+    calm = product_form_check(_pf_samples(np.random.default_rng(1)), seed=4711)
+    assert calm.p_value > 0.05 and calm.resolved and judge_one(calm).label == "agrees"
+    assert "16 stationary quantities" in calm.text and "Sign-flip test of 16 quantities" in calm.evidence
+    off = product_form_check(_pf_samples(np.random.default_rng(1), shift=3.0), seed=4711)
+    assert judge_one(off).label == "differs"
+    samples = _pf_samples(np.random.default_rng(1), shift=3.0)
+    from qtheory.runtime import child_seed
+    direct = sign_flip_test([g["runs"] for g in samples], [g["exact"] for g in samples],
+                            seed=child_seed(4711, "pf sign flip"))
+    assert off.p_value == direct.p
 
 
 def _limit(quantity, mech, f, d):

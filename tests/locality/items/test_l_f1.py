@@ -76,12 +76,37 @@ def _tiny_rows(z, z_alt):
                  exact=0.3, exact_with_replacement=0.2) for i, (d, k) in enumerate([(1, 0), (1, 1), (2, 0), (2, 1)])]
 
 
-def test_the_exact_chain_check_holds_within_the_bound_and_fails_beyond_it():
-    bound = l_f1.bonferroni_bound(4, 8)
-    claim, b = l_f1.exact_chain_check(_tiny_rows([0.5, -1.0, 2.0, -bound], [0, 0, 0, 0]), 8, 100.0)
-    assert b == bound and claim.holds is True and claim.label == "internal check"
-    claim, _ = l_f1.exact_chain_check(_tiny_rows([0.5, -1.0, 2.0, -1.01 * bound], [0, 0, 0, 0]), 8, 100.0)
-    assert claim.holds is False and claim.judge() == "fails"
+def _tiny_samples(rng, shift=0.0):
+    """Synthetic L-P-jsqd runs: d = 1, 2, 3, 8 runs of 6 correlated entries around 0.1..0.6 (sd 0.002
+    per run); entry 4 of d = 2 moved by `shift` run sd."""
+    out = []
+    for d in (1, 2, 3):
+        exact = np.linspace(0.1, 0.6, 6)
+        runs = exact + 0.002 * (0.8 * rng.normal(size=(8, 1)) + 0.6 * rng.normal(size=(8, 6)))
+        if d == 2:
+            runs[:, 4] += 0.002 * shift
+        out.append(dict(d=d, runs=runs, exact=exact, exact_with_replacement=exact))
+    return out
+
+
+def test_the_exact_chain_check_is_one_sign_flip_test_of_every_entry():
+    from qtheory.verdicts import judge_one
+
+    calm = l_f1.exact_chain_check(_tiny_samples(np.random.default_rng(2)), 4, 100.0)
+    assert calm.category == "check" and calm.p_value > 0.05 and judge_one(calm).label == "holds"
+    assert calm.label == "internal check" and "18 stationary" in calm.text
+    off = l_f1.exact_chain_check(_tiny_samples(np.random.default_rng(2), shift=4.0), 4, 100.0)
+    assert judge_one(off).label == "fails" and off.p_value < 0.01
+
+
+def test_exact_rows_are_the_means_of_the_samples():
+    samples = _tiny_samples(np.random.default_rng(3))
+    rows = l_f1.exact_rows(seed=1, horizon=100.0, n_runs=8, samples=samples)
+    assert len(rows) == 18
+    r = [r for r in rows if r["d"] == 2 and r["server_type"] == 2 and r["level"] == 2][0]
+    x = samples[1]["runs"][:, 4]
+    assert r["sim_mean"] == pytest.approx(x.mean()) and r["se"] == pytest.approx(x.std(ddof=1) / np.sqrt(8))
+    assert r["exact"] == pytest.approx(samples[1]["exact"][4])
 
 
 def test_the_with_replacement_chain_is_rejected_only_beyond_the_bound_at_d_2_or_more():

@@ -28,7 +28,7 @@ from .simulation import simulate
 
 __all__ = ["Replication", "stationary_statistics", "policy_runs", "table1_rows", "poisson_rows", "fluid_limit_rows",
            "slta_learning_rows", "fluid_convergence_rows", "solver_agreement_rows", "assignment_rows",
-           "lp_rows", "pool_columns", "PoissonTables", "FluidLimitTables", "LearningTables"]
+           "lp_rows", "pool_columns", "PoissonTables", "poisson_samples", "poisson_test", "FluidLimitTables", "LearningTables"]
 
 
 @dataclass(frozen=True)
@@ -207,41 +207,77 @@ def _poisson_run(ss, system, n, policy, horizon, warmup, kmax) -> Replication:
     return Replication.of(res, mean_utility=res.mean_utility, mean_tasks=res.mean_tasks, count_distribution=d)
 
 
+def poisson_samples(system: PoolSystem, n: int, policies, *, horizon: float, warmup: float, n_runs: int,
+                    seed: int) -> list[dict]:
+    """U-X-poisson's runs: per policy (stream ``child_seed(seed, "poisson", policy)``), each run's
+    time-averaged law of ``n s_n`` on ``0..kmax`` (``kmax = n rho + 8 sqrt(n rho) + 10``) and its
+    mean count. Returns one dict per policy: ``policy, dists`` (runs x counts), ``counts``."""
+    mean = n * system.rho
+    kmax = int(mean + 8 * np.sqrt(mean) + 10)
+    out = []
+    for policy in policies:
+        runs = replicate(_poisson_run, n_runs, child_seed(seed, "poisson", policy),
+                         args=(system, n, policy, horizon, warmup, kmax), desc=f"poisson {policy}")
+        out.append(dict(policy=policy, dists=np.array([o.count_distribution for o in runs]),
+                        counts=np.array([o.mean_tasks * n for o in runs])))
+    return out
+
+
 def poisson_rows(system: PoolSystem, n: int, policies, *, horizon: float, warmup: float, n_runs: int,
-                 seed: int) -> PoissonTables:
+                 seed: int, samples: list[dict] | None = None) -> PoissonTables:
     """Law of ``n s_n`` under each policy against Poisson(``n rho``) (Sec. 2.1, 3.3).
 
     Returns the tables ``(pmf, summary)``: the time-averaged pmf per count and policy (with
     CIs over runs), and per policy the mean count with its CI, its z-score against
     ``n rho``, the total-variation distance between the averaged pmf and Poisson, and the
-    largest per-count t statistic with its Bonferroni limit (``max_count_t``, ``count_t_limit``).
+    largest per-count t statistic (``max_count_t``, counts with Poisson probability above
+    1e-3; :func:`poisson_test` judges them all at once). From `samples` of
+    :func:`poisson_samples` when given, else simulated.
     """
+    if samples is None:
+        samples = poisson_samples(system, n, policies, horizon=horizon, warmup=warmup, n_runs=n_runs, seed=seed)
     mean = n * system.rho
-    kmax = int(mean + 8 * np.sqrt(mean) + 10)
-    pmf = stats.poisson.pmf(np.arange(kmax + 1), mean)
     pmf_rows, summary = [], []
-    for idx, policy in enumerate(policies):
-        out = replicate(_poisson_run, n_runs, child_seed(seed, "poisson", policy),
-                        args=(system, n, policy, horizon, warmup, kmax), desc=f"poisson {policy}")
-        dists = np.array([o.count_distribution for o in out])
-        counts = np.array([o.mean_tasks * n for o in out])
+    for g in samples:
+        policy, dists, counts = g["policy"], g["dists"], g["counts"]
+        pmf = stats.poisson.pmf(np.arange(dists.shape[1]), mean)
         ci = mean_ci(dists)
-        for k in range(kmax + 1):
+        for k in range(dists.shape[1]):
             pmf_rows.append({"policy": policy, "tasks": k, "time_fraction": float(ci.mean[k]),
                              "low": float(ci.ci_low[k]), "high": float(ci.ci_high[k]), "poisson_pmf": float(pmf[k])})
         c = mean_ci(counts)
-        # per-count t statistics against the pmf (counts with pmf > 1e-3), and the two-sided
-        # Bonferroni limit at level 1e-3 of the t distribution with runs - 1 degrees of freedom
-        keep = pmf > 1e-3
+        keep = pmf > POISSON_KEEP
         se_k = dists.std(axis=0, ddof=1)[keep] / np.sqrt(dists.shape[0])
         t_k = np.abs(dists.mean(axis=0)[keep] - pmf[keep]) / np.maximum(se_k, 1e-300)
-        t_limit = float(stats.t.ppf(1 - 1e-3 / (2 * keep.sum()), dists.shape[0] - 1))
         summary.append({"policy": policy, "n": n, "rho": system.rho, "mean_tasks": float(c.mean),
-                        "low": float(c.ci_low), "high": float(c.ci_high), "se": float(c.se), "runs": int(n_runs), "poisson_mean": mean,
-                        "z_score": float((c.mean - mean) / c.se),
+                        "low": float(c.ci_low), "high": float(c.ci_high), "se": float(c.se), "runs": int(dists.shape[0]),
+                        "poisson_mean": mean, "z_score": float((c.mean - mean) / c.se),
                         "total_variation": float(0.5 * np.abs(ci.mean - pmf).sum()),
-                        "max_count_t": float(t_k.max()), "count_t_limit": t_limit})
+                        "max_count_t": float(t_k.max())})
     return PoissonTables(pmf_rows, summary)
+
+
+#: counts whose Poisson probability is above this are judged one by one
+POISSON_KEEP = 1e-3
+
+
+def poisson_test(system: PoolSystem, n: int, samples: list[dict], seed: int):
+    """One sign-flip test (:func:`qtheory.verdicts.sign_flip_test`) that the time-averaged law of
+    ``n s_n`` is Poisson(``n rho``) under every policy of `samples`, on the counts with Poisson
+    probability above :data:`POISSON_KEEP` (the probabilities of one run are correlated, each
+    run's vector is flipped whole). The margin of every count is 5% of the Poisson mode's
+    probability (a difference visible on the figure)."""
+    from ..verdicts import RELATIVE_MARGIN, sign_flip_test
+
+    mean = n * system.rho
+    groups, exact, margins = [], [], []
+    for g in samples:
+        pmf = stats.poisson.pmf(np.arange(g["dists"].shape[1]), mean)
+        keep = pmf > POISSON_KEEP
+        groups.append(g["dists"][:, keep])
+        exact.append(pmf[keep])
+        margins.append(np.full(int(keep.sum()), RELATIVE_MARGIN * pmf.max()))
+    return sign_flip_test(groups, exact, seed=child_seed(seed, "poisson sign flip"), margins=margins)
 
 
 def _fluid_run(ss, system, n, q0, times) -> Replication:

@@ -25,11 +25,22 @@ def test_pool_columns_realise_the_optimal_assignment():
         pool_columns(system, 12, 2.01)
 
 
-def test_poisson_rows_use_a_stream_per_policy_and_judge_counts_by_t():
+def test_poisson_rows_use_a_stream_per_policy_and_one_test_judges_every_count():
+    from qtheory.utility.experiments import poisson_samples, poisson_test
+    from qtheory.verdicts import judge_one
+
     system = PoolSystem((LogUtility(4), LogUtility(6)), (0.5, 0.5), 1.5)
     _, a = poisson_rows(system, 10, ["random", "jlmu"], horizon=200.0, warmup=10.0, n_runs=4, seed=3)
     _, b = poisson_rows(system, 10, ["jlmu"], horizon=200.0, warmup=10.0, n_runs=4, seed=3)
     # the seed is keyed by the policy's name, not its position in the list
     assert a[1]["mean_tasks"] == b[0]["mean_tasks"]
-    for r in a:
-        assert r["max_count_t"] < r["count_t_limit"]
+    samples = poisson_samples(system, 10, ["random", "jlmu"], horizon=400.0, warmup=10.0, n_runs=6, seed=3)
+    test = poisson_test(system, 10, samples, seed=3)
+    # counts with Poisson(15) probability above 1e-3, for each of the two policies
+    from scipy import stats
+    kmax = samples[0]["dists"].shape[1]
+    assert test.size == 2 * int(np.sum(stats.poisson.pmf(np.arange(kmax), 15.0) > 1e-3))
+    assert test.p > 0.01
+    # the law moved by one count (Poisson(15) shifted) is rejected
+    moved = [dict(g, dists=np.roll(g["dists"], 1, axis=1)) for g in samples]
+    assert poisson_test(system, 10, moved, seed=3).p < 0.01

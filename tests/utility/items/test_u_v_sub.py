@@ -25,15 +25,15 @@ def test_a_tie_is_not_a_loss(monkeypatch):
     assert u_v_sub.advantage_rows([0.1], [1.0], 1.0)[0]["jlmu_loses"] is False
 
 
-def _checks(ctmc_offset=0.0, sim_t=(1.0, -2.0)):
+def _checks(ctmc_offset=0.0, sim_t=(1.0, -2.0), se=0.001, runs=6):
     rows = []
     for policy, t in zip(("jlmu", "conservative"), sim_t):
         rows += [{"eps": 0.1, "rho": 1.0, "policy": policy, "method": "closed form", "mean_utility": 0.5,
-                  "t_vs_closed_form": math.nan},
+                  "se": 0.0, "runs": 0, "t_vs_closed_form": math.nan},
                  {"eps": 0.1, "rho": 1.0, "policy": policy, "method": "truncated CTMC", "mean_utility": 0.5 + ctmc_offset,
-                  "t_vs_closed_form": math.nan},
-                 {"eps": 0.1, "rho": 1.0, "policy": policy, "method": "simulation", "mean_utility": 0.5,
-                  "t_vs_closed_form": t}]
+                  "se": 0.0, "runs": 0, "t_vs_closed_form": math.nan},
+                 {"eps": 0.1, "rho": 1.0, "policy": policy, "method": "simulation", "mean_utility": 0.5 + t * se,
+                  "se": se, "runs": runs, "t_vs_closed_form": t}]
     return rows
 
 
@@ -42,22 +42,25 @@ def test_ctmc_error_is_the_largest_distance_to_the_closed_form_of_the_same_point
     assert u_v_sub.ctmc_error(_checks(ctmc_offset=-1e-3)) == pytest.approx(1e-3)
 
 
-def test_simulation_agreement_uses_the_largest_absolute_t_and_a_bonferroni_limit():
-    max_t, limit, inside = u_v_sub.simulation_agreement(_checks(sim_t=(1.0, -2.0)), 6)
-    # two simulated points, 5 degrees of freedom: t_{5}(1 - 1e-3 / 4) = 7.976
-    assert max_t == 2.0 and limit == pytest.approx(7.9757, abs=1e-4) and inside is True
-    assert u_v_sub.simulation_agreement(_checks(sim_t=(1.0, -8.0)), 6)[2] is False
-    assert u_v_sub.simulation_agreement(_checks(sim_t=(1.0, 7.97)), 6)[2] is True
-    assert u_v_sub.simulation_agreement(_checks(sim_t=(1.0, limit)), 6)[2] is False
+def test_the_simulation_check_is_one_joint_test_of_the_independent_points():
+    """Two points with t = 1 and -2 on 5 degrees of freedom: the chi-square of their normal scores
+    (computed here from scipy's t and normal quantiles) gives the record's p-value."""
+    from qtheory.verdicts import judge_one
+
+    c = u_v_sub.simulation_check(_checks(sim_t=(1.0, -2.0)))
+    z = [stats.norm.isf(stats.t.sf(abs(t), 5)) for t in (1.0, -2.0)]
+    assert c.p_value == pytest.approx(stats.chi2.sf(sum(x * x for x in z), 2), rel=1e-9)
+    assert c.category == "check" and c.resolved and judge_one(c).label == "holds"
+    assert judge_one(u_v_sub.simulation_check(_checks(sim_t=(1.0, -12.0)))).label == "fails"
+    # a standard error of 0.02: the 95% interval (about +-0.05) reaches beyond 5% of 0.5
+    assert judge_one(u_v_sub.simulation_check(_checks(se=0.02))).label == "not resolved"
 
 
-def test_the_reading_is_consistent_only_when_chain_and_simulations_agree_with_the_closed_forms():
-    ok = u_v_sub.reading_claim(1e-15, 3.0, 12.0)
+def test_the_reading_is_consistent_only_when_the_chain_equals_the_closed_forms():
+    ok = u_v_sub.reading_claim(1e-15)
     assert ok.category == "reconstruction" and ok.verdict == "consistent with the text" and ok.ours == 1e-15
-    assert "within 3.00 SE of them (limit 12.00)" in ok.evidence
-    assert u_v_sub.reading_claim(1e-15, 12.0, 12.0).verdict.startswith("not confirmed")
-    assert u_v_sub.reading_claim(2e-9, 3.0, 12.0).verdict.startswith("not confirmed")
-    assert u_v_sub.reading_claim(1e-9, 3.0, 12.0).verdict == "consistent with the text"
+    assert u_v_sub.reading_claim(2e-9).verdict.startswith("not confirmed")
+    assert u_v_sub.reading_claim(1e-9).verdict == "consistent with the text"
 
 
 def test_suboptimality_agrees_when_jlmu_loses_somewhere_and_differs_otherwise():
@@ -72,7 +75,7 @@ def test_compute_at_a_tiny_scale_returns_rows_checks_records_and_figure():
     res = u_v_sub.compute(seed=1, a=1.0, n_eps=3, rho_max=4.0, n_rho=5, check_points=[[0.1, 1.0]], sim_horizon=300.0,
                           sim_runs=3)
     assert len(res.rows) == 15 and len(res.tables["checks"]) == 2 * 3
-    assert res.summary["max_ctmc_error"] < 1e-9 and res.summary["sim_agrees"] is True
+    assert res.summary["max_ctmc_error"] < 1e-9 and res.summary["sim_p"] == res.claims[2].p_value
     assert res.summary["eps_c_limit_rho_to_0"] == pytest.approx(0.5, abs=1e-3)
     assert res.claims[0].verdict == "consistent with the text" and res.claims[1].judge() == "agrees"
     assert res.figure["advantage"].shape == (3, 5) and res.figure["eps0"] == 0.1

@@ -408,8 +408,9 @@ class MultipleTest:
     df: float = math.inf
     largest: float = math.nan
 
-    def describe(self) -> str:
-        """The test as a sentence (plain text and ``$...$`` math) for the record's evidence."""
+    def describe(self, margins: bool = True) -> str:
+        """The test as a sentence (plain text and ``$...$`` math) for the record's evidence; with
+        `margins` False, without the sentence on the margins (a test used for its p-value alone)."""
         df = f"{self.df:.0f}" if math.isfinite(self.df) else "infinitely many"
         if self.method == "sign-flip":
             how = ("every sign pattern enumerated" if self.patterns == 0
@@ -421,6 +422,8 @@ class MultipleTest:
         else:
             head = (f"joint test of {self.size} independent estimates (normal scores of their $t$ statistics, "
                     f"$\\sum z^2 = {self.statistic:.1f}$ against $\\chi^2_{{{self.size}}}$): $p = {_p(self.p)}$")
+        if not margins:
+            return head
         reach = (f"every quantity's 95% interval within its margin (widest at {self.widest:.2f} of it)" if self.resolved
                  else f"some quantity's 95% interval reaches {self.widest:.2f} times its margin")
         return f"{head}; {reach}"

@@ -14,23 +14,32 @@ GW, JSQ = lv.POLICIES["gwsq"], lv.POLICIES["jsqd"]
 
 # -- L-P-gwsq ------------------------------------------------------------------------------------------------
 
-def _gwsq_rows(z_values, se=0.01):
-    rows = [dict(policy=GW, t=0.0, mean=0.5 + 1.0, ode=0.5, se=se),      # t = 0 is not judged
-            dict(policy=JSQ, t=1.0, mean=0.5 + 1.0, ode=0.5, se=se)]     # nor is local JSQ(2)
-    rows += [dict(policy=GW, t=0.1 * (k + 1), mean=0.5 + z * se, ode=0.5, se=se) for k, z in enumerate(z_values)]
-    return rows
+def _gwsq_paths(rng, shift=0.0, runs=20):
+    """Synthetic GWSQ(2) paths: 3 times (t = 0 not judged) x 3 types x 2 levels around an ODE
+    between 0.05 and 0.9, sd 0.01 per run; entry (t = 2, type 2, level 1) moved by `shift` run sd."""
+    t_grid = np.array([0.0, 1.0, 2.0])
+    ode = np.linspace(0.05, 0.9, 18).reshape(3, 3, 2)
+    paths = ode + 0.01 * (0.7 * rng.normal(size=(runs, 1, 1, 1)) + 0.7 * rng.normal(size=(runs, 3, 3, 2)))
+    paths[:, 0] += 1.0                      # t = 0 is not judged
+    paths[:, 2, 1, 0] += 0.01 * shift
+    return paths, ode, t_grid
 
 
-def test_gwsq_check_holds_within_the_bonferroni_bound():
-    claim, numbers = lv.gwsq_ode_claim(_gwsq_rows([0.5, -2.0, 3.0]), 20, 300)
-    assert claim.judge() == "holds" and numbers["max_z_gwsq_vs_ode"] == pytest.approx(3.0)
-    assert numbers["t_bound"] == pytest.approx(bonferroni_t_bound(20, 3)) and "(3 entries" in claim.text
+def test_gwsq_check_is_one_sign_flip_test_of_the_entries_after_0():
+    from qtheory.verdicts import judge_one
+
+    paths, ode, t_grid = _gwsq_paths(np.random.default_rng(1))
+    claim, numbers = lv.gwsq_ode_claim(paths, ode, t_grid, 300, 5)
+    assert judge_one(claim).label == "holds" and "(12 entries" in claim.text and numbers["test_p"] == claim.p_value
+    moved = _gwsq_paths(np.random.default_rng(1), shift=3.0)
+    claim, numbers = lv.gwsq_ode_claim(*moved, 300, 5)
+    assert judge_one(claim).label == "fails" and numbers["max_z_gwsq_vs_ode"] > 5
 
 
-def test_gwsq_check_fails_beyond_the_bound():
-    bound = bonferroni_t_bound(20, 3)
-    claim, _ = lv.gwsq_ode_claim(_gwsq_rows([0.5, -(bound + 0.05), 3.0]), 20, 300)
-    assert claim.judge() == "fails"
+def test_gwsq_check_names_mismatched_paths():
+    paths, ode, t_grid = _gwsq_paths(np.random.default_rng(1))
+    with pytest.raises(ParameterError, match="paths"):
+        lv.gwsq_ode_claim(paths[:, :2], ode, t_grid, 300, 5)
 
 
 def _weights(printed_sum=-1.0, printed_max=0.0, weight_total=1.0, weight_min=-0.01):

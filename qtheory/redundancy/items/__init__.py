@@ -93,6 +93,9 @@ PAPER = Paper(
                   "Sec. 3.3, eq. (14), Fig. 3(c), 3(d)", judged_by=("nearly exact",)),
         Statement("R-T1", r"Table 1: $E[Q]$, $\mathrm{Var}(Q)$ and the type shares of c.o.s. in twelve settings at "
                   r"$\lambda = 0.9$ (10 runs of 500 000 events)", "App. E.2, Table 1", judged_by=("Table 1, setting",)),
+        Statement("R-T1:shares", r"the type shares $E[Q_S/Q\,1\{Q>0\}]$ agree with the arrival probabilities $p_S$ "
+                  "(state space collapse at high load), except in setting 4", "App. E.2, Table 1", main=False,
+                  judged_by=("type shares agree with the arrival probabilities",)),
         Statement("R-F4", r"the heavy-traffic approximation $10\,\mathrm{Exp}(1)$ fits better on denser graphs: larger "
                   "$d$ in settings 7, 8 against 5, 6 and 11, 12 against 9, 10", "App. E.2, Fig. 4",
                   judged_by=("fits better on denser graphs",)),

@@ -135,8 +135,9 @@ def test_compute_at_a_tiny_scale_returns_the_four_items(tiny):
     assert tuple(tiny) == r_t1.ITEMS
     table = tiny["R-T1"]
     assert len(table.rows) == 12 * 4 and len(table.findings) == 1
-    # 12 E[Q] and 12 Var(Q) against the exact values, 24 shares, the erratum
-    assert len(table.claims) == 49 and sum(c.finding == r_t1.MEAN_OFFSET for c in table.claims) == 13
+    # 12 E[Q] and 12 Var(Q) against the exact values, 24 shares, the erratum, the shares against p_S
+    assert len(table.claims) == 50 and sum(c.finding == r_t1.MEAN_OFFSET for c in table.claims) == 13
+    assert table.claims[-1].key == "R-T1:shares"
     assert set(table.summary["paper_minus_ours_mean_jobs"]) == {"time", "event", "arrival", "exact"}
     assert {c["estimator"] for c in table.tables["estimators"]} >= {"exact", "exact + 1", "after arrivals"}
     for r in table.rows:  # the DP gives E[Q] and Var(Q) of all twelve settings
@@ -225,3 +226,31 @@ def test_figure_4_statements_follow_the_cdf_gaps():
     assert [c.judge() for c in r_t1.figure4_claims({**gaps, 11: 0.85})] == ["differs", "agrees", "agrees"]
     assert [c.judge() for c in r_t1.figure4_claims({**gaps, 5: 0.63})] == ["agrees", "differs", "agrees"]
     assert [c.judge() for c in r_t1.figure4_claims({**gaps, 4: 0.2})] == ["agrees", "agrees", "differs"]
+
+
+def _share_rows(gap4, gap_other, other=3):
+    """Share rows of the twelve settings: every share at its p_S, setting 4's first share off by
+    `gap4` and setting `other`'s last share off by `gap_other` (relative)."""
+    from qtheory.redundancy.experiments import table1_settings
+
+    rows = []
+    for st in table1_settings():
+        p1, pm = float(st.system.probabilities[0]), float(st.system.probabilities[-1])
+        first = p1 * (1 + gap4) if st.number == 4 else p1
+        last = pm * (1 - gap_other) if st.number == other else pm
+        rows += [dict(setting=st.number, quantity="share_first", time_mean=first, paper_mean=first),
+                 dict(setting=st.number, quantity="share_last", time_mean=last, paper_mean=last)]
+    return rows
+
+
+def test_the_share_statement_needs_setting_4_to_stand_out_by_the_stated_factor():
+    from qtheory.redundancy.experiments import table1_settings
+
+    settings = table1_settings()
+    ok = r_t1.share_collapse_claim(_share_rows(0.37, 0.10), settings)
+    assert ok.judge() == "agrees" and ok.key == "R-T1:shares" and "setting 4 37%" in ok.evidence
+    assert "the next largest 10% in setting 3" in ok.evidence
+    # setting 4 only 1.9 times the next: no clear exception
+    assert r_t1.share_collapse_claim(_share_rows(0.19, 0.10), settings).judge() == "differs"
+    # another setting as far off as setting 4
+    assert r_t1.share_collapse_claim(_share_rows(0.37, 0.30, other=9), settings).judge() == "differs"

@@ -215,10 +215,8 @@ def _record_table(group: list[Claim], target: str, verdicts: dict[int, Any],
         if c.holds is not None:
             measured = _value(c.ours, c.ours_se) if c.ours is not None else ""
             values = "qualitative" + (f"; ours {measured}" if measured else "")
-        elif c.tested:
-            values = _record_values(c)
         else:
-            values = f"{head} {_value(c.target, c.target_se)}<br>ours {_value(c.ours, c.ours_se)}"
+            values = _record_values(c, sep="<br>")
         stats = _cell(statistics(c, verdicts[id(c)]))
         anchor = f'<span id="{anchors[id(c)]}"></span>' if anchors and id(c) in anchors else ""
         where = f" ({_cell(c.source)})" if c.source else ""
@@ -553,8 +551,9 @@ def _fold(lines: list[str]) -> str:
     return f'  <details class="qtheory-stats"><summary>statistics</summary>{body}</details>'
 
 
-def _record_values(c: Claim) -> str:
-    """The compared values of a record in words: "paper 12.95 ± 0.10, ours 12.008"."""
+def _record_values(c: Claim, sep: str = ", ") -> str:
+    """The compared values of a record in words: "paper 12.95 ± 0.10, ours 12.008" (the two sides
+    joined by `sep`; the verdict box and the claims page share this one wording)."""
     if c.tested:
         return (f"one joint test, p = {_p(c.p_value)}; "
                 + ("every 95% interval within its margin" if c.resolved else "some 95% interval beyond its margin"))
@@ -563,7 +562,7 @@ def _record_values(c: Claim) -> str:
             # a gap that must vanish: "reference 0, ours 0" says nothing; the gap and its tolerance do
             return f"largest gap {_value(c.ours, None)} within the tolerance {_num(c.tolerance)}" \
                 if abs(c.ours) <= c.tolerance else f"largest gap {_value(c.ours, None)}, beyond the tolerance {_num(c.tolerance)}"
-        return (f"{'paper' if c.category == 'claim' else 'reference'} {_value(c.target, c.target_se)}, "
+        return (f"{'paper' if c.category == 'claim' else 'reference'} {_value(c.target, c.target_se)}{sep}"
                 f"ours {_value(c.ours, c.ours_se)}")
     if c.ours is not None and c.category in ("claim", "check"):
         return f"ours {_value(c.ours, c.ours_se)}"

@@ -208,3 +208,31 @@ def test_a_tested_record_is_refused_by_name(fields, words):
 def test_sign_flip_refuses_bad_input_by_name(groups, exact, words):
     with pytest.raises(ParameterError, match=words):
         verdicts.sign_flip_test(groups, exact, seed=1)
+
+
+def test_a_tested_record_renders_its_p_value_on_the_box_and_the_claims_page():
+    """The box line and the claims row show the joint test's p-value and resolution, the folded
+    statistics its Holm threshold; a rejected one is labelled as differing in both."""
+    from qtheory import claimpages as P
+
+    calm = verdicts.MultipleTest("sign-flip", 70.2, 0.21, 61, True, 0.4, 9999, 9.0, 2.7).record(
+        item="R-V-pf", text="simulation against the product forms (4) (c.o.c.) and (6) (c.o.s.), 61 stationary "
+                            "quantities at once", source="Sec. 2.3, eqs. (4) and (6)")
+    box = P.verdict_box([{"id": "R-V-pf", "claims": [calm.to_json()]}])
+    assert "One joint test, p = 0.21; every 95% interval within its margin" in box
+    assert "against the Holm threshold 0.01 of the page's 1 hypotheses" in box
+    assert "qtheory-label-agrees" in box
+    page = P.render_claims([calm])
+    assert "one joint test, p = 0.21" in page and "| agrees<br>" in page
+    off = verdicts.MultipleTest("sign-flip", 170.0, 1e-4, 61, True, 0.4, 9999, 9.0, 6.0).record(
+        item="R-V-pf", text="the same", source="Sec. 2.3")
+    assert "qtheory-label-differs" in P.verdict_box([{"id": "R-V-pf", "claims": [off.to_json()]}])
+    assert "**differs**" in P.render_claims([off])
+
+
+def test_the_claims_page_and_the_box_word_a_vanishing_gap_alike():
+    from qtheory import claimpages as P
+
+    gap = Claim("R-V-stab", "largest gap of the two searches", ours=2e-15, reference=0.0, tolerance=1e-12,
+                category="check", evidence="Exact.")
+    assert "largest gap" in P._record_values(gap) and "largest gap" in P.render_claims([gap])

@@ -306,7 +306,11 @@ def procedure_sentence() -> str:
             "*differs* anywhere on a page has probability at most that level. A record that is not "
             "rejected *agrees* only when the 95% interval of its difference lies within its margin "
             f"(the tolerance it states, else {RELATIVE_MARGIN:.0%} of the value); otherwise the data "
-            "cannot tell, and it is *not resolved*. Exact values are compared within a stated "
+            "cannot tell, and it is *not resolved*. A statement about many quantities estimated from the "
+            "same runs (a stationary law, a path) is one record judged by one test of them all: a "
+            "sign-flip test that flips each run's whole vector of deviations, which keeps their "
+            "correlation, and whose p-value joins the page's family (independent estimates are combined "
+            "by a chi-square of their t statistics). Exact values are compared within a stated "
             "tolerance; qualitative statements carry the outcome of their notebook's test.")
 
 

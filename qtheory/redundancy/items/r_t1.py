@@ -483,6 +483,15 @@ def figure4_claims(gaps: dict) -> tuple[Claim, ...]:
               evidence=f"Largest CDF gap {listed((1, 2, 3, 4))}."))
 
 
+def tail50_claim(lam: float) -> Claim:
+    r"""App. E.2: :math:`P(Q' > 50) < 0.007` for the approximation :math:`Q' = (1-\lambda)^{-1}\mathrm{Exp}(1)`
+    (exactly :math:`e^{-50(1-\lambda)}`)."""
+    value = float(np.exp(-50.0 * (1.0 - lam)))
+    return Claim(item="R-F4", source="App. E.2", holds=bool(value < 0.007), ours=value, key="R-F4:tail50",
+                 text=r"App. E.2: $P(Q' > 50) < 0.007$ for $Q' = (1-\lambda)^{-1}\,\mathrm{Exp}(1)$",
+                 evidence=f"$P(Q' > 50) = e^{{-50(1-\\lambda)}}$ = {value:.5f} at $\\lambda = {lam:g}$ (exact).")
+
+
 def _cdf_item(settings, runs, params, seed, lam, n_runs, n_events) -> ItemResult:
     rows = cdf_rows(settings, runs, lam)
     qs = np.arange(CDF_POINTS)
@@ -499,7 +508,7 @@ def _cdf_item(settings, runs, params, seed, lam, n_runs, n_events) -> ItemResult
                   {"setting": lambda r: f"{r['setting']}: {r['name']}",
                    "largest gap between the mean empirical CDF and 10 Exp(1)": lambda r: f"{r['gap']:.3f}"},
                   caption="Distance of each setting's simulated law of Q from the heavy-traffic approximation")
-    return ItemResult("R-F4", params, seed, rows, claims=figure4_claims(ks),
+    return ItemResult("R-F4", params, seed, rows, claims=(*figure4_claims(ks), tail50_claim(lam)),
                       summary=dict(max_cdf_gap_to_heavy_traffic=ks), displays=(table,),
                       text=text, figure=dict(
                           lam=lam, n_runs=n_runs, panels=[(s.number, panel_title(s.number, s.name)) for s in settings],

@@ -137,7 +137,7 @@ def test_compute_at_a_tiny_scale_returns_the_four_items(tiny):
     assert len(table.rows) == 12 * 4 and len(table.findings) == 1
     # 12 E[Q] and 12 Var(Q) against the exact values, 24 shares, the erratum, the shares against p_S
     assert len(table.claims) == 50 and sum(c.finding == r_t1.MEAN_OFFSET for c in table.claims) == 13
-    assert table.claims[-1].key == "R-T1:shares"
+    assert table.claims[-1].key == "R-T1:shares" and tiny["R-F4"].claims[-1].key == "R-F4:tail50"
     assert set(table.summary["paper_minus_ours_mean_jobs"]) == {"time", "event", "arrival", "exact"}
     assert {c["estimator"] for c in table.tables["estimators"]} >= {"exact", "exact + 1", "after arrivals"}
     for r in table.rows:  # the DP gives E[Q] and Var(Q) of all twelve settings
@@ -254,3 +254,12 @@ def test_the_share_statement_needs_setting_4_to_stand_out_by_the_stated_factor()
     assert r_t1.share_collapse_claim(_share_rows(0.19, 0.10), settings).judge() == "differs"
     # another setting as far off as setting 4
     assert r_t1.share_collapse_claim(_share_rows(0.37, 0.30, other=9), settings).judge() == "differs"
+
+
+def test_the_tail_bound_of_the_approximation_is_e_to_the_minus_five():
+    """P(Q' > 50) = exp(-50 (1 - lambda)): 0.00674 < 0.007 at 0.9; at 0.901 it is 0.00708 (differs)."""
+    import math
+
+    ok = r_t1.tail50_claim(0.9)
+    assert ok.judge() == "agrees" and ok.ours == pytest.approx(math.exp(-5.0)) and ok.key == "R-F4:tail50"
+    assert r_t1.tail50_claim(0.901).judge() == "differs"

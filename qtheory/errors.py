@@ -22,6 +22,12 @@ class InstabilityError(ParameterError):
     """
 
 
+class MemoryBudgetError(ParameterError):
+    """A computation would need more memory than this machine has available; raised before it
+    allocates (:func:`qtheory._memory.require_memory`). The message gives the estimate, what is
+    available and the parameter to change."""
+
+
 class NotebookError(QTheoryError):
     """A notebook run by :mod:`qtheory.execution` failed."""
 

@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 from scipy.optimize import linprog
 
 from ..errors import ParameterError
@@ -138,6 +139,11 @@ def upper_bound(system: PoolSystem, n: int | None = None, rho: float | None = No
     return optimal_assignment(system, rho, alpha=alpha).utility
 
 
+#: bytes HiGHS needs per variable of :func:`optimal_assignment_lp` (a generous bound: measured about
+#: 1 kB per variable with its two sparse rows, including scipy's copies)
+LP_BYTES_PER_VARIABLE = 4096
+
+
 def optimal_assignment_lp(system: PoolSystem, rho: float | None = None, *, alpha=None,
                           depth: int | None = None):
     """Solve problem (2) as a linear program (HiGHS), an independent check of Proposition 1.
@@ -152,23 +158,29 @@ def optimal_assignment_lp(system: PoolSystem, rho: float | None = None, *, alpha
     if depth is None:
         depth = int(math.floor(rho / alpha.min())) + 2
     m = system.m
+    nv = m * depth
+    # HiGHS keeps about a dozen doubles per variable and nonzero: refuse what this machine cannot hold
+    from .._memory import require_memory
+    require_memory(LP_BYTES_PER_VARIABLE * nv, what=f"the linear program of (2) with {nv:,} variables "
+                   f"({m} classes x depth {depth:,}: depth = floor(rho / smallest class fraction) + 2)",
+                   parameter="rho")
     delta = marginal_utilities(system, depth)           # (m, depth)
     u0 = tabulate(system.utilities, depth)[:, 0]
-    nv = m * depth
     c = -delta.ravel()
-    # monotonicity q(i, j + 1) - q(i, j) <= 0
-    rows = []
-    for i in range(m):
-        for j in range(depth - 1):
-            row = np.zeros(nv)
-            row[i * depth + j + 1] = 1.0
-            row[i * depth + j] = -1.0
-            rows.append(row)
-    A_ub = np.array(rows) if rows else None
-    b_ub = np.zeros(len(rows)) if rows else None
-    A_eq = np.ones((1, nv))
+    # monotonicity q(i, j + 1) - q(i, j) <= 0, two nonzeros per row: a sparse matrix (a dense one
+    # has nv^2 entries, 16 GB at 44 000 variables)
+    n_rows = m * (depth - 1)
+    if n_rows:
+        k = np.arange(nv).reshape(m, depth)[:, :-1].ravel()
+        r = np.arange(n_rows)
+        A_ub = sparse.csr_matrix((np.r_[np.ones(n_rows), -np.ones(n_rows)], (np.r_[r, r], np.r_[k + 1, k])),
+                                 shape=(n_rows, nv))
+        b_ub = np.zeros(n_rows)
+    else:
+        A_ub, b_ub = None, None
+    A_eq = sparse.csr_matrix(np.ones((1, nv)))
     b_eq = np.array([rho])
-    bounds = [(0.0, alpha[i]) for i in range(m) for _ in range(depth)]
+    bounds = np.column_stack([np.zeros(nv), np.repeat(alpha, depth)])
     res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs")
     if not res.success:
         raise ParameterError(f"linear program (2) failed: {res.message}")

@@ -88,10 +88,20 @@ def fluid_starts() -> dict[str, np.ndarray]:
     return {"empty": empty, "all pools with 20 tasks": full(20), "class 1: 15 tasks, class 2: 2 tasks": mixed}
 
 
+#: the smallest class fraction of a random case of Proposition 1's check: the linear program's depth
+#: floor(rho / alpha_min) + 2 stays at most 122 (loads up to 6), whatever the seed
+LP_MIN_FRACTION = 0.05
+
+
 def lp_cases(seed: int, n_random_lp: int) -> dict[str, tuple[PoolSystem, float]]:
     """The systems of Proposition 1's check: Table 1 at both loads, the two Fig. 3 systems and
-    `n_random_lp` random concave piecewise-linear systems of 1-3 classes (drawn from
-    ``child_seed(seed, "prop1")``)."""
+    `n_random_lp` random concave piecewise-linear systems (drawn from ``child_seed(seed, "prop1")``).
+
+    The random family is bounded: 1-3 classes; per class 1-3 pieces with slopes sorted from
+    standard normal draws and breakpoints at cumulative sums of integers 1-3; class fractions
+    :data:`LP_MIN_FRACTION` + (1 - m :data:`LP_MIN_FRACTION`) x Dirichlet(1, ..., 1), so none is
+    below :data:`LP_MIN_FRACTION`; load uniform on [0.2, 6].
+    """
     rng = generator(child_seed(seed, "prop1"))
     cases = {"Table 1, rho = 9.75": (table1_system(9.75), 9.75), "Table 1, rho = 10": (table1_system(10.0), 10.0),
              "Fig. 3 left, rho = 5": (figure3_left_system(), 5.0), "Fig. 3 right, rho = 7": (figure3_right_system(), 7.0)}
@@ -102,7 +112,8 @@ def lp_cases(seed: int, n_random_lp: int) -> dict[str, tuple[PoolSystem, float]]
             nb = int(rng.integers(1, 4))
             utils.append(PiecewiseLinearUtility(tuple(np.sort(rng.normal(size=nb + 1))[::-1]),
                                                 tuple(np.cumsum(rng.integers(1, 4, size=nb)).astype(float))))
-        cases[f"random concave #{k}"] = (PoolSystem(tuple(utils), tuple(rng.dirichlet(np.ones(m))), 1.0),
+        alpha = LP_MIN_FRACTION + (1.0 - m * LP_MIN_FRACTION) * rng.dirichlet(np.ones(m))
+        cases[f"random concave #{k}"] = (PoolSystem(tuple(utils), tuple(alpha / alpha.sum()), 1.0),
                                          float(rng.uniform(0.2, 6)))
     return cases
 

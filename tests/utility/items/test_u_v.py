@@ -93,6 +93,40 @@ def test_lp_cases_add_reproducible_random_systems_to_the_fixed_four():
     assert {len(u.slopes) for system in random for u in system.utilities} == {2, 3, 4}
 
 
+def test_lp_cases_are_a_bounded_family_whatever_the_seed():
+    """Over 200 seeds no class fraction falls below LP_MIN_FRACTION and the loads stay in [0.2, 6], so
+    the linear program's depth floor(rho / alpha_min) + 2 stays at most 122 (seed 33 drew a
+    fraction of 0.0003 and a depth of 14 826 from the unbounded Dirichlet)."""
+    import math
+
+    worst = 0
+    for seed in range(1, 201):
+        for name, (system, rho) in u_v.lp_cases(seed, 5).items():
+            if not name.startswith("random"):
+                continue
+            alpha = np.asarray(system.alpha, dtype=float)
+            assert alpha.min() >= u_v.LP_MIN_FRACTION - 1e-12 and abs(alpha.sum() - 1) < 1e-12 and 0.2 <= rho <= 6
+            worst = max(worst, math.floor(rho / alpha.min()) + 2)
+    assert worst <= 6 / u_v.LP_MIN_FRACTION + 2
+
+
+def test_the_linear_program_is_sparse_and_refuses_what_memory_cannot_hold(monkeypatch):
+    """A class fraction of 0.0003 (depth 14 669, 44 000 variables) is solved with sparse constraints
+    (a dense matrix would need 16 GB) and agrees with the greedy assignment; under a memory limit
+    the same request is refused by its estimate, naming rho."""
+    from qtheory.errors import MemoryBudgetError
+    from qtheory.utility.model import PiecewiseLinearUtility, PoolSystem
+    from qtheory.utility.optimal import optimal_assignment, optimal_assignment_lp
+
+    u = PiecewiseLinearUtility((1.0, 0.5, -0.2), (1.0, 3.0))
+    small = PoolSystem((u, u, u), (0.4997, 0.5, 0.0003), 1.0)
+    q, value = optimal_assignment_lp(small, 1.2)
+    assert value == pytest.approx(optimal_assignment(small, 1.2).utility, abs=1e-9)
+    monkeypatch.setenv("QTHEORY_MEMORY_LIMIT", "1e8")
+    with pytest.raises(MemoryBudgetError, match=r"44,004 variables .* needs about 180 MB; this machine has 100 MB available.*`rho`"):
+        optimal_assignment_lp(small, 4.4)
+
+
 TINY = dict(seed=7, rho=9.75, base_n=4, base_horizon=15.0, base_warmup=5.0, base_runs=2, n_random_lp=1, fluid_horizon=2.0,
             fluid_dts=[0.01, 0.005], limit_n=[10, 20], limit_horizon=0.5, limit_runs=2, slta_n=[10], slta_horizon=2.0,
             slta_t_late=1.0, slta_runs=2, poisson_n=4, poisson_horizon=15.0, poisson_runs=2)

@@ -10,11 +10,14 @@ is judged by :func:`fastest_fall_claim`.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...claims import Claim
 from ...display import Table
 from ...errors import ParameterError
+from ...validation import check_integer
 from ...results import ItemResult
 from ...runtime import child_seed, replicate
 from ...stats import band
@@ -108,6 +111,13 @@ def compute(*, seed: int, n_list, n_runs: int, horizon: float, n_times: int, rea
     """
     if irg_graphs not in ("one", "per-run"):
         raise ParameterError(f"`irg_graphs` must be 'one' or 'per-run' (got {irg_graphs!r})")
+    # the reader's parameters first, in the reader's words (the functions below name their own)
+    check_integer("n_runs", n_runs, low=2)
+    check_integer("n_times", n_times, low=2)
+    if not (isinstance(horizon, (int, float)) and not isinstance(horizon, bool) and math.isfinite(horizon)
+            and horizon >= EARLY):
+        raise ParameterError(f"`horizon` must be a number >= {EARLY:g}, the time by which the paper's remark on "
+                             f"early falls is read (got {horizon!r})")
     params = dict(seed=seed, n_list=list(n_list), n_runs=n_runs, horizon=horizon, n_times=n_times, reading=reading,
                   irg_graphs=irg_graphs)
     system = paper_system("design")

@@ -1,5 +1,7 @@
 """L-F2's item function at a tiny scale, and its verdict on rows that must agree and must differ."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -78,3 +80,15 @@ def test_the_fast_decay_statement_in_the_papers_words_is_about_type_1_itself():
     # level 2 not the larger fall of type 1, or another type's level 2 falling more: differs
     assert l_f2.own_fall_claim(_net_falls({**falls, (1, 2): 0.2}), 1000).judge() == "differs"
     assert l_f2.own_fall_claim(_net_falls({**falls, (3, 2): 0.4}), 1000).judge() == "differs"
+
+
+@pytest.mark.parametrize("name, value, words", [
+    ("n_runs", 1, "`n_runs` must be >= 2"), ("n_times", 1, "`n_times` must be >= 2"),
+    ("horizon", 0.025, "`horizon` must be a number >= 0.1"), ("horizon", 0.0, "`horizon`"),
+])
+def test_compute_refuses_in_the_readers_words(name, value, words):
+    """The reader's parameter is named, not a derived one (`early`, `t_eval`, `n_replications`)."""
+    params = dict(seed=1, n_list=[20], n_runs=2, horizon=0.5, n_times=6, reading="lengths-1-3")
+    params[name] = value
+    with pytest.raises(ParameterError, match=re.escape(words)):
+        l_f2.compute(**params)

@@ -191,6 +191,12 @@ def irg(system: LocalitySystem, n_servers: int, seed, *, compatibility=None) -> 
     expected = float((pairs * p).sum())
     most = int((pairs * (p > 0)).sum())           # every possible edge present
     max_edges = _first_edge_buffer(expected, most)
+    # the edge buffer (int32), its copy, and what a simulation then keeps per edge (the
+    # neighbour list and its type-grouped copy): about 16 bytes per edge
+    from .._memory import require_memory
+    require_memory(16.0 * max_edges + 64.0 * sizes.n_servers,
+                   what=f"an irg graph with N = {sizes.n_servers:,} servers (about {expected:.3g} edges: with fixed "
+                        "edge densities the edges grow as N squared)", parameter="n_servers")
     while True:
         # the same state each time: a retry with a larger buffer draws the same graph
         neighbors, degree, used = _kernel_irg(state, sizes.dispatcher_cluster, type_start, type_size, p,

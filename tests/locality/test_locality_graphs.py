@@ -240,3 +240,14 @@ def test_sparsity_statistic_names_a_bad_tolerance():
     for bad in (0.0, [0.1, -1.0], [], [[0.1]]):
         with pytest.raises(ParameterError, match="eps"):
             sparsity_statistic(g, bad)
+
+
+def test_irg_refuses_a_graph_beyond_memory_by_its_estimate():
+    """With fixed edge densities irg(p^1) has about 0.45 N^2 edges: N = 10^6 would need terabytes;
+    the estimate refuses it before the edge buffer is allocated, naming n_servers."""
+    from qtheory.errors import MemoryBudgetError
+    from qtheory.locality.graphs import irg
+    from qtheory.locality.model import paper_system
+
+    with pytest.raises(MemoryBudgetError, match=r"N = 1,000,000 servers .* needs about \d+(\.\d)? GB.*`n_servers`"):
+        irg(paper_system("design"), 10 ** 6, 1)

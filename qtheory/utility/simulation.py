@@ -470,8 +470,15 @@ def _prepare(system: PoolSystem, n: int, pol, horizon: float, warmup: float, ini
     the generator: ``(params, st, pools, state, config, out)``, the policy's parameters and
     state and the bundles :class:`Pools`, :class:`State`, :class:`Configuration` and
     :class:`Outputs`."""
+    from .._memory import require_memory
+
     counts = system.pool_counts(n)
     m = system.m
+    # per pool: its occupancy (twice), class, place in the sort order and sort keys; per task: its
+    # pool and the histogram of the total (about 12 bytes at the default bound on tasks)
+    tasks_bound = n * system.rho + 12 * math.sqrt(n * system.rho) + 50
+    require_memory(64.0 * n + 12.0 * tasks_bound, what=f"a simulation of n = {n:,} pools at load {system.rho:g}",
+                   parameter="n")
     offset = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
     pool_class = np.repeat(np.arange(m), counts).astype(np.int32)
     if initial is None:
@@ -522,6 +529,9 @@ def _prepare(system: PoolSystem, n: int, pol, horizon: float, warmup: float, ini
         if sample_t.size and sample_t[-1] > horizon:
             raise ParameterError(f"`sample_times` must be <= `horizon` = {horizon!r} (got {sample_t[-1]!r})")
     S = sample_t.size
+    require_memory(8.0 * S * m * (J + 1) + 12.0 * max_tasks,
+                   what=f"the recorded occupancy of {S:,} sample times x {m} classes x {J + 1:,} levels",
+                   parameter="sample_times")
     out_q = np.zeros((S, m, J + 1), dtype=np.int64)
     out_r = np.zeros(S, dtype=np.int64)
     out_s = np.zeros(S, dtype=np.int64)

@@ -145,3 +145,17 @@ def test_theorem2_gap_to_the_limit_shrinks_with_n_for_jlmu_and_slta():
         half = small["utility_cv_high"] - small["mean_utility_cv"]
         assert gap_small > 4 * half / 2.0  # clearly below the limit for n = 50
         assert abs(gap_large) < gap_small / 5
+
+
+def test_a_simulation_beyond_memory_is_refused_by_its_estimate(monkeypatch):
+    """n = 4 x 10^8 pools at load 9.75 need about 72 GB; under a 1 GB limit n = 10^7 (about 1.8 GB)
+    is refused as well, before any per-pool array is allocated; n = 40 runs."""
+    from qtheory.errors import MemoryBudgetError
+    from qtheory.utility.examples import table1_system
+
+    with pytest.raises(MemoryBudgetError, match=r"n = 400,000,000 pools at load 9.75 needs about 72.4 GB.*`n`"):
+        simulate(table1_system(9.75), 400_000_000, "jlmu", horizon=1.0, seed=1)
+    monkeypatch.setenv("QTHEORY_MEMORY_LIMIT", "1e9")
+    with pytest.raises(MemoryBudgetError, match=r"n = 10,000,000 pools"):
+        simulate(table1_system(9.75), 10_000_000, "jlmu", horizon=1.0, seed=1)
+    assert simulate(table1_system(9.75), 40, "jlmu", horizon=1.0, seed=1).n == 40

@@ -303,4 +303,13 @@ def system_sizes(system: LocalitySystem, n_servers: int) -> SystemSizes:
         raise ParameterError(f"`n_servers` = {n} is too small: server type {int(np.argmin(per_type))} is empty")
     if np.any(per_cluster == 0):
         raise ParameterError(f"`n_servers` = {n} is too small: cluster {int(np.argmin(per_cluster))} is empty")
+    from .._memory import require_memory
+    # a graph's per-server and per-dispatcher arrays and a simulator's copies and state (queue
+    # lengths, positions in the level lists): about 64 bytes per server and dispatcher
+    require_memory(BYTES_PER_NODE * (n + n_disp), what=f"a system of N = {n:,} servers and {n_disp:,} dispatchers",
+                   parameter="n_servers")
     return SystemSizes(per_type, per_cluster)
+
+
+#: memory of a system per server and per dispatcher (graph arrays, a simulator's copies and state)
+BYTES_PER_NODE = 64

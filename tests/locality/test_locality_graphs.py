@@ -251,3 +251,14 @@ def test_irg_refuses_a_graph_beyond_memory_by_its_estimate():
 
     with pytest.raises(MemoryBudgetError, match=r"N = 1,000,000 servers .* needs about \d+(\.\d)? GB.*`n_servers`"):
         irg(paper_system("design"), 10 ** 6, 1)
+
+
+def test_a_system_beyond_memory_is_refused_before_any_array():
+    """N = 10^9 servers and as many dispatchers (zeta = 1) at 64 bytes each: 128 GB, refused by name."""
+    from qtheory.errors import MemoryBudgetError
+    from qtheory.locality.model import paper_system, system_sizes
+
+    with pytest.raises(MemoryBudgetError, match=r"N = 1,000,000,000 servers and 1,000,000,000 dispatchers needs about "
+                                                r"128.0 GB.*`n_servers`"):
+        system_sizes(paper_system(), 10 ** 9)
+    assert system_sizes(paper_system(), 10 ** 6).n_servers == 10 ** 6

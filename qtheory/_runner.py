@@ -181,6 +181,12 @@ def kernel_manager_class(ipc_dir: str):
         def _ip_default(self) -> str:
             return os.path.join(ipc_dir, "kernel")
 
+        async def _async_post_start_kernel(self, **kw) -> None:
+            await super()._async_post_start_kernel(**kw)
+            process = getattr(self.provisioner, "process", None)
+            if process is not None:
+                _KERNEL.watch(process)
+
         async def _async_interrupt_kernel(self) -> None:
             # jupyter_client interrupts the kernel before every shutdown; papermill shuts
             # it down only when all cells ran, so it is idle and the interrupt only logs
@@ -189,6 +195,60 @@ def kernel_manager_class(ipc_dir: str):
             await super()._async_interrupt_kernel()
 
     return IPCKernelManager
+
+
+class _KernelWatch:
+    """The kernel process of this run and the peak memory of it and its workers (sampled)."""
+
+    PERIOD = 0.5
+
+    def __init__(self):
+        self.process = None
+        self.peak = 0
+
+    def watch(self, process) -> None:
+        self.process = process
+        threading.Thread(target=self._sample, daemon=True).start()
+
+    def _sample(self) -> None:
+        import psutil
+
+        try:
+            root = psutil.Process(self.process.pid)
+        except psutil.Error:
+            return
+        while self.process.poll() is None:
+            try:
+                total = root.memory_info().rss + sum(c.memory_info().rss for c in root.children(recursive=True))
+            except psutil.Error:
+                total = 0
+            self.peak = max(self.peak, total)
+            time.sleep(self.PERIOD)
+
+    def death(self) -> str:
+        """What became of a kernel that died, in words (empty if unknown)."""
+        if self.process is None:
+            return ""
+        from ._memory import _gb, available_bytes
+
+        try:
+            code = self.process.wait(timeout=5)
+        except Exception:
+            code = self.process.poll()
+        if code is None:
+            how = "it stopped answering"
+        elif code < 0:
+            name = signal.Signals(-code).name if -code in signal.valid_signals() else str(-code)
+            how = f"it was killed by signal {-code} ({name}" + (
+                ": most often the operating system's out-of-memory killer)" if -code == signal.SIGKILL else ")")
+        else:
+            how = f"it exited with status {code}"
+        peak = f"; its peak memory (with its workers) was about {_gb(self.peak)} of {_gb(available_bytes())} available" \
+            if self.peak else ""
+        return f"the notebook's kernel died: {how}{peak}"
+
+
+_KERNEL = _KernelWatch()
 
 
 def _watch_parent(parent: int) -> None:
@@ -219,7 +279,8 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
     except pm.PapermillExecutionError as err:
         return {"ok": False, "cell": err.exec_count, "error": f"{err.ename}: {err.evalue}"}
     except Exception as err:  # kernel died, bad notebook file, ...
-        return {"ok": False, "cell": None, "error": f"{type(err).__name__}: {err}"}
+        death = _KERNEL.death() if type(err).__name__ == "DeadKernelError" else ""
+        return {"ok": False, "cell": None, "error": death or f"{type(err).__name__}: {err}"}
     return {"ok": True}
 
 

@@ -110,8 +110,10 @@ def execute(run: Run, *, results: Path, workers: int = 1, progress_bar: bool = F
                     f"notebook {run.notebook} failed in cell {outcome['cell']}: {outcome['error']}{set_here}"
                     f" (executed copy: {failed}); no results were published")
             failed = _keep_failed(log, run.notebook, suffix=".log")
-            raise NotebookError(f"notebook {run.notebook} could not run: {outcome['error']} "
-                                f"(log: {failed}); no results were published")
+            mine = ", ".join(f"{k} = {v!r}" for k, v in run.overrides.items())
+            raise NotebookError(f"notebook {run.notebook} could not run: {outcome['error']}"
+                                + (f"; set on the command line: {mine}" if mine else "")
+                                + f" (log: {failed}); no results were published")
         produced = {p.name for p in staging.iterdir() if p.is_dir() and not p.name.startswith(".")} \
             if staging.exists() else set()
         missing = [i for i in items if i not in produced]

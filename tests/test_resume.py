@@ -200,7 +200,10 @@ def test_a_second_run_on_the_same_results_folder_stops_or_waits(project, tmp_pat
 @pytest.mark.parametrize("how, message", [
     ("boom", r"notebook L-F2 failed in cell \d+: ValueError: boom: the stand-in failed; set on the command line: "
              r"boom = True \(executed copy: .*\); no results were published"),
-    ("die", r"notebook L-F2 could not run: DeadKernelError: .*no results were published"),
+    ("die", r"notebook L-F2 could not run: the notebook's kernel died: it was killed by signal 9 \(SIGKILL: most "
+            r"often the operating system's out-of-memory killer\)(; its peak memory \(with its workers\) was about "
+            r"[\d.]+ [MG]B of [\d.]+ [MG]B available)?; set on the command line: die = True \(log: .*\); no results "
+            r"were published"),
 ])
 def test_a_failing_notebook_reaches_the_log_in_one_line(project, tmp_path, how, message):
     """The quiet log keeps what matters: the error of a failing notebook, without tracebacks."""

@@ -83,6 +83,10 @@ def lemma1_reading_claim(rows, n_runs: int, horizon: float) -> tuple[Claim, dict
                        max_t_growth_with_replacement=z_alt)
 
 
+def _rates(k: int) -> str:
+    return f"{k} rate{'s' if k != 1 else ''}"
+
+
 def lemma1_claim(rows) -> Claim:
     r"""Lemma 1 itself: the total queue stays bounded where :math:`\rho^N < 1` and grows where
     :math:`\rho^N > 1`; rates with :math:`\rho^N = 1` (null recurrent) are not judged.
@@ -105,9 +109,9 @@ def lemma1_claim(rows) -> Claim:
                  holds=bool(calm_p > FAMILY_LEVEL and grows and below and above),
                  text=r"Lemma 1: the total queue stays bounded where $\rho^N < 1$ and grows where $\rho^N > 1$",
                  evidence=f"Simulated growth rates per unit time: {words}; bounded read as one joint test that the "
-                          f"{len(below)} rates below 1 are 0, not rejected ($p = {_p(calm_p)}$), growing as a one-sided "
-                          f"$t$ test of each of the {len(above)} rates above 1 at level {FAMILY_LEVEL:g}/{len(above)} "
-                          f"(largest $p$ = {_p(max(up_p)) if up_p else 'none'}).")
+                          f"{_rates(len(below))} below 1 {'are' if len(below) != 1 else 'is'} 0, not rejected ($p = {_p(calm_p)}$), growing as a one-sided "
+                          f"$t$ test of each of the {_rates(len(above))} above 1 at level {FAMILY_LEVEL:g}/{len(above)} "
+                          + (f"(largest $p = {_p(max(up_p))}$)." if up_p else "(no rate above 1)."))
 
 
 def lemma1(*, seed: int, lambdas, n_runs: int, horizon: float, parameters: dict) -> ItemResult:

@@ -1,0 +1,64 @@
+"""tools/sweep.py: how a run's outcome is read, which boundary values are tried, and one real run
+of each outcome on the fastest notebook (R-F2c, quick preset, a temporary results folder)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def sweep():
+    spec = importlib.util.spec_from_file_location("qtheory_sweep_tool", ROOT / "tools" / "sweep.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    yield mod
+    sys.modules.pop(spec.name, None)
+
+
+RUNNER = "; set on the command line: {} (executed copy: x.ipynb); no results were published"
+
+
+@pytest.mark.parametrize("rc, stderr, params, outcome", [
+    (0, "[1/1] R-F2c running ...\n", {"seed": 3}, "ran"),
+    (2, "qtheory: error: notebook R-F2c failed in cell 4: ParameterError: `seed` must be a non-negative integer"
+        + RUNNER.format("seed = -3"), {"seed": -3}, "refused"),
+    # the runner's note names n_runs, but the error itself names only a derived parameter
+    (2, "qtheory: error: notebook L-F2 failed in cell 4: ParameterError: `n_replications` must be >= 1 (got 0)"
+        + RUNNER.format("n_runs = 0"), {"n_runs": 0}, "refused, other name"),
+    (2, "qtheory: error: parameter `n_list` of notebook L-F2 must be a non-empty list", {"n_list": []}, "refused"),
+    (2, "qtheory: error: notebook L-F2 failed in cell 4: AttributeError: 'list' object has no attribute 'T'"
+        + RUNNER.format("n_times = 1"), {"n_times": 1}, "failed"),
+    (2, "qtheory: error: notebook U-V could not run: the notebook's kernel died: it was killed by signal 9",
+     {"seed": 33}, "failed"),
+    (-9, "", {"seed": 33}, "failed"),
+])
+def test_outcomes_are_read_from_the_error_line(sweep, rc, stderr, params, outcome):
+    assert sweep.classify(rc, stderr, False, params)[0] == outcome
+
+
+def test_a_time_limit_is_a_failure(sweep):
+    assert sweep.classify(0, "", True) == ("failed", "time limit reached")
+
+
+def test_boundary_values_cover_sizes_loads_lists_and_words(sweep):
+    assert sweep.boundary_values("n_runs", 10) == [0, 1, 2, 100]
+    assert sweep.boundary_values("rho", 9.75) == [0.0, 0.0975, 0.99, 1.0, 1.2]
+    assert sweep.boundary_values("horizon", 20.0) == [0.0, 0.2]
+    assert sweep.boundary_values("loads", [0.5, 0.9]) == [[], [0.5], [0.99, 1.0]]
+    assert sweep.boundary_values("reading", "lengths-1-3") == ["no-such-value"]
+    assert sweep.boundary_values("seed", 4711) == [0, 2 ** 32 - 1]
+
+
+def test_a_real_run_of_each_outcome(sweep):
+    """R-F2c at the quick preset with another seed runs; with a negative seed it is refused by name."""
+    ran = sweep.run_one("R-F2c", "quick", {"seed": 2}, timeout=600)
+    assert ran["outcome"] == "ran", ran
+    refused = sweep.run_one("R-F2c", "quick", {"seed": -3}, timeout=600)
+    assert refused["outcome"] == "refused" and "`seed`" in refused["message"], refused

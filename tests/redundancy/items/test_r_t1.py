@@ -128,7 +128,7 @@ def test_the_erratum_is_worded_by_the_finding():
 
 @pytest.fixture(scope="module")
 def tiny():
-    return r_t1.compute(seed=1, lam=0.9, n_runs=2, n_events=2000, hist_max=199, check_runs=2, check_events=2000)
+    return r_t1.compute(seed=1, lam=0.9, n_runs=2, n_events=10_000, hist_max=199, check_runs=2, check_events=10_000)
 
 
 def test_compute_at_a_tiny_scale_returns_the_four_items(tiny):
@@ -171,11 +171,19 @@ def test_the_page_texts_and_tables_write_no_python_lists_or_e_notation(tiny):
 
 
 @pytest.mark.parametrize("name, value", [("lam", 1.0), ("lam", 0.0), ("n_runs", 1), ("hist_max", 100),
-                                         ("check_runs", 1), ("n_events", 0)])
+                                         ("check_runs", 1), ("n_events", 0), ("n_events", 9_999),
+                                         ("check_events", 9_999)])
 def test_compute_names_a_wrong_parameter(name, value):
-    params = dict(seed=1, lam=0.9, n_runs=2, n_events=10, hist_max=199, check_runs=2, check_events=10)
+    params = dict(seed=1, lam=0.9, n_runs=2, n_events=10_000, hist_max=199, check_runs=2, check_events=10_000)
     params[name] = value
     with pytest.raises(ParameterError, match=name):
+        r_t1.compute(**params)
+
+
+def test_the_shortest_run_is_a_hundred_relaxation_times():
+    """(1 - lam)^-2 relaxation times: 10 000 events at 0.9, 40 000 at 0.95, named with the reason."""
+    params = dict(seed=1, lam=0.95, n_runs=2, n_events=39_999, hist_max=199, check_runs=2, check_events=40_000)
+    with pytest.raises(ParameterError, match=r"`n_events` must be at least 40,000 at lam = 0.95: 100 relaxation times"):
         r_t1.compute(**params)
 
 

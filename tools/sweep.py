@@ -137,9 +137,10 @@ def markdown(report: dict) -> str:
     for r in report["runs"]:
         counts.setdefault(r["notebook"], {}).setdefault(r["outcome"], 0)
         counts[r["notebook"]][r["outcome"]] += 1
+    done = len(report["runs"])
     lines = [f"# Parameter sweep: {report['what']}", "",
              f"{report['date']}, commit {report['commit']}, preset {report['preset']}; command "
-             f"`{report['command']}`.", "",
+             f"`{report['command']}`; {done} of {report.get('planned', done)} planned runs done.", "",
              "| notebook | ran | refused by name | refused, naming another parameter | failed |",
              "|---|---|---|---|---|"]
     for nb, c in counts.items():
@@ -154,6 +155,14 @@ def markdown(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _write(out: Path, report: dict) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    for suffix, text in ((".json", json.dumps(report, indent=1) + "\n"), (".md", markdown(report))):
+        tmp = out.with_suffix(suffix + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, out.with_suffix(suffix))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--preset", choices=("quick", "paper"), default="quick")
@@ -165,9 +174,10 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     runs = plan(args.preset, args.only)
     jobs = []
+    # seed by seed over every notebook: a report cut short still covers every notebook
+    for seed in _seeds(args.seeds) if args.seeds else []:
+        jobs += [(run.notebook, {"seed": seed}) for run in runs]
     for run in runs:
-        for seed in _seeds(args.seeds) if args.seeds else []:
-            jobs.append((run.notebook, {"seed": seed}))
         if args.boundaries:
             values = {**notebook_parameters(notebook_path(run.notebook)), **run.parameters}
             for name, value in values.items():
@@ -175,21 +185,18 @@ def main(argv=None) -> int:
                     jobs.append((run.notebook, {name: v}))
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True).stdout.strip()
+    what = " and ".join(x for x in ((f"seeds {args.seeds}" if args.seeds else ""),
+                                    ("boundary values" if args.boundaries else "")) if x)
     results = []
+    report = dict(what=what, preset=args.preset, date=datetime.date.today().isoformat(), commit=commit,
+                  command="python tools/sweep.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+                  planned=len(jobs), runs=results)
     for k, (nb, params) in enumerate(jobs, 1):
         r = run_one(nb, args.preset, params, args.timeout)
         results.append(r)
         print(f"[{k}/{len(jobs)}] {nb} {params}: {r['outcome']} ({r['seconds']} s) {r['message'][-160:]}", flush=True)
-    what = " and ".join(x for x in ((f"seeds {args.seeds}" if args.seeds else ""),
-                                    ("boundary values" if args.boundaries else "")) if x)
-    report = dict(what=what, preset=args.preset, date=datetime.date.today().isoformat(), commit=commit,
-                  command="python tools/sweep.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-                  runs=results)
-    if args.out:
-        out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-        out.with_suffix(".md").write_text(markdown(report), encoding="utf-8")
+        if args.out:  # after every run: an interrupted sweep leaves the report of what it did
+            _write(Path(args.out), report)
     failed = [r for r in results if r["outcome"] == "failed"]
     print(f"{len(results)} runs: {sum(r['outcome'] == 'ran' for r in results)} ran, "
           f"{sum(r['outcome'] == 'refused' for r in results)} refused by name, "

@@ -112,6 +112,10 @@ def _p(p: float) -> str:
     return f"{p:.2f}" if p >= 0.01 else _num(p)
 
 
+def _hypotheses(n: int) -> str:
+    return "one hypothesis" if n == 1 else f"{n} hypotheses"
+
+
 def statistics(c: Claim, v) -> str:
     """The statistics behind a record's label, as a sentence: its numbers in plain text, then the
     record's evidence (which may hold ``$...$`` math)."""
@@ -122,7 +126,7 @@ def statistics(c: Claim, v) -> str:
         return ("Qualitative statement, judged by the notebook's test. " + c.evidence.strip()).strip()
     if c.tested:
         return (f"One test of many quantities: p = {_p(c.p_value)}, against the Holm threshold {_p(v.threshold)} of "
-                f"the page's {v.family_size} hypotheses: {v.reason}. {c.evidence.strip()}")
+                f"the page's {_hypotheses(v.family_size)}: {v.reason}. {c.evidence.strip()}")
     if comp is None or comp.se == 0:
         d = c.ours - c.target
         tol = c.tolerance or 0.0
@@ -133,7 +137,7 @@ def statistics(c: Claim, v) -> str:
     t = f"{comp.t:.2f}".replace("-", "\u2212")
     return (f"Difference {_value(comp.difference, comp.se)}; t = {t} with {df} degrees of freedom, "
             f"p = {_p(comp.p)}, against the Holm threshold {_p(v.threshold)} of the page's "
-            f"{v.family_size} hypotheses; 95% interval of the difference [{_num(comp.low)}, {_num(comp.high)}] "
+            f"{_hypotheses(v.family_size)}; 95% interval of the difference [{_num(comp.low)}, {_num(comp.high)}] "
             f"against the margin ± {_num(comp.margin)}: {v.reason}."
             + (f" {c.evidence.strip()}" if c.evidence else ""))
 

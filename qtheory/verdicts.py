@@ -294,7 +294,8 @@ class Judgement:
         """The procedure as a sentence for the page."""
         if not self.size:
             return ""
-        return (f"Statistical records are judged as one family of {self.size} hypotheses "
+        family = "one hypothesis" if self.size == 1 else f"{self.size} hypotheses"
+        return (f"Statistical records are judged as one family of {family} "
                 f"(Student t, Welch degrees of freedom, Holm at familywise level {self.level:g}); "
                 f"agreement needs the 95% interval of the difference within the stated margin "
                 f"({RELATIVE_MARGIN:.0%} of the value when none is stated), else *not resolved*.")

@@ -220,7 +220,7 @@ def test_a_tested_record_renders_its_p_value_on_the_box_and_the_claims_page():
                             "quantities at once", source="Sec. 2.3, eqs. (4) and (6)")
     box = P.verdict_box([{"id": "R-V-pf", "claims": [calm.to_json()]}])
     assert "One joint test, p = 0.21; every 95% interval within its margin" in box
-    assert "against the Holm threshold 0.01 of the page's 1 hypotheses" in box
+    assert "against the Holm threshold 0.01 of the page's one hypothesis" in box
     assert "qtheory-label-agrees" in box
     page = P.render_claims([calm])
     assert "one joint test, p = 0.21" in page and "| agrees<br>" in page

@@ -16,7 +16,7 @@ import numpy as np
 
 from ...claims import Claim
 from ...display import Table, number
-from ...errors import ParameterError
+from ...errors import InstabilityError, ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed
 from ..meanfield import fixed_point, homogeneous_fixed_point, refined_tail, solve_meanfield, tail_decay_ratios
@@ -226,6 +226,10 @@ def homogeneous_claim(err: float, loads, ds) -> Claim:
 def homogeneous(*, loads, ds, parameters: dict) -> ItemResult:
     """L-X-homog: one cluster, one type, :math:`p = 1`, :math:`\\mu = 1`: the root solve and a long ODE
     run against :math:`\\lambda^{(d^\\ell - 1)/(d - 1)}` (:math:`\\lambda^\\ell` for d = 1), levels 1 to 12."""
+    loads = [float(x) for x in loads]
+    if not loads or not all(0.0 < x < 1.0 for x in loads):
+        raise InstabilityError(f"`homog_loads` must lie in (0, 1): the homogeneous system (service rate 1) has a "
+                               f"fixed point only below capacity, load < 1 (got {loads!r})")
     rows = []
     for load in loads:
         for d in ds:

@@ -105,3 +105,12 @@ def test_homogeneous_at_a_tiny_scale():
     assert res.seed is None and [r["level"] for r in res.rows] == list(range(1, len(res.rows) + 1))
     assert res.rows[1]["closed_form"] == pytest.approx(0.5 ** 3)
     assert res.claims[0].judge() == "agrees" and res.summary["max_abs_error"] < fp.SOLVER_ACCURACY
+
+
+@pytest.mark.parametrize("loads", [[0.5, 1.0], [1.2], [0.0], []])
+def test_homogeneous_loads_at_or_past_capacity_are_refused_by_name(loads):
+    """No fixed point at load >= 1 (the ODE's horizon 40 / (1 - sqrt(load))^2 was infinite: the run hung)."""
+    from qtheory.errors import InstabilityError
+
+    with pytest.raises(InstabilityError, match=r"`homog_loads` must lie in \(0, 1\)"):
+        fp.homogeneous(loads=loads, ds=[1, 2], parameters={})

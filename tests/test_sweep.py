@@ -62,3 +62,9 @@ def test_a_real_run_of_each_outcome(sweep):
     assert ran["outcome"] == "ran", ran
     refused = sweep.run_one("R-F2c", "quick", {"seed": -3}, timeout=600)
     assert refused["outcome"] == "refused" and "`seed`" in refused["message"], refused
+
+
+def test_an_indexed_parameter_counts_as_named(sweep):
+    line = ("qtheory: error: notebook R-F3cd failed in cell 3: ParameterError: `loads[1]` must be < 1.0 (got 1.2)"
+            + RUNNER.format("loads = [0.6, 1.2]"))
+    assert sweep.classify(2, line, False, {"loads": [0.6, 1.2]})[0] == "refused"

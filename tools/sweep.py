@@ -99,7 +99,7 @@ def classify(rc: int, stderr: str, timed_out: bool, params: dict | None = None) 
         return "failed", f"killed by signal {-rc}"
     error = next((ln for ln in reversed(lines) if "qtheory: error:" in ln), last)
     own = error.split("; set on the command line")[0]
-    named = re.findall(r"`(\w+)`", own)
+    named = re.findall(r"`(\w+)(?:\[\d+\])?`", own)
     if not named or not (any(f"{e}:" in own for e in NAMED_ERRORS) or "qtheory: error: parameter `" in own):
         return "failed", error[-400:]
     if params is None or set(named) & set(params):

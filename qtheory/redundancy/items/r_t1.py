@@ -395,8 +395,8 @@ def _check(seed, lam, n_runs, n_events, hist_max, check_runs, check_events):
     shortest = int(math.ceil(RELAXATIONS / (1.0 - lam) ** 2 - 1e-9))
     for name, value in (("n_events", n_events), ("check_events", check_events)):
         if check_integer(name, value, low=1) < shortest:
-            raise ParameterError(f"`{name}` must be at least {shortest:,} at lam = {lam:g}: {RELAXATIONS} relaxation times "
-                                 f"(1 - lam)^-2 of the queue, which starts empty (got {value:,})")
+            raise ParameterError(f"`{name}` must be at least {shortest:,} at `lam` = {lam:g}: {RELAXATIONS} relaxation "
+                                 f"times (1 - lam)^-2 of the queue, which starts empty (got {value:,})")
     check_integer("hist_max", hist_max, low=CDF_POINTS - 1)
     check_integer("check_runs", check_runs, low=2)
 

@@ -183,7 +183,7 @@ def test_compute_names_a_wrong_parameter(name, value):
 def test_the_shortest_run_is_a_hundred_relaxation_times():
     """(1 - lam)^-2 relaxation times: 10 000 events at 0.9, 40 000 at 0.95, named with the reason."""
     params = dict(seed=1, lam=0.95, n_runs=2, n_events=39_999, hist_max=199, check_runs=2, check_events=40_000)
-    with pytest.raises(ParameterError, match=r"`n_events` must be at least 40,000 at lam = 0.95: 100 relaxation times"):
+    with pytest.raises(ParameterError, match=r"`n_events` must be at least 40,000 at `lam` = 0.95: 100 relaxation times"):
         r_t1.compute(**params)
 
 

@@ -15,6 +15,7 @@ import numpy as np
 from .errors import ParameterError
 
 __all__ = [
+    "check_load",
     "check_real",
     "check_positive",
     "check_probability",
@@ -27,6 +28,19 @@ __all__ = [
 
 def _fmt(value) -> str:
     return np.array2string(np.asarray(value), precision=6, threshold=8) if np.ndim(value) else repr(value)
+
+
+def check_load(name: str, value, *, meaning: str = "lambda / lambda*, the fraction of the critical load") -> float:
+    """A load whose stationary laws a page computes: a finite number in (0, 1); at or past 1 the
+    system has no stationary regime, and the refusal (:class:`qtheory.errors.InstabilityError`)
+    says so, with what the load means."""
+    from .errors import InstabilityError
+
+    x = check_real(name, value)
+    if not 0.0 < x < 1.0:
+        raise InstabilityError(f"`{name}` must lie in (0, 1) (got {value!r}): it is {meaning}, and the stationary "
+                               "laws this page computes exist only below 1")
+    return x
 
 
 def check_real(name: str, value, *, low: float | None = None, high: float | None = None,

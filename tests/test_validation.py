@@ -37,3 +37,19 @@ def test_shape_and_integer_checks():
         v.check_positive("mu", 0)
     with pytest.raises(ParameterError, match="not a probability"):
         v.check_probability("zeta", -0.1)
+
+
+@pytest.mark.parametrize("value", [0.0, 1.0, 1.2, -0.5])
+def test_a_load_outside_0_1_is_refused_as_unstable_with_its_meaning(value):
+    from qtheory.errors import InstabilityError
+    from qtheory.validation import check_load
+
+    with pytest.raises(InstabilityError, match=r"`loads\[1\]` must lie in \(0, 1\) .*the stationary laws this page "
+                                               r"computes exist only below 1"):
+        check_load("loads[1]", value)
+
+
+def test_a_load_inside_0_1_passes():
+    from qtheory.validation import check_load
+
+    assert check_load("lam", 0.999) == 0.999

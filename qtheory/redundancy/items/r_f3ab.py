@@ -18,7 +18,7 @@ from ...claims import Claim
 from ...display import Table, number
 from ...errors import ParameterError
 from ...results import ItemResult, select
-from ...validation import check_integer, check_real
+from ...validation import check_integer, check_load
 from ..model import RedundancySystem, m_model
 from ..productform import joint_type_pmf, m_model_joint_pmf, type_moments
 
@@ -113,7 +113,7 @@ def compute(*, seed: int, p12: float, loads, max_jobs, closed_form_max: int) -> 
     if len(max_jobs) != len(loads):
         raise ParameterError(f"`max_jobs` must hold one entry per load ({len(loads)}; got {list(max_jobs)!r})")
     for k, (load, qmax) in enumerate(zip(loads, max_jobs)):
-        check_real(f"loads[{k}]", load, low=0.0, high=1.0, low_open=True, high_open=True)
+        check_load(f"loads[{k}]", load, meaning="the arrival rate with identical servers of rate 1 (lambda* = 1)")
         check_integer(f"max_jobs[{k}]", qmax, low=1)
     check_integer("closed_form_max", closed_form_max, low=0)
     params = dict(seed=seed, p12=p12, loads=loads, max_jobs=max_jobs, closed_form_max=closed_form_max)

@@ -16,7 +16,7 @@ import numpy as np
 from ...claims import Claim
 from ...display import Table, number
 from ...results import ItemResult
-from ...validation import check_integer, check_real
+from ...validation import check_integer, check_load
 from ..model import m_model
 from ..productform import total_jobs_pmf
 
@@ -105,7 +105,7 @@ def compute(*, seed: int, p12: float, loads, max_jobs: int) -> ItemResult:
     """
     max_jobs = check_integer("max_jobs", max_jobs, low=1)
     for k, load in enumerate(loads):
-        check_real(f"loads[{k}]", load, low=0.0, high=1.0, low_open=True, high_open=True)
+        check_load(f"loads[{k}]", load, meaning="the arrival rate with identical servers of rate 1 (lambda* = 1)")
     params = dict(seed=seed, p12=p12, loads=loads, max_jobs=max_jobs)
     system = m_model(p12)
     rows, gaps, tail_mass = [], {}, {}

@@ -28,7 +28,7 @@ from ...display import Table, listing, number
 from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed
-from ...validation import check_integer, check_real
+from ...validation import check_integer, check_load
 from .. import model as M
 from .. import productform as PF
 from ..experiments import (TABLE1_PAPER, exact_cdf, exact_setting, simulate_setting, summarise_runs,
@@ -388,7 +388,7 @@ RELAXATIONS = 100
 def _check(seed, lam, n_runs, n_events, hist_max, check_runs, check_events):
     check_integer("seed", seed, low=0)
     # below 1, the critical load of the twelve settings (identical servers of speed 1, all locally stable)
-    check_real("lam", lam, low=0.0, high=1.0, low_open=True, high_open=True)
+    check_load("lam", lam, meaning="the arrival rate per server of rate 1 (every setting's critical load is 1)")
     check_integer("n_runs", n_runs, low=2)
     # a run shorter than a hundred relaxation times of Q (about (1 - lam)^-2 events in heavy
     # traffic) starts empty and ends before it forgets it: its averages would judge nothing

@@ -20,7 +20,7 @@ from ...claims import Claim
 from ...display import Table, listing, number
 from ...errors import ParameterError
 from ...results import ItemResult
-from ...validation import check_integer, check_real
+from ...validation import check_integer, check_load
 from .. import limits as L
 from .. import model as M
 from .. import productform as PF
@@ -495,7 +495,7 @@ def compute(*, seed: int, n_random: int, pf_runs: int, pf_events: int, limit_loa
     if len(loads) < 2:
         raise ParameterError(f"`limit_loads` must hold at least two load fractions (got {limit_loads!r})")
     for f in loads:
-        check_real("limit_loads", f, low=0.0, high=1.0, low_open=True, high_open=True)
+        check_load("limit_loads", f)
     params = dict(seed=seed, n_random=n_random, pf_runs=pf_runs, pf_events=pf_events, limit_loads=limit_loads)
     systems = random_systems(seed, n_random)
     loads_text = ", ".join(f"{x:g}" for x in limit_loads)   # for the captions

@@ -19,7 +19,7 @@ from ...claims import Claim
 from ...display import Table
 from ...errors import ParameterError
 from ...results import ItemResult, select
-from ...validation import check_integer, check_real
+from ...validation import check_integer, check_load
 from ..model import single_plus_full
 from ..productform import total_jobs_moments, total_jobs_pmf
 from ..stability import is_locally_stable
@@ -83,8 +83,8 @@ def compute(*, seed: int, n_servers: int, speeds, eps_values, loads, cdf_load: f
 
     """
     for k, load in enumerate(loads):
-        check_real(f"loads[{k}]", load, low=0.0, high=1.0, low_open=True, high_open=True)
-    check_real("cdf_load", cdf_load, low=0.0, high=1.0, low_open=True, high_open=True)
+        check_load(f"loads[{k}]", load)
+    check_load("cdf_load", cdf_load)
     cdf_top = int(CDF_RANGE / (1 - cdf_load))
     check_integer("cdf_max_jobs", cdf_max_jobs, low=1)
     if cdf_max_jobs < cdf_top:

@@ -600,6 +600,10 @@ def total_jobs_pmf(system: RedundancySystem, lam: float, max_jobs: int, mechanis
     return out * norm
 
 
+#: entries of the joint pmf table of :func:`joint_type_pmf` (two tables of doubles: 32 MB)
+JOINT_TABLE_LIMIT = 2_000_000
+
+
 def joint_type_pmf(system: RedundancySystem, lam: float, max_jobs: int) -> np.ndarray:
     """Joint pmf :math:`P((Q_S)_S = q)` under c.o.c. for all q with entries <= max_jobs.
 
@@ -611,8 +615,11 @@ def joint_type_pmf(system: RedundancySystem, lam: float, max_jobs: int) -> np.nd
     max_jobs = check_integer("max_jobs", max_jobs, low=0)
     k, n = system.n_types, system.n_servers
     size = (max_jobs + 1) ** k * (1 << n)
-    if size > 2_000_000:
-        raise ParameterError(f"joint pmf table has {size} entries (limit 2e6)")
+    if size > JOINT_TABLE_LIMIT:
+        largest = int(math.floor((JOINT_TABLE_LIMIT / (1 << n)) ** (1.0 / k))) - 1
+        raise ParameterError(f"`max_jobs` must be at most {largest} for this system ({k} types, {n} servers): the joint "
+                             f"pmf table has (max_jobs + 1)^{k} x 2^{n} = {size:,} entries, limit "
+                             f"{JOINT_TABLE_LIMIT:,} (got {max_jobs})")
     st = _setup(system, lam)
     shape = (max_jobs + 1,) * k
     g = np.zeros((1 << n,) + shape)

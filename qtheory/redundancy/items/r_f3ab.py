@@ -20,7 +20,7 @@ from ...errors import ParameterError
 from ...results import ItemResult, select
 from ...validation import check_integer, check_load
 from ..model import RedundancySystem, m_model
-from ..productform import joint_type_pmf, m_model_joint_pmf, type_moments
+from ..productform import JOINT_TABLE_LIMIT, joint_type_pmf, m_model_joint_pmf, type_moments
 
 __all__ = ["ITEM", "LIMIT_SLOPE", "CLOSER_LOADS", "compute", "load_rows", "type_ratio", "closed_form_check",
            "slope_claim", "pmf_grid"]
@@ -115,6 +115,11 @@ def compute(*, seed: int, p12: float, loads, max_jobs, closed_form_max: int) -> 
     for k, (load, qmax) in enumerate(zip(loads, max_jobs)):
         check_load(f"loads[{k}]", load, meaning="the arrival rate with identical servers of rate 1 (lambda* = 1)")
         check_integer(f"max_jobs[{k}]", qmax, low=1)
+        # the M-model's joint table: (max_jobs + 1)^2 x 2^3 entries
+        if (qmax + 1) ** 2 * 8 > JOINT_TABLE_LIMIT:
+            raise ParameterError(f"`max_jobs[{k}]` must be at most {int((JOINT_TABLE_LIMIT / 8) ** 0.5) - 1}: the joint pmf "
+                                 f"table of the M-model has (max_jobs + 1)^2 x 8 entries, limit {JOINT_TABLE_LIMIT:,} "
+                                 f"(got {qmax})")
     check_integer("closed_form_max", closed_form_max, low=0)
     params = dict(seed=seed, p12=p12, loads=loads, max_jobs=max_jobs, closed_form_max=closed_form_max)
     system = m_model(p12)

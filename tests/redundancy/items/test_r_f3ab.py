@@ -70,3 +70,12 @@ def test_compute_names_a_wrong_parameter(kwargs, name):
     args = dict(seed=0, p12=P12, loads=[0.3, 0.6], max_jobs=[5, 5], closed_form_max=5) | kwargs
     with pytest.raises(ParameterError, match=name):
         r_f3ab.compute(**args)
+
+
+def test_a_joint_table_beyond_its_limit_is_refused_in_the_readers_words():
+    """(max_jobs + 1)^2 x 8 entries of at most 2 x 10^6: max_jobs 499 is the largest, 500 is refused
+    naming max_jobs[1] (the reader's list entry), before any table is allocated."""
+    from qtheory.errors import ParameterError
+
+    with pytest.raises(ParameterError, match=r"`max_jobs\[1\]` must be at most 499: .*\(got 500\)"):
+        r_f3ab.compute(seed=1, p12=7 / 12, loads=[0.6, 0.99], max_jobs=[25, 500], closed_form_max=30)

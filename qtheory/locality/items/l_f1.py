@@ -24,6 +24,7 @@ import numpy as np
 from scipy import stats
 
 from ...claims import Claim
+from ...validation import check_integer, check_positive
 from ...verdicts import RELATIVE_MARGIN
 from ...display import Table
 from ...errors import ParameterError
@@ -248,6 +249,11 @@ def compute(*, seed: int, n_servers: int, n_runs: int, horizon: float, n_times: 
     """L-F1 and L-P-jsqd at the notebook's parameters (see the notebook for their meaning)."""
     if n_times < 2:
         raise ParameterError(f"`n_times` must be at least 2 (got {n_times!r})")
+    # the reader's parameters first, in the reader's words (the functions below name their own)
+    check_integer("n_runs", n_runs, low=2)
+    check_integer("exact_runs", exact_runs, low=2)
+    check_positive("horizon", horizon)
+    check_positive("exact_horizon", exact_horizon)
     params = dict(seed=seed, n_servers=n_servers, n_runs=n_runs, horizon=horizon, n_times=n_times, levels=levels,
                   reading=reading, exact_horizon=exact_horizon, exact_runs=exact_runs, irg_graphs=irg_graphs)
     t_grid = np.linspace(0.0, horizon, n_times)

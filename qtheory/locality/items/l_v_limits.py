@@ -22,6 +22,7 @@ from ...display import Table, fixed, listing, number
 from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed, replicate
+from ...validation import check_integer, check_positive, check_real
 from ...stats import band, loglog_slope, pair_correlation
 from ..experiments import (bootstrap_l1_interval, gwsq_weight_rows, stationary_replication,
                            sup_l1_error, t_statistic, trajectory_replication)
@@ -487,6 +488,13 @@ def compute(*, seed: int, n_list, n_runs: int, horizon: float, n_times: int, rea
                       sparse_n_list=list(sparse_n_list), sparse_runs=sparse_runs, stat_n_list=list(stat_n_list),
                       stat_runs=stat_runs, stat_warmup=stat_warmup, stat_horizon=stat_horizon,
                       gwsq_servers=gwsq_servers, gwsq_runs=gwsq_runs)
+    # the reader's parameters first, in the reader's words (the functions below name their own)
+    for name, value in (("n_runs", n_runs), ("sparse_runs", sparse_runs), ("stat_runs", stat_runs),
+                        ("gwsq_runs", gwsq_runs), ("n_times", n_times)):
+        check_integer(name, value, low=2)
+    check_positive("horizon", horizon)
+    check_positive("stat_horizon", stat_horizon)
+    check_real("stat_warmup", stat_warmup, low=0.0, high=stat_horizon, high_open=True)
     system = paper_system("design")
     q0 = paper_initial_occupancy("Q", reading)
     t_grid = np.linspace(0.0, horizon, n_times)

@@ -177,3 +177,12 @@ def _s2_rows(mid, end, se=0.01):
 def test_s2_stays_bounded_unless_a_type_grows_over_the_second_half():
     assert l_f1.bounded_claim(_s2_rows([1.6, 1.7], [1.4, 1.72]), "S2", 3).judge() == "agrees"
     assert l_f1.bounded_claim(_s2_rows([1.6, 1.7], [1.4, 1.8]), "S2", 3).judge() == "differs"
+
+
+@pytest.mark.parametrize("name, value", [("n_runs", 1), ("exact_runs", 1), ("horizon", 0.0), ("exact_horizon", 0.0)])
+def test_compute_refuses_in_the_readers_words(name, value):
+    params = dict(seed=4, n_servers=40, n_runs=3, horizon=0.5, n_times=4, levels=4, reading="lengths-1-3",
+                  exact_horizon=1500.0, exact_runs=3)
+    params[name] = value
+    with pytest.raises(ParameterError, match=f"`{name}`"):
+        l_f1.compute(**params)

@@ -230,3 +230,16 @@ def test_theorem6_at_a_tiny_scale(setting):
     assert all(r["ci_low"] <= r["ci_high"] for r in dist) and set(res.summary["distances"]) == {"20", "40"}
     with pytest.raises(ParameterError, match="stat_n_list"):
         lv.theorem6(**common, n_list=[20, 20], n_runs=2, warmup=1.0, horizon=3.0)
+
+
+@pytest.mark.parametrize("name, value", [("n_runs", 1), ("sparse_runs", 1), ("stat_runs", 1), ("gwsq_runs", 1),
+                                         ("n_times", 1), ("horizon", 0.0), ("stat_horizon", 0.0),
+                                         ("stat_warmup", 250.0)])
+def test_compute_refuses_in_the_readers_words(name, value):
+    """Checked before anything runs, naming the reader's parameter (not `n_replications`)."""
+    params = dict(seed=1, n_list=[20, 50], n_runs=2, horizon=0.5, n_times=5, reading="lengths-1-3",
+                  sparse_n_list=[20], sparse_runs=2, stat_n_list=[20], stat_runs=2, stat_warmup=5.0, stat_horizon=20.0,
+                  gwsq_servers=50, gwsq_runs=2)
+    params[name] = value
+    with pytest.raises(ParameterError, match=f"`{name}`"):
+        lv.compute(**params)

@@ -15,6 +15,8 @@ import numpy as np
 from .errors import ParameterError
 
 __all__ = [
+    "check_runs",
+    "check_times",
     "check_load",
     "check_real",
     "check_positive",
@@ -28,6 +30,19 @@ __all__ = [
 
 def _fmt(value) -> str:
     return np.array2string(np.asarray(value), precision=6, threshold=8) if np.ndim(value) else repr(value)
+
+
+def check_runs(**runs) -> None:
+    """Every keyword a number of independent runs (or graphs) behind a standard error: an integer
+    >= 2 (one run has no interval), named as the reader set it."""
+    for name, value in runs.items():
+        check_integer(name, value, low=2)
+
+
+def check_times(**times) -> None:
+    """Every keyword a horizon or time span: a finite number > 0, named as the reader set it."""
+    for name, value in times.items():
+        check_positive(name, value)
 
 
 def check_load(name: str, value, *, meaning: str = "lambda / lambda*, the fraction of the critical load") -> float:

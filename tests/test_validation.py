@@ -53,3 +53,41 @@ def test_a_load_inside_0_1_passes():
     from qtheory.validation import check_load
 
     assert check_load("lam", 0.999) == 0.999
+
+
+def test_runs_and_times_are_named_as_the_reader_set_them():
+    from qtheory.validation import check_runs, check_times
+
+    check_runs(n_runs=2, base_runs=10)
+    with pytest.raises(ParameterError, match=r"`base_runs` must be >= 2 \(got 1\)"):
+        check_runs(n_runs=2, base_runs=1)
+    check_times(horizon=0.5)
+    with pytest.raises(ParameterError, match="`slta_horizon`"):
+        check_times(horizon=0.5, slta_horizon=0.0)
+
+
+@pytest.mark.parametrize("module, name, value", [
+    ("qtheory.utility.items.u_v", "poisson_runs", 1), ("qtheory.utility.items.u_v", "slta_horizon", 0.0),
+    ("qtheory.utility.items.u_t1", "n_runs", 1), ("qtheory.utility.items.u_r_jlmud", "warmup", 50.0),
+    ("qtheory.locality.items.l_r_jiq", "n_runs", 1), ("qtheory.locality.items.l_v_stability", "growth_runs", 1),
+])
+def test_item_functions_refuse_runs_and_times_first(module, name, value):
+    """The notebook's own parameter is named before any simulation (not `n_replications`)."""
+    import importlib
+    import inspect
+
+    from qtheory.notebooks import notebook_parameters, notebook_path
+    from qtheory.presets import plan
+
+    mod = importlib.import_module(module)
+    nb = {"u_v": "U-V", "u_t1": "U-T1", "u_r_jlmud": "U-R-jlmud", "l_r_jiq": "L-R-jiq",
+          "l_v_stability": "L-V-stability"}[module.rsplit(".", 1)[1]]
+    run = plan("quick", [nb])[0]
+    params = {**notebook_parameters(notebook_path(nb)), **run.parameters}
+    accepted = set(inspect.signature(mod.compute).parameters)
+    params = {k: v for k, v in params.items() if k in accepted}
+    params[name] = value
+    if name == "warmup":
+        params["horizon"] = 40.0
+    with pytest.raises(ParameterError, match=f"`{name}`"):
+        mod.compute(**params)

@@ -17,6 +17,7 @@ import numpy as np
 
 from ...claims import Claim
 from ...display import Table
+from ...validation import check_runs, check_times
 from ...results import ItemResult
 from ..experiments import (lemma1_rows, lemma2_rows, lemma10_rows, proposition1_rows,
                            proposition1_summary, t_statistic)
@@ -374,6 +375,9 @@ def compute(*, seed: int, lambdas, lemma1_runs: int, lemma1_horizon: float, rr_s
             growth_horizon: float) -> Results:
     """The four items of L-V-stability at the notebook's parameters (see the notebook for their
     meaning); every item records all of them."""
+    # the reader's parameters first, in the reader's words
+    check_runs(lemma1_runs=lemma1_runs, rr_runs=rr_runs, growth_runs=growth_runs)
+    check_times(lemma1_horizon=lemma1_horizon, rr_horizon=rr_horizon, growth_horizon=growth_horizon)
     parameters = dict(seed=seed, lambdas=list(lambdas), lemma1_runs=lemma1_runs, lemma1_horizon=lemma1_horizon,
                       rr_servers=rr_servers, rr_runs=rr_runs, rr_horizon=rr_horizon,
                       n_random_designs=n_random_designs, growth_n_list=list(growth_n_list),

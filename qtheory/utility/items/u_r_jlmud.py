@@ -19,7 +19,7 @@ from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed
 from ...stats import loglog_slope
-from ...validation import check_integer, check_positive
+from ...validation import check_integer, check_positive, check_real, check_runs, check_times
 from ..examples import table1_system
 from ..experiments import policy_runs
 from ..optimal import upper_bound
@@ -117,6 +117,10 @@ def compute(*, seed: int, rho: float, n_values, d_values, horizon: float, warmup
     from `n_runs` stationary runs with the control variate of
     :func:`~qtheory.utility.experiments.policy_runs`.
     """
+    # the reader's parameters first, in the reader's words
+    check_runs(n_runs=n_runs)
+    check_times(horizon=horizon)
+    check_real("warmup", warmup, low=0.0, high=horizon, high_open=True)
     params = dict(seed=seed, rho=rho, n_values=n_values, d_values=d_values, horizon=horizon, warmup=warmup, n_runs=n_runs)
     check_positive("rho", rho)
     check_integer("n_runs", n_runs, low=2)

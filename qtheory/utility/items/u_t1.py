@@ -24,7 +24,7 @@ from ...claims import Claim
 from ...display import Table, listing, number
 from ...errors import ParameterError
 from ...results import ItemResult
-from ...validation import check_integer
+from ...validation import check_integer, check_real, check_runs, check_times
 from ..examples import table1_system
 from ..experiments import table1_rows
 from ..optimal import OptimalAssignment, optimal_assignment
@@ -236,6 +236,10 @@ def compute(*, seed: int, rhos, n_values, policies, horizon: float, warmup: floa
     :func:`~qtheory.utility.experiments.table1_rows` with ``beta_n`` (NaN for JLMU); U-P-jlmu and
     U-P-slta hold each policy's long rows; U-V-thm2 the rows of :func:`limit_rows`.
     """
+    # the reader's parameters first, in the reader's words
+    check_runs(n_runs=n_runs)
+    check_times(horizon=horizon)
+    check_real("warmup", warmup, low=0.0, high=horizon, high_open=True)
     params = dict(seed=seed, rhos=rhos, n_values=n_values, policies=policies, horizon=horizon, warmup=warmup,
                   n_runs=n_runs)
     if sorted(policies) != ["jlmu", "slta"]:

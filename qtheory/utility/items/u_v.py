@@ -31,7 +31,7 @@ from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed, generator
 from ...stats import loglog_slope
-from ...validation import check_integer, check_positive
+from ...validation import check_integer, check_positive, check_real, check_runs, check_times
 from ..examples import figure3_left_system, figure3_right_system, table1_system
 from ..exact import exact_stationary
 from ..experiments import (fluid_convergence_rows, fluid_limit_rows, lp_rows, poisson_rows, poisson_samples,
@@ -317,6 +317,11 @@ def compute(*, seed: int, rho: float, base_n: int, base_horizon: float, base_war
             slta_horizon: float, slta_t_late: float, slta_runs: int, poisson_n: int, poisson_horizon: float,
             poisson_runs: int) -> VerificationResults:
     """The eight U-V results at the notebook's parameters (see the notebook for their meaning)."""
+    # the reader's parameters first, in the reader's words
+    check_runs(base_runs=base_runs, limit_runs=limit_runs, slta_runs=slta_runs, poisson_runs=poisson_runs)
+    check_times(base_horizon=base_horizon, fluid_horizon=fluid_horizon, limit_horizon=limit_horizon,
+                slta_horizon=slta_horizon, poisson_horizon=poisson_horizon)
+    check_real("base_warmup", base_warmup, low=0.0, high=min(base_horizon, poisson_horizon), high_open=True)
     p = dict(seed=seed, rho=rho, base_n=base_n, base_horizon=base_horizon, base_warmup=base_warmup, base_runs=base_runs,
              n_random_lp=n_random_lp, fluid_horizon=fluid_horizon, fluid_dts=fluid_dts, limit_n=limit_n,
              limit_horizon=limit_horizon, limit_runs=limit_runs, slta_n=slta_n, slta_horizon=slta_horizon,

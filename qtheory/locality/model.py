@@ -289,25 +289,26 @@ def _apportion(total: int, fractions: np.ndarray) -> np.ndarray:
     return out
 
 
-def system_sizes(system: LocalitySystem, n_servers: int) -> SystemSizes:
+def system_sizes(system: LocalitySystem, n_servers: int, *, name: str = "n_servers") -> SystemSizes:
     """Sizes of the system with `n_servers` servers: ``|V_m| ~ v_m N``, ``W = round(zeta N)``,
     ``|W_k| ~ w_k W`` (largest-remainder rounding). Every type and cluster must be non-empty.
+    Errors name the parameter `name` (a notebook's own, e.g. ``gwsq_servers``).
     """
-    n = check_integer("n_servers", n_servers, low=1)
+    n = check_integer(name, n_servers, low=1)
     per_type = _apportion(n, system.v)
     n_disp = int(round(system.zeta * n))
     if n_disp < 1:
-        raise ParameterError(f"`n_servers` = {n} gives no dispatcher for zeta = {system.zeta}")
+        raise ParameterError(f"`{name}` = {n} gives no dispatcher for zeta = {system.zeta}")
     per_cluster = _apportion(n_disp, system.w)
     if np.any(per_type == 0):
-        raise ParameterError(f"`n_servers` = {n} is too small: server type {int(np.argmin(per_type))} is empty")
+        raise ParameterError(f"`{name}` = {n} is too small: server type {int(np.argmin(per_type))} is empty")
     if np.any(per_cluster == 0):
-        raise ParameterError(f"`n_servers` = {n} is too small: cluster {int(np.argmin(per_cluster))} is empty")
+        raise ParameterError(f"`{name}` = {n} is too small: cluster {int(np.argmin(per_cluster))} is empty")
     from .._memory import require_memory
     # a graph's per-server and per-dispatcher arrays and a simulator's copies and state (queue
     # lengths, positions in the level lists): about 64 bytes per server and dispatcher
     require_memory(BYTES_PER_NODE * (n + n_disp), what=f"a system of N = {n:,} servers and {n_disp:,} dispatchers",
-                   parameter="n_servers")
+                   parameter=name)
     return SystemSizes(per_type, per_cluster)
 
 

@@ -27,7 +27,7 @@ from ...stats import band, loglog_slope, pair_correlation
 from ..experiments import (bootstrap_l1_interval, gwsq_weight_rows, stationary_replication,
                            sup_l1_error, t_statistic, trajectory_replication)
 from ..meanfield import fixed_point, solve_meanfield
-from ..model import LocalitySystem, paper_initial_occupancy, paper_system
+from ..model import LocalitySystem, paper_initial_occupancy, paper_system, system_sizes
 from ..stability import design_compatibility
 
 __all__ = ["Results", "compute", "gwsq", "theorems_1_2", "theorem3", "theorem6", "gwsq_ode_claim",
@@ -494,8 +494,15 @@ def compute(*, seed: int, n_list, n_runs: int, horizon: float, n_times: int, rea
         check_integer(name, value, low=2)
     check_positive("horizon", horizon)
     check_positive("stat_horizon", stat_horizon)
-    check_real("stat_warmup", stat_warmup, low=0.0, high=stat_horizon, high_open=True)
+    check_positive("stat_warmup", stat_warmup)
+    if not stat_warmup < stat_horizon:
+        raise ParameterError(f"`stat_warmup` ({stat_warmup!r}) must be below `stat_horizon` ({stat_horizon!r}): the time "
+                             "averages run from the one to the other")
     system = paper_system("design")
+    system_sizes(system, gwsq_servers, name="gwsq_servers")
+    for list_name, values in (("n_list", n_list), ("sparse_n_list", sparse_n_list), ("stat_n_list", stat_n_list)):
+        for k, n in enumerate(values):
+            system_sizes(system, n, name=f"{list_name}[{k}]")
     q0 = paper_initial_occupancy("Q", reading)
     t_grid = np.linspace(0.0, horizon, n_times)
     ode = solve_meanfield(system, q0, t_grid).q

@@ -21,7 +21,7 @@ from ...validation import check_runs, check_times
 from ...results import ItemResult
 from ..experiments import (lemma1_rows, lemma2_rows, lemma10_rows, proposition1_rows,
                            proposition1_summary, t_statistic)
-from ..model import paper_system
+from ..model import paper_system, system_sizes
 from ..stability import asymptotic_load
 
 __all__ = ["Results", "compute", "lemma1", "lemma2", "proposition1", "lemma10", "lemma1_reading_claim",
@@ -378,6 +378,9 @@ def compute(*, seed: int, lambdas, lemma1_runs: int, lemma1_horizon: float, rr_s
     # the reader's parameters first, in the reader's words
     check_runs(lemma1_runs=lemma1_runs, rr_runs=rr_runs, growth_runs=growth_runs)
     check_times(lemma1_horizon=lemma1_horizon, rr_horizon=rr_horizon, growth_horizon=growth_horizon)
+    system_sizes(paper_system("design"), rr_servers, name="rr_servers")
+    for k, n in enumerate(growth_n_list):
+        system_sizes(paper_system(), n, name=f"growth_n_list[{k}]")
     parameters = dict(seed=seed, lambdas=list(lambdas), lemma1_runs=lemma1_runs, lemma1_horizon=lemma1_horizon,
                       rr_servers=rr_servers, rr_runs=rr_runs, rr_horizon=rr_horizon,
                       n_random_designs=n_random_designs, growth_n_list=list(growth_n_list),

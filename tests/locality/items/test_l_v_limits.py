@@ -243,3 +243,17 @@ def test_compute_refuses_in_the_readers_words(name, value):
     params[name] = value
     with pytest.raises(ParameterError, match=f"`{name}`"):
         lv.compute(**params)
+
+
+@pytest.mark.parametrize("name, value, words", [
+    ("gwsq_servers", 1, r"`gwsq_servers` = 1 is too small"), ("stat_warmup", 0.0, r"`stat_warmup` must be > 0"),
+    ("stat_horizon", 1.2, r"`stat_warmup` \(5.0\) must be below `stat_horizon` \(1.2\)"),
+    ("sparse_n_list", [20, 1], r"`sparse_n_list\[1\]` = 1 is too small"),
+])
+def test_compute_names_sizes_and_spans_as_the_reader_set_them(name, value, words):
+    params = dict(seed=1, n_list=[20, 50], n_runs=2, horizon=0.5, n_times=5, reading="lengths-1-3",
+                  sparse_n_list=[20], sparse_runs=2, stat_n_list=[20], stat_runs=2, stat_warmup=5.0, stat_horizon=20.0,
+                  gwsq_servers=50, gwsq_runs=2)
+    params[name] = value
+    with pytest.raises(ParameterError, match=words):
+        lv.compute(**params)

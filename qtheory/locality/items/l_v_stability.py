@@ -17,7 +17,7 @@ import numpy as np
 
 from ...claims import Claim
 from ...display import Table
-from ...validation import check_runs, check_times
+from ...validation import check_integer, check_runs, check_times
 from ...results import ItemResult
 from ..experiments import (lemma1_rows, lemma2_rows, lemma10_rows, proposition1_rows,
                            proposition1_summary, t_statistic)
@@ -379,6 +379,7 @@ def compute(*, seed: int, lambdas, lemma1_runs: int, lemma1_horizon: float, rr_s
     check_runs(lemma1_runs=lemma1_runs, rr_runs=rr_runs, growth_runs=growth_runs)
     check_times(lemma1_horizon=lemma1_horizon, rr_horizon=rr_horizon, growth_horizon=growth_horizon)
     system_sizes(paper_system("design"), rr_servers, name="rr_servers")
+    check_integer("n_random_designs", n_random_designs, low=1)
     for k, n in enumerate(growth_n_list):
         system_sizes(paper_system(), n, name=f"growth_n_list[{k}]")
     parameters = dict(seed=seed, lambdas=list(lambdas), lemma1_runs=lemma1_runs, lemma1_horizon=lemma1_horizon,

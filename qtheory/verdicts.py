@@ -308,6 +308,26 @@ def _words(category: str, outcome: str) -> str:
     return outcome
 
 
+#: why a record judged in the page's family got its label: rejected, agreeing, not resolved
+_REASONS = ("rejected by Holm's procedure at the page's familywise level",
+            "not rejected, and the 95% interval lies within the margin",
+            "not rejected, but the 95% interval reaches beyond the margin")
+_JOINT_REASONS = ("the joint test is rejected by Holm's procedure at the page's familywise level",
+                  "the joint test is not rejected, and every quantity's 95% interval lies within its margin",
+                  "the joint test is not rejected, but some quantity's 95% interval reaches beyond its margin")
+
+
+def _holm_verdict(category: str, comparison, rejected: bool, resolved: bool, threshold: float, size: int,
+                  reasons: tuple[str, str, str]) -> Verdict:
+    """The verdict of a record in the page's Holm family: differs if rejected, agrees if resolved,
+    else not resolved."""
+    if rejected:
+        return Verdict(_words(category, "differ"), comparison, True, threshold, size, reasons[0])
+    if resolved:
+        return Verdict(_words(category, "agree"), comparison, False, threshold, size, reasons[1])
+    return Verdict("not resolved", comparison, False, threshold, size, reasons[2])
+
+
 def judge(records: Sequence, level: float = FAMILY_LEVEL) -> Judgement:
     """Judge the records of one page as one family (see the module doc).
 
@@ -334,17 +354,8 @@ def judge(records: Sequence, level: float = FAMILY_LEVEL) -> Judgement:
             verdicts.append(Verdict(r.verdict or r.category, reason="see the record's evidence"))
         elif getattr(r, "p_value", None) is not None:
             k = position[id(r)]
-            if rejected[k]:
-                verdicts.append(Verdict(_words(r.category, "differ"), None, True, thresholds[k], m,
-                                        "the joint test is rejected by Holm's procedure at the page's familywise level"))
-            elif r.resolved:
-                verdicts.append(Verdict(_words(r.category, "agree"), None, False, thresholds[k], m,
-                                        "the joint test is not rejected, and every quantity's 95% interval lies within "
-                                        "its margin"))
-            else:
-                verdicts.append(Verdict("not resolved", None, False, thresholds[k], m,
-                                        "the joint test is not rejected, but some quantity's 95% interval reaches "
-                                        "beyond its margin"))
+            verdicts.append(_holm_verdict(r.category, None, rejected[k], bool(r.resolved), thresholds[k], m,
+                                          _JOINT_REASONS))
         elif r.holds is not None:
             outcome = "agree" if r.holds else "differ"
             verdicts.append(Verdict(_words(r.category, outcome), reason="the notebook's test of the statement"))
@@ -355,15 +366,7 @@ def judge(records: Sequence, level: float = FAMILY_LEVEL) -> Judgement:
                                     reason=f"|difference| {'≤' if ok else '>'} tolerance"))
         else:
             k = position[id(r)]
-            if rejected[k]:
-                verdicts.append(Verdict(_words(r.category, "differ"), c, True, thresholds[k], m,
-                                        "rejected by Holm's procedure at the page's familywise level"))
-            elif c.within_margin:
-                verdicts.append(Verdict(_words(r.category, "agree"), c, False, thresholds[k], m,
-                                        "not rejected, and the 95% interval lies within the margin"))
-            else:
-                verdicts.append(Verdict("not resolved", c, False, thresholds[k], m,
-                                        "not rejected, but the 95% interval reaches beyond the margin"))
+            verdicts.append(_holm_verdict(r.category, c, rejected[k], c.within_margin, thresholds[k], m, _REASONS))
     return Judgement(tuple(verdicts), joint, level, m)
 
 

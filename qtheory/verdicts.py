@@ -160,7 +160,11 @@ def holm_thresholds(pvalues: Sequence[float], level: float = FAMILY_LEVEL) -> li
 
 def holm(pvalues: Sequence[float], level: float = FAMILY_LEVEL) -> list[bool]:
     """Holm's step-down procedure: which hypotheses are rejected at familywise `level`."""
-    thresholds = holm_thresholds(pvalues, level)
+    return _step_down(pvalues, holm_thresholds(pvalues, level))
+
+
+def _step_down(pvalues: Sequence[float], thresholds: Sequence[float]) -> list[bool]:
+    """Reject in order of increasing p-value while each is at most its threshold."""
     rejected = [False] * len(pvalues)
     for i in sorted(range(len(pvalues)), key=lambda i: pvalues[i]):
         if pvalues[i] > thresholds[i]:
@@ -207,14 +211,14 @@ def _p(p: float) -> str:
     return f"{mantissa} \\times 10^{{{int(exponent)}}}"
 
 
-def _score(c: Comparison) -> float:
-    """The standard normal score of a t statistic (same tail probability)."""
-    if math.isinf(c.df):
-        return c.t
+def _score(t: float, df: float) -> float:
+    """The standard normal score of a t statistic `t` with `df` degrees of freedom (same tail probability)."""
+    if math.isinf(df):
+        return t
     # from the upper tail of |T| (t.sf(T) rounds to 1 for T << 0, and isf(1) = -inf), with T's sign;
     # capped where the tail underflows (|T| about 1e5 at 99 degrees of freedom), far beyond any threshold
-    z = float(_st.norm.isf(_st.t.sf(abs(c.t), c.df)))
-    return math.copysign(min(z, _Z_MAX), c.t)
+    z = float(_st.norm.isf(_st.t.sf(abs(t), df)))
+    return math.copysign(min(z, _Z_MAX), t)
 
 
 #: the largest finite normal score (the tail of the smallest positive double)
@@ -235,7 +239,7 @@ def joint_tests(records: Iterable, comparisons: dict[int, Comparison] | None = N
     for name, group in families.items():
         if len(group) < 2:
             continue
-        z = [_score(c) for c in group]
+        z = [_score(c.t, c.df) for c in group]
         stouffer = sum(z) / math.sqrt(len(z))
         chi2 = sum(x * x for x in z)
         out.append(JointTest(name, "Stouffer", stouffer, float(2.0 * _st.norm.sf(abs(stouffer))), len(z)))
@@ -341,8 +345,8 @@ def judge(records: Sequence, level: float = FAMILY_LEVEL) -> Judgement:
               or comparisons[id(r)] is not None and comparisons[id(r)].se > 0]
     joint = joint_tests(records, comparisons)
     pvalues = [r.p_value if comparisons[id(r)] is None else comparisons[id(r)].p for r in tested] + [j.p for j in joint]
-    rejected = holm(pvalues, level)
     thresholds = holm_thresholds(pvalues, level)
+    rejected = _step_down(pvalues, thresholds)
     m = len(pvalues)
     position = {id(r): k for k, r in enumerate(tested)}
     joint = tuple(JointTest(j.family, j.kind, j.statistic, j.p, j.size, rejected[len(tested) + k])
@@ -568,8 +572,7 @@ def independent_test(difference, se, df, *, exact=None, margins=None) -> Multipl
         marg = _margins(np.asarray(exact, dtype=float).ravel(), None)
     else:
         marg = _margins(difference, margins)
-    z = [_score(Comparison(float(d), float(s), float(v), float(d / s), 0.0, 0.0, 0.0, 0.0))
-         for d, s, v in zip(difference, se, df)]
+    z = [_score(float(d / s), float(v)) for d, s, v in zip(difference, se, df)]
     chi2 = float(sum(x * x for x in z))
     widest = _reach(difference, se, df, marg)
     return MultipleTest("independent", chi2, float(_st.chi2.sf(chi2, len(z))), len(z), widest <= 1.0, widest,

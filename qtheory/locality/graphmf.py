@@ -113,11 +113,11 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
-from scipy.integrate import solve_ivp
 from scipy.special import roots_legendre
 
 from ..errors import InstabilityError, ParameterError
 from ..validation import check_array, check_integer, check_real
+from ._ode import integrate, time_grid
 from .graphs import CompatibilityGraph
 from .model import LocalitySystem, check_tails
 from .policies import JIQ, LocalJSQ, as_policy
@@ -669,9 +669,7 @@ def solve(system: LocalitySystem, graph: CompatibilityGraph, x0, t_eval, *, poli
     graph = _check_graph(system, graph)
     d = _policy_d(system, policy)
     x0 = _check_tails("x0", x0, graph.n_servers)
-    t_eval = check_array("t_eval", t_eval, ndim=1, low=0.0)
-    if t_eval.size < 1 or np.any(np.diff(t_eval) <= 0):
-        raise ParameterError("`t_eval` must be a non-empty increasing array")
+    t_eval = time_grid(t_eval)
     tol = check_real("tol", tol, low=0.0, low_open=True, high=1.0, high_open=True)
     rates = system.u[graph.server_type].astype(float)
     n = graph.n_servers
@@ -685,10 +683,8 @@ def solve(system: LocalitySystem, graph: CompatibilityGraph, x0, t_eval, *, poli
         def rhs(_t, y, L=L):
             return _drift(system, graph, y.reshape(n, L), d, rates).ravel()
 
-        sol = solve_ivp(rhs, (t_eval[0], t_eval[-1]), y0, t_eval=t_eval, method="RK45", rtol=rtol, atol=atol)
-        if not sol.success:
-            raise RuntimeError(f"graph mean-field integration failed: {sol.message}")
-        x = sol.y.T.reshape(-1, n, L)
+        x = integrate(rhs, y0, t_eval, method="RK45", rtol=rtol, atol=atol,
+                      what="graph mean-field").reshape(-1, n, L)
         top = float(x[:, :, -1].max())
         if top <= tol:
             return GraphMeanFieldSolution(t_eval.copy(), x, graph.server_type.copy(), L, top,

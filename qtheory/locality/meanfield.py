@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.integrate import solve_ivp
 from scipy.optimize import root
 from scipy.special import logsumexp
 
 from ..errors import ParameterError
 from ..validation import check_array, check_integer, check_real
+from ._ode import integrate, time_grid
 from .model import LocalitySystem, check_tails
 from .stability import require_stable, type_loads
 
@@ -118,9 +118,7 @@ def solve_meanfield(system: LocalitySystem, q0, t_eval, *, levels: int | None = 
         Allowed mass at the top level.
     """
     q0 = _check_state(system, q0)
-    t_eval = check_array("t_eval", t_eval, ndim=1, low=0.0)
-    if t_eval.size < 1 or np.any(np.diff(t_eval) <= 0):
-        raise ParameterError("`t_eval` must be a non-empty increasing array")
+    t_eval = time_grid(t_eval)
     tol = check_real("tol", tol, low=0.0, low_open=True)
     L = check_integer("levels", levels, low=1) if levels is not None else max(16, q0.shape[1] + 8)
     M = system.n_types
@@ -137,11 +135,8 @@ def solve_meanfield(system: LocalitySystem, q0, t_eval, *, levels: int | None = 
         def rhs(_t, y):
             return _drift(system, y.reshape(M, L)).ravel()
 
-        sol = solve_ivp(rhs, (t_eval[0], t_eval[-1]), start.ravel(), t_eval=t_eval, method="LSODA",
-                        rtol=rtol, atol=atol)
-        if not sol.success:
-            raise RuntimeError(f"ODE (3.7) integration failed: {sol.message}")
-        q = sol.y.T.reshape(-1, M, L)
+        q = integrate(rhs, start.ravel(), t_eval, method="LSODA", rtol=rtol, atol=atol,
+                      what="ODE (3.7)").reshape(-1, M, L)
         top = float(np.max(q[:, :, -1]))
         if top <= tol:
             return MeanFieldSolution(t_eval.copy(), q, L, top)

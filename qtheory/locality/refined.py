@@ -57,11 +57,11 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.integrate import solve_ivp
 from scipy.linalg import solve_continuous_lyapunov
 
 from ..errors import ParameterError
-from ..validation import check_array, check_integer, check_real
+from ..validation import check_integer, check_real
+from ._ode import integrate, time_grid
 from .graphs import CompatibilityGraph
 from .meanfield import _padded, fixed_point, solve_meanfield
 from .model import LocalitySystem, check_tails
@@ -625,9 +625,7 @@ def refined_transient(system: LocalitySystem, q0, t_eval, *, policy="gwsq", star
     t0 = time.perf_counter()
     policy = check_population_policy(system, policy)
     q0 = _state(system, q0, "q0")
-    t_eval = check_array("t_eval", t_eval, ndim=1, low=0.0)
-    if t_eval.size < 1 or np.any(np.diff(t_eval) <= 0):
-        raise ParameterError("`t_eval` must be a non-empty increasing array")
+    t_eval = time_grid(t_eval)
     if start not in ("iid", "deterministic"):
         raise ParameterError(f"`start` must be 'iid' or 'deterministic' (got {start!r})")
     tol = check_real("tol", tol, low=0.0, low_open=True, high=1.0, high_open=True)
@@ -656,10 +654,7 @@ def refined_transient(system: LocalitySystem, q0, t_eval, *, policy="gwsq", star
             dW = AW + AW.T + Q
             return np.concatenate([(tr.arrival - tr.departure).ravel(), dV, dW.ravel()])
 
-        sol = solve_ivp(rhs, (t_eval[0], t_eval[-1]), y0, t_eval=t_eval, method="RK45", rtol=rtol, atol=atol)
-        if not sol.success:
-            raise RuntimeError(f"refined transient integration failed: {sol.message}")
-        y = sol.y.T
+        y = integrate(rhs, y0, t_eval, method="RK45", rtol=rtol, atol=atol, what="refined transient")
         q = y[:, :n].reshape(-1, M, L)
         V = y[:, n:2 * n].reshape(-1, M, L)
         var = np.einsum("tii->ti", y[:, 2 * n:].reshape(-1, n, n)).reshape(-1, M, L)

@@ -166,3 +166,25 @@ def test_log_tail_rejects_random_routing_and_foreign_fixed_points():
         log_tail(homogeneous(0.5, 2), None, 5)
     with pytest.raises(ParameterError, match="levels"):
         log_tail(homogeneous(0.5, 2), fixed_point(homogeneous(0.5, 2)), 0)
+
+
+def test_a_one_time_grid_returns_the_start_from_every_solver():
+    """One time is a grid (``n_times = 1`` on a page): the path is the start, in the solvers' shapes.
+    scipy's solver over the empty span returns a list, and all three solvers once crashed on it."""
+    from qtheory.locality import graphmf, refined
+    from qtheory.locality.graphs import complete_bipartite
+
+    system = paper_system()
+    q0 = paper_initial_occupancy("Q")
+    sol = solve_meanfield(system, q0, [2.5])
+    assert sol.q.shape[0] == 1 and sol.t.tolist() == [2.5]
+    np.testing.assert_array_equal(sol.q[0, :, :q0.shape[1]], q0)
+    assert not sol.q[0, :, q0.shape[1]:].any()
+    tr = refined.refined_transient(system, q0, [0.0], start="deterministic")
+    np.testing.assert_array_equal(tr.q[0, :, :q0.shape[1]], q0)
+    assert not tr.V.any() and not tr.variance.any()
+    homog = LocalitySystem.homogeneous(0.5, 2)
+    graph = complete_bipartite(homog, 4)
+    x0 = graphmf.per_server_tails(graph, np.array([[0.5, 0.25]]))
+    gsol = graphmf.solve(homog, graph, x0, [1.0])
+    np.testing.assert_array_equal(gsol.x[0, :, :2], x0)

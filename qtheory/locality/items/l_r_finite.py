@@ -38,6 +38,7 @@ from ...errors import ParameterError
 from ...results import ItemResult, column, select
 from ...runtime import cached_values, child_seed, replicate
 from ...stats import band, loglog_slope, mean_ci
+from ...validation import check_integer, check_real, check_runs, check_times
 from ..exact import occupancy_stationary
 from ..experiments import occupancy_summary, population_stationary_replication, trajectory_replication
 from ..model import LocalitySystem, paper_initial_occupancy, paper_system, system_sizes
@@ -567,8 +568,12 @@ def compute(*, seed: int, loads, n_list, n_runs: int, events_per_run: int, sweep
     """
     if not list(n_list) or not list(transient_n_list):
         raise ParameterError("`n_list` and `transient_n_list` must name at least one system size")
-    if not (isinstance(sweep_events_per_run, (int, np.integer)) and sweep_events_per_run > 0):
-        raise ParameterError(f"`sweep_events_per_run` must be a positive integer (got {sweep_events_per_run!r})")
+    check_runs(n_runs=n_runs, transient_runs=transient_runs)
+    check_integer("events_per_run", events_per_run, low=1)
+    check_integer("sweep_events_per_run", sweep_events_per_run, low=1)
+    check_real("warmup_relaxations", warmup_relaxations, low=0.0)
+    check_times(horizon=horizon)
+    check_integer("n_times", n_times, low=2)
     if not all(0 < load < 1 for load in loads):
         raise ParameterError(f"`loads` must lie in (0, 1) for a stationary system (got {listing(list(loads))})")
     # exact_buffers may name loads that are not run (a rerun with fewer loads keeps the preset's buffers)

@@ -19,6 +19,7 @@ from ...display import Table, number
 from ...errors import InstabilityError, ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed
+from ...validation import check_integer, check_times
 from ..meanfield import fixed_point, homogeneous_fixed_point, refined_tail, solve_meanfield, tail_decay_ratios
 from ..model import LocalitySystem, paper_initial_occupancy, paper_system
 
@@ -257,6 +258,10 @@ def compute(*, seed: int, n_random_starts: int, max_start_level: int, horizon: f
             homog_d) -> Results:
     """The three items of L-V-fixedpoint at the notebook's parameters (see the notebook for their
     meaning); every item records all of them."""
+    check_times(horizon=horizon)
+    check_integer("n_times", n_times, low=2)
+    for k, d in enumerate(homog_d):
+        check_integer(f"homog_d[{k}]", d, low=1)
     parameters = dict(seed=seed, n_random_starts=n_random_starts, max_start_level=max_start_level, horizon=horizon,
                       n_times=n_times, homog_loads=list(homog_loads), homog_d=list(homog_d))
     return Results(

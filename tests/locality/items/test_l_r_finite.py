@@ -250,7 +250,13 @@ def test_compute_at_a_tiny_scale_returns_rows_tables_checks_and_figure():
 
 
 @pytest.mark.parametrize("change, name", [(dict(loads=[1.0], exact_buffers={}), "lie in"), (dict(n_list=[]), "n_list"),
-                                          (dict(sweep_events_per_run=0), "sweep_events_per_run")])
+                                          (dict(sweep_events_per_run=0), "sweep_events_per_run"),
+                                          # the reader's names, not the derived t_eval / n_replications / warmup
+                                          (dict(n_runs=1), "`n_runs` must be >= 2"),
+                                          (dict(transient_runs=0), "`transient_runs` must be >= 2"),
+                                          (dict(events_per_run=0), "`events_per_run` must be >= 1"),
+                                          (dict(horizon=0.0), "`horizon` must be > 0"),
+                                          (dict(n_times=1), "`n_times` must be >= 2")])
 def test_compute_names_a_wrong_parameter(change, name):
     with pytest.raises(ParameterError, match=name):
         lrf.compute(**(TINY | change))

@@ -114,3 +114,16 @@ def test_homogeneous_loads_at_or_past_capacity_are_refused_by_name(loads):
 
     with pytest.raises(InstabilityError, match=r"`homog_loads` must lie in \(0, 1\)"):
         fp.homogeneous(loads=loads, ds=[1, 2], parameters={})
+
+
+@pytest.mark.parametrize("change, words", [(dict(n_times=1), "`n_times` must be >= 2"),
+                                           (dict(horizon=0.0), "`horizon` must be > 0"),
+                                           (dict(homog_d=[2, 0]), "`homog_d[1]` must be >= 1")])
+def test_compute_refuses_in_the_readers_words(change, words):
+    """Named as the reader set them (the ODE solver would name its own `t_eval`)."""
+    import re
+
+    params = dict(seed=1, n_random_starts=1, max_start_level=3, horizon=5.0, n_times=3, homog_loads=[0.5],
+                  homog_d=[2]) | change
+    with pytest.raises(ParameterError, match=re.escape(words)):
+        fp.compute(**params)

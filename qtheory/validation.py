@@ -17,6 +17,7 @@ from .errors import ParameterError
 __all__ = [
     "check_runs",
     "check_times",
+    "check_window",
     "check_load",
     "check_real",
     "check_positive",
@@ -43,6 +44,18 @@ def check_times(**times) -> None:
     """Every keyword a horizon or time span: a finite number > 0, named as the reader set it."""
     for name, value in times.items():
         check_positive(name, value)
+
+
+def check_window(first_name: str, first, horizon_name: str, horizon, *,
+                 why: str = "the warm-up is discarded from each run") -> tuple[float, float]:
+    """A time inside a run and the run's horizon: ``0 <= first < horizon``, both named as the reader
+    set them (a reader who shortens the horizon learns that the warm-up is now the obstacle)."""
+    h = check_positive(horizon_name, horizon)
+    w = check_real(first_name, first, low=0.0)
+    if not w < h:
+        raise ParameterError(f"`{first_name}` must be shorter than `{horizon_name}`: {why} "
+                             f"(got {first_name} = {w:g}, {horizon_name} = {h:g})")
+    return w, h
 
 
 def check_load(name: str, value, *, meaning: str = "lambda / lambda*, the fraction of the critical load") -> float:

@@ -91,3 +91,15 @@ def test_item_functions_refuse_runs_and_times_first(module, name, value):
         params["horizon"] = 40.0
     with pytest.raises(ParameterError, match=f"`{name}`"):
         mod.compute(**params)
+
+
+def test_a_window_names_both_ends_as_the_reader_set_them():
+    from qtheory.validation import check_window
+
+    assert check_window("warmup", 0.0, "horizon", 2.0) == (0.0, 2.0)
+    with pytest.raises(ParameterError, match=r"`warmup` must be shorter than `horizon`.*warmup = 5, horizon = 5"):
+        check_window("warmup", 5.0, "horizon", 5.0)
+    with pytest.raises(ParameterError, match="`horizon` must be > 0"):
+        check_window("warmup", 0.0, "horizon", 0.0)
+    with pytest.raises(ParameterError, match="`warmup` must be >= 0"):
+        check_window("warmup", -1.0, "horizon", 2.0)

@@ -116,7 +116,11 @@ def run_one(notebook: str, preset: str, params: dict, timeout: float) -> dict:
         t0 = time.perf_counter()
         try:
             proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
-                                  env={**os.environ, "PYTHONWARNINGS": "ignore"})
+                                  env={**os.environ, "PYTHONWARNINGS": "ignore",
+                                       # the kernels import this tree's qtheory, not the one installed
+                                       # editable elsewhere (a sweep from a worktree tests its commit)
+                                       "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT),
+                                                                                   os.environ.get("PYTHONPATH"))))})
             outcome, message = classify(proc.returncode, proc.stderr, False, params)
         except subprocess.TimeoutExpired:
             outcome, message = classify(-1, "", True)

@@ -47,6 +47,7 @@ from ..validation import check_array, check_integer, check_real
 from .model import RedundancySystem
 
 __all__ = [
+    "require_loads_below",
     "CriticalSubset",
     "ConditionCheck",
     "subset_sums",
@@ -503,6 +504,20 @@ def power_of_d_critical_load(speeds, d: int) -> float:
 def is_stable(system: RedundancySystem, lam: float) -> bool:
     """Whether conditions (1)/(2) hold, i.e. :math:`\\lambda < \\lambda^*`."""
     return check_load(lam) < critical_load(system)
+
+
+def require_loads_below(system: RedundancySystem, loads, *, name: str = "loads", because: str) -> float:
+    """Refuse, naming ``name[k]``, the first of `loads` (arrival rates) at or past the critical load
+    :math:`\\lambda^*` of `system`; `because` says which parameter of the reader's set that
+    :math:`\\lambda^*` (e.g. "`p12` = 0.1 makes type {2,3} critical"). Returns :math:`\\lambda^*`."""
+    crit = critical_subset(system)
+    for k, lam in enumerate(loads):
+        if not float(lam) < crit.critical_load:
+            labels = ", ".join(system.labels[j] for j in crit.types)
+            raise InstabilityError(
+                f"`{name}[{k}]` = {float(lam):g} is at or past the critical load lambda* = {crit.critical_load:.6g} "
+                f"of this system ({because}; critical types: {labels}): no stationary law exists there")
+    return crit.critical_load
 
 
 def require_stable(system: RedundancySystem, lam: float) -> CriticalSubset:

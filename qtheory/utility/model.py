@@ -294,14 +294,16 @@ class PoolSystem:
         """The same pools at another offered load."""
         return PoolSystem(self.utilities, self.alpha, rho, self.mu)
 
-    def pool_counts(self, n: int) -> np.ndarray:
-        """``A_n(i) = n alpha(i)``, which must be integers (``n`` pools in all)."""
-        n = check_integer("n", n, low=1)
+    def pool_counts(self, n: int, *, name: str = "n") -> np.ndarray:
+        """``A_n(i) = n alpha(i)``, which must be integers (``n`` pools in all); a refusal names the
+        parameter as `name` (the reader's name for the size, e.g. ``base_n``)."""
+        n = check_integer(name, n, low=1)
         exact = n * self.alpha_array
         counts = np.rint(exact).astype(np.int64)
         if np.any(np.abs(exact - counts) > 1e-6) or counts.sum() != n or np.any(counts < 1):
-            raise ParameterError(f"`n` = {n} does not split into whole numbers of pools per class "
-                                 f"with alpha = {list(self.alpha)} (n * alpha = {exact.tolist()})")
+            fractions = ", ".join(f"{a:.4g}" for a in self.alpha)
+            raise ParameterError(f"`{name}` = {n} does not split into whole numbers of pools per class: the class "
+                                 f"fractions are {fractions}, so {name} times each must be a whole number >= 1")
         return counts
 
 

@@ -19,6 +19,7 @@ from ...display import Table, number
 from ...errors import ParameterError
 from ...results import ItemResult, select
 from ...validation import check_integer, check_load
+from ..stability import require_loads_below
 from ..model import RedundancySystem, m_model
 from ..productform import JOINT_TABLE_LIMIT, joint_type_pmf, m_model_joint_pmf, type_moments
 
@@ -111,7 +112,8 @@ def compute(*, seed: int, p12: float, loads, max_jobs, closed_form_max: int) -> 
         Jobs per type up to which (13) is evaluated.
     """
     if len(max_jobs) != len(loads):
-        raise ParameterError(f"`max_jobs` must hold one entry per load ({len(loads)}; got {list(max_jobs)!r})")
+        raise ParameterError(f"`max_jobs` must hold one entry per load of `loads` ({len(loads)} loads; got "
+                             f"{list(max_jobs)!r}); set both to change the loads")
     for k, (load, qmax) in enumerate(zip(loads, max_jobs)):
         check_load(f"loads[{k}]", load, meaning="the arrival rate with identical servers of rate 1 (lambda* = 1)")
         check_integer(f"max_jobs[{k}]", qmax, low=1)
@@ -123,6 +125,7 @@ def compute(*, seed: int, p12: float, loads, max_jobs, closed_form_max: int) -> 
     check_integer("closed_form_max", closed_form_max, low=0)
     params = dict(seed=seed, p12=p12, loads=loads, max_jobs=max_jobs, closed_form_max=closed_form_max)
     system = m_model(p12)
+    require_loads_below(system, loads, because=f"`p12` = {p12:g} sets it: lambda* = min(1, 2 / (3 max(p12, 1 - p12)))")
     rows, summary = [], {}
     for load, qmax in zip(loads, max_jobs):
         more, summary[load] = load_rows(system, p12, load, qmax, closed_form_max)

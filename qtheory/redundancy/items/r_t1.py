@@ -31,8 +31,8 @@ from ...runtime import child_seed
 from ...validation import check_integer, check_load
 from .. import model as M
 from .. import productform as PF
-from ..experiments import (TABLE1_PAPER, exact_cdf, exact_setting, simulate_setting, summarise_runs,
-                           table1_comparison, table1_settings, table1_verdicts)
+from ..experiments import (RELAXATIONS, TABLE1_PAPER, exact_cdf, exact_setting, shortest_run, simulate_setting,
+                           summarise_runs, table1_comparison, table1_settings, table1_verdicts)
 
 __all__ = ["ITEMS", "SOURCE", "MEAN_OFFSET", "ALPHA", "compute", "table1_rows", "table1_claims", "mean_offset_finding",
            "mean_offset_erratum", "table1_remarks", "cdf_rows", "simulator_check_rows", "draw_cdfs", "draw_tails", "panel_title"]
@@ -381,10 +381,6 @@ def table1_remarks(rows, comparison, verdicts, n_runs, n_events) -> str:
         f"after arrivals {s4['arrival_mean']:.3f}, paper {s4['paper_mean']:.3f}.\n"])
 
 
-#: the shortest run, in relaxation times (1 - lam)^-2 of the total queue: 10 000 events at lam = 0.9
-RELAXATIONS = 100
-
-
 def _check(seed, lam, n_runs, n_events, hist_max, check_runs, check_events):
     check_integer("seed", seed, low=0)
     # below 1, the critical load of the twelve settings (identical servers of speed 1, all locally stable)
@@ -392,7 +388,7 @@ def _check(seed, lam, n_runs, n_events, hist_max, check_runs, check_events):
     check_integer("n_runs", n_runs, low=2)
     # a run shorter than a hundred relaxation times of Q (about (1 - lam)^-2 events in heavy
     # traffic) starts empty and ends before it forgets it: its averages would judge nothing
-    shortest = int(math.ceil(RELAXATIONS / (1.0 - lam) ** 2 - 1e-9))
+    shortest = shortest_run(lam)
     for name, value in (("n_events", n_events), ("check_events", check_events)):
         if check_integer(name, value, low=1) < shortest:
             raise ParameterError(f"`{name}` must be at least {shortest:,} at `lam` = {lam:g}: {RELAXATIONS} relaxation "

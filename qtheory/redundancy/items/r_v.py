@@ -25,8 +25,8 @@ from .. import limits as L
 from .. import model as M
 from .. import productform as PF
 from .. import stability as S
-from ..experiments import (convergence_order, local_stability_agreement, local_stability_rows, pgf_rows,
-                           product_form_samples, product_form_table, random_systems, replica_rows, sojourn_rows, stability_agreement,
+from ..experiments import (RELAXATIONS, convergence_order, local_stability_agreement, local_stability_rows, pgf_rows,
+                           shortest_run, product_form_samples, product_form_table, random_systems, replica_rows, sojourn_rows, stability_agreement,
                            stability_rows, limit_rows, truncated_pgf_rows)
 
 __all__ = ["ITEMS", "compute", "types_claims", "critical_load_claim", "m_model_local_claim", "linear_order_claim",
@@ -291,10 +291,15 @@ def _local(systems, params, seed) -> ItemResult:
                                   r"stability condition; $\mathcal{T}^*=\mathcal{S}$ is the critical-subset test"))
 
 
+#: loads (fractions of lambda*) of R-V-pf's three small systems: random A, random B, pod N=4 d=2
+PF_LOADS = (0.8, 0.7, 0.9)
+
+
 def _product_forms(systems, params, seed, pf_runs, pf_events) -> ItemResult:
     from scipy import stats as st
 
-    small = [("random A", systems[1], 0.8), ("random B", systems[3], 0.7), ("pod N=4 d=2", M.power_of_d(4, 2), 0.9)]
+    small = [("random A", systems[1], PF_LOADS[0]), ("random B", systems[3], PF_LOADS[1]),
+             ("pod N=4 d=2", M.power_of_d(4, 2), PF_LOADS[2])]
     samples = product_form_samples(small, pf_runs, pf_events, seed)
     rows = product_form_table(samples)
     zs = np.array([r["z"] for r in rows])
@@ -490,7 +495,13 @@ def compute(*, seed: int, n_random: int, pf_runs: int, pf_events: int, limit_loa
     check_integer("seed", seed, low=0)
     check_integer("n_random", n_random, low=4)
     check_integer("pf_runs", pf_runs, low=2)
-    check_integer("pf_events", pf_events, low=1)
+    # as in R-T1: a run shorter than a hundred relaxation times (1 - load)^-2 of its busiest system
+    # starts empty and ends before it forgets it (one event gave infinite z-scores)
+    shortest = shortest_run(max(PF_LOADS))
+    if check_integer("pf_events", pf_events, low=1) < shortest:
+        raise ParameterError(f"`pf_events` must be at least {shortest:,}: {RELAXATIONS} relaxation times "
+                             f"(1 - load)^-2 of the busiest small system (load {max(PF_LOADS):g} of lambda*), "
+                             f"which starts empty (got {pf_events:,})")
     loads = list(limit_loads)
     if len(loads) < 2:
         raise ParameterError(f"`limit_loads` must hold at least two load fractions (got {limit_loads!r})")

@@ -19,7 +19,7 @@ from ...claims import Claim
 from ...display import Table
 from ...errors import ParameterError
 from ...results import ItemResult, select
-from ...validation import check_integer, check_load
+from ...validation import check_integer, check_load, check_positive, check_real
 from ..model import single_plus_full
 from ..productform import total_jobs_moments, total_jobs_pmf
 from ..stability import is_locally_stable
@@ -82,6 +82,16 @@ def compute(*, seed: int, n_servers: int, speeds, eps_values, loads, cdf_load: f
         Jobs up to which that CDF is computed: at least :math:`6/(1 - \\lambda/\\mu)`, the figure's range.
 
     """
+    check_integer("n_servers", n_servers, low=2)
+    if len(speeds) != n_servers:
+        raise ParameterError(f"`speeds` must hold one speed per server, `n_servers` = {n_servers} of them (got "
+                             f"{len(speeds)}); set both to change the number of servers")
+    for k, speed in enumerate(speeds):
+        check_positive(f"speeds[{k}]", speed)
+    for k, eps in enumerate(eps_values):
+        if not 0.0 <= check_real(f"eps_values[{k}]", eps) < n_servers - 1:
+            raise ParameterError(f"`eps_values[{k}]` must lie in [0, n_servers - 1) = [0, {n_servers - 1}): the mean "
+                                 f"replication degree 1 + eps is at most the number of servers (got {eps!r})")
     for k, load in enumerate(loads):
         check_load(f"loads[{k}]", load)
     check_load("cdf_load", cdf_load)

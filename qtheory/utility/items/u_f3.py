@@ -163,6 +163,10 @@ def compute(*, seed: int = 0, rho_max: float, n_points: int, column_rhos, column
     if not list(column_rhos):
         raise ParameterError("`column_rhos` must name at least one load")
     systems = {"left": figure3_left_system(), "right": figure3_right_system()}
+    for system in systems.values():
+        system.pool_counts(column_pools, name="column_pools")
+    for k, rho in enumerate(column_rhos):
+        check_positive(f"column_rhos[{k}]", rho)
     rhos = np.linspace(rho_max / n_points, rho_max, n_points)
     rows = [{"panel": panel, **row} for panel, system in systems.items() for row in assignment_rows(system, rhos)]
     columns = [{"panel": panel, "rho": rho, **pool} for panel, system in systems.items() for rho in column_rhos

@@ -19,7 +19,7 @@ from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed
 from ...stats import loglog_slope
-from ...validation import check_integer, check_positive, check_real, check_runs, check_times
+from ...validation import check_integer, check_positive, check_runs, check_times, check_window
 from ..examples import table1_system
 from ..experiments import policy_runs
 from ..optimal import upper_bound
@@ -120,9 +120,13 @@ def compute(*, seed: int, rho: float, n_values, d_values, horizon: float, warmup
     # the reader's parameters first, in the reader's words
     check_runs(n_runs=n_runs)
     check_times(horizon=horizon)
-    check_real("warmup", warmup, low=0.0, high=horizon, high_open=True)
+    check_window("warmup", warmup, "horizon", horizon)
     params = dict(seed=seed, rho=rho, n_values=n_values, d_values=d_values, horizon=horizon, warmup=warmup, n_runs=n_runs)
     check_positive("rho", rho)
+    for k, n in enumerate(n_values):
+        table1_system(rho).pool_counts(n, name=f"n_values[{k}]")
+    for k, d in enumerate(d_values):
+        check_integer(f"d_values[{k}]", d, low=1)
     check_integer("n_runs", n_runs, low=2)
     if len(list(n_values)) < 2:
         raise ParameterError(f"`n_values` must hold at least two system sizes (got {n_values!r})")

@@ -24,7 +24,7 @@ from ...claims import Claim
 from ...display import Table, listing, number
 from ...errors import ParameterError
 from ...results import ItemResult
-from ...validation import check_integer, check_real, check_runs, check_times
+from ...validation import check_integer, check_positive, check_runs, check_times, check_window
 from ..examples import table1_system
 from ..experiments import table1_rows
 from ..optimal import OptimalAssignment, optimal_assignment
@@ -239,7 +239,11 @@ def compute(*, seed: int, rhos, n_values, policies, horizon: float, warmup: floa
     # the reader's parameters first, in the reader's words
     check_runs(n_runs=n_runs)
     check_times(horizon=horizon)
-    check_real("warmup", warmup, low=0.0, high=horizon, high_open=True)
+    check_window("warmup", warmup, "horizon", horizon)
+    for k, rho in enumerate(rhos):
+        check_positive(f"rhos[{k}]", rho)
+    for k, n in enumerate(n_values):
+        table1_system(1.0).pool_counts(n, name=f"n_values[{k}]")
     params = dict(seed=seed, rhos=rhos, n_values=n_values, policies=policies, horizon=horizon, warmup=warmup,
                   n_runs=n_runs)
     if sorted(policies) != ["jlmu", "slta"]:

@@ -31,7 +31,7 @@ from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed, generator
 from ...stats import loglog_slope
-from ...validation import check_integer, check_positive, check_real, check_runs, check_times
+from ...validation import check_integer, check_positive, check_runs, check_times, check_window
 from ..examples import figure3_left_system, figure3_right_system, table1_system
 from ..exact import exact_stationary
 from ..experiments import (fluid_convergence_rows, fluid_limit_rows, lp_rows, poisson_rows, poisson_samples,
@@ -321,7 +321,18 @@ def compute(*, seed: int, rho: float, base_n: int, base_horizon: float, base_war
     check_runs(base_runs=base_runs, limit_runs=limit_runs, slta_runs=slta_runs, poisson_runs=poisson_runs)
     check_times(base_horizon=base_horizon, fluid_horizon=fluid_horizon, limit_horizon=limit_horizon,
                 slta_horizon=slta_horizon, poisson_horizon=poisson_horizon)
-    check_real("base_warmup", base_warmup, low=0.0, high=min(base_horizon, poisson_horizon), high_open=True)
+    check_window("base_warmup", base_warmup, "base_horizon", base_horizon)
+    check_window("base_warmup", base_warmup, "poisson_horizon", poisson_horizon,
+                 why="the Poisson check discards the same warm-up from each of its runs")
+    check_window("slta_t_late", slta_t_late, "slta_horizon", slta_horizon,
+                 why="the share of late samples at r_* is read after it")
+    check_positive("rho", rho)
+    sizes = table1_system(rho)
+    sizes.pool_counts(base_n, name="base_n")
+    sizes.pool_counts(poisson_n, name="poisson_n")
+    for name, values in (("limit_n", limit_n), ("slta_n", slta_n)):
+        for k, n in enumerate(values):
+            sizes.pool_counts(n, name=f"{name}[{k}]")
     p = dict(seed=seed, rho=rho, base_n=base_n, base_horizon=base_horizon, base_warmup=base_warmup, base_runs=base_runs,
              n_random_lp=n_random_lp, fluid_horizon=fluid_horizon, fluid_dts=fluid_dts, limit_n=limit_n,
              limit_horizon=limit_horizon, limit_runs=limit_runs, slta_n=slta_n, slta_horizon=slta_horizon,

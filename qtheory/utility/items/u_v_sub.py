@@ -18,7 +18,7 @@ from ...display import Table, number
 from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed
-from ...validation import check_integer, check_positive
+from ...validation import check_integer, check_positive, check_times
 from ..suboptimal import (conservative_mean_utility, conservative_rule, critical_eps, jlmu_mean_utility, jlmu_rule,
                           simulated_mean_utility, stationary_mean_utility)
 
@@ -134,12 +134,22 @@ def compute(*, seed: int, a: float, n_eps: int, rho_max: float, n_rho: int, chec
     params = dict(seed=seed, a=a, n_eps=n_eps, rho_max=rho_max, n_rho=n_rho, check_points=check_points,
                   sim_horizon=sim_horizon, sim_runs=sim_runs)
     check_positive("a", a)
-    check_integer("n_eps", n_eps, low=1)
+    # the figure's map of (eps, rho) needs two points along each axis
+    check_integer("n_eps", n_eps, low=2)
     check_positive("rho_max", rho_max)
-    check_integer("n_rho", n_rho, low=1)
+    check_integer("n_rho", n_rho, low=2)
     check_integer("sim_runs", sim_runs, low=2)
+    check_times(sim_horizon=sim_horizon)
     if not list(check_points):
         raise ParameterError("`check_points` must hold at least one [eps, rho] pair")
+    for k, point in enumerate(check_points):
+        try:
+            eps, rho = (float(x) for x in point)
+        except (TypeError, ValueError):
+            raise ParameterError(f"`check_points[{k}]` must be a pair [eps, rho] of numbers (got {point!r})") from None
+        if not (0.0 < eps < a and 0.0 < rho < np.inf):
+            raise ParameterError(f"`check_points[{k}]` = [eps, rho] needs 0 < eps < `a` = {a:g} (pool 1's marginal "
+                                 f"utility below pool 2's) and a finite rho > 0 (got {list(point)!r})")
     rhos = np.linspace(rho_max / n_rho, rho_max, n_rho)
     eps_grid = [a * k / (n_eps + 1) for k in range(1, n_eps + 1)]
     grid = advantage_rows(eps_grid, rhos, a)

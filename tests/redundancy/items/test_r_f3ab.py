@@ -63,9 +63,11 @@ def test_pmf_grid_places_the_rows_of_one_load():
     assert np.count_nonzero(r_f3ab.pmf_grid(rows, 0.9, 2)) == 1
 
 
-@pytest.mark.parametrize("kwargs, name", [(dict(max_jobs=[10]), "max_jobs"), (dict(loads=[0.3, 1.0]), r"loads\[1\]"),
+@pytest.mark.parametrize("kwargs, name", [(dict(max_jobs=[10]), "one entry per load of `loads`"), (dict(loads=[0.3, 1.0]), r"loads\[1\]"),
                                           (dict(max_jobs=[0, 5]), r"max_jobs\[0\]"),
-                                          (dict(closed_form_max=-1), "closed_form_max")])
+                                          (dict(closed_form_max=-1), "closed_form_max"),
+                                          # lambda* = 2 / (3 (1 - p12)) = 0.74 < 0.9 at p12 = 0.1: named with p12
+                                          (dict(p12=0.1, loads=[0.3, 0.9]), r"`loads\[1\]` = 0.9 is at or past .*`p12` = 0.1")])
 def test_compute_names_a_wrong_parameter(kwargs, name):
     args = dict(seed=0, p12=P12, loads=[0.3, 0.6], max_jobs=[5, 5], closed_form_max=5) | kwargs
     with pytest.raises(ParameterError, match=name):

@@ -75,7 +75,8 @@ def test_compute_makes_no_claim_without_the_high_loads():
     assert r_f3cd.compute(seed=0, p12=P12, loads=[0.5, 0.8], max_jobs=50).claims == ()
 
 
-@pytest.mark.parametrize("kwargs, name", [(dict(max_jobs=0), "max_jobs"), (dict(loads=[0.5, 1.0]), r"loads\[1\]")])
+@pytest.mark.parametrize("kwargs, name", [(dict(max_jobs=0), "max_jobs"), (dict(loads=[0.5, 1.0]), r"loads\[1\]"),
+                                          (dict(p12=0.9, loads=[0.5, 0.8]), r"`loads\[1\]` = 0.8 is at or past .*`p12` = 0.9")])
 def test_compute_names_a_wrong_parameter(kwargs, name):
     with pytest.raises(ParameterError, match=name):
         r_f3cd.compute(**(dict(seed=0, p12=P12, loads=[0.5], max_jobs=20) | kwargs))

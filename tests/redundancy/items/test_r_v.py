@@ -90,7 +90,7 @@ def test_the_tail_erratum_is_likely_only_when_0_6_to_the_15_is_the_printed_numbe
 
 @pytest.fixture(scope="module")
 def tiny():
-    return r_v.compute(seed=1, n_random=4, pf_runs=2, pf_events=2000, limit_loads=[0.99, 0.999, 0.9999])
+    return r_v.compute(seed=1, n_random=4, pf_runs=2, pf_events=10_000, limit_loads=[0.99, 0.999, 0.9999])
 
 
 def test_compute_at_a_tiny_scale_returns_the_twelve_items(tiny):
@@ -124,10 +124,12 @@ def test_the_figures_draw_from_the_returned_rows(tiny):
     assert np.allclose(tiny["R-V-pf"].figure["t_density"], 1 / (np.pi * (1 + z ** 2)))
 
 
-@pytest.mark.parametrize("name, value", [("n_random", 3), ("pf_runs", 1), ("pf_events", 0), ("limit_loads", [0.9]),
+@pytest.mark.parametrize("name, value", [("n_random", 3), ("pf_runs", 1), ("pf_events", 0),
+                                         # 100 relaxation times at load 0.9: 10,000 events (2 gave infinite z)
+                                         ("pf_events", 9_999), ("limit_loads", [0.9]),
                                          ("limit_loads", [0.9, 1.0]), ("seed", -1)])
 def test_compute_names_a_wrong_parameter(name, value):
-    params = dict(seed=1, n_random=4, pf_runs=2, pf_events=10, limit_loads=[0.9, 0.99])
+    params = dict(seed=1, n_random=4, pf_runs=2, pf_events=10_000, limit_loads=[0.9, 0.99])
     params[name] = value
     with pytest.raises(ParameterError, match=name):
         r_v.compute(**params)

@@ -55,7 +55,9 @@ def test_compute_at_a_tiny_scale_approaches_the_limits():
 
 
 @pytest.mark.parametrize("kwargs, name", [(dict(cdf_max_jobs=50), "cdf_max_jobs"), (dict(cdf_load=1.0), "cdf_load"),
-                                          (dict(loads=[0.9, 1.2]), r"loads\[1\]")])
+                                          (dict(loads=[0.9, 1.2]), r"loads\[1\]"),
+                                          (dict(n_servers=4), "`speeds` must hold one speed per server, `n_servers` = 4"),
+                                          (dict(eps_values=[0.0, 2.0]), r"`eps_values\[1\]` must lie in \[0, n_servers - 1\)")])
 def test_compute_names_a_wrong_parameter(kwargs, name):
     with pytest.raises(ParameterError, match=name):
         r_x_eps.compute(**(TINY | kwargs))

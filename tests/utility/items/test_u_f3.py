@@ -93,7 +93,10 @@ def test_compute_at_a_tiny_scale_returns_rows_tables_records_and_figure():
 
 
 @pytest.mark.parametrize("kwargs, name", [(dict(rho_max=-1.0), "rho_max"), (dict(n_points=1), "n_points"),
-                                          (dict(column_pools=0), "column_pools"), (dict(column_rhos=[]), "column_rhos")])
+                                          (dict(column_pools=0), "column_pools"), (dict(column_rhos=[]), "column_rhos"),
+                                          # thirds: 2 pools do not split (named as the reader set it, not `n`)
+                                          (dict(column_pools=2), "`column_pools` = 2 does not split"),
+                                          (dict(column_rhos=[2.0, 0.0]), r"column_rhos\[1\]")])
 def test_compute_names_a_wrong_parameter(kwargs, name):
     args = dict(seed=0, rho_max=10.0, n_points=11, column_rhos=[2.0], column_pools=12) | kwargs
     with pytest.raises(ParameterError, match=name):

@@ -81,7 +81,10 @@ def test_compute_at_a_tiny_scale_returns_rows_records_and_figure():
 
 
 @pytest.mark.parametrize("kwargs, name", [(dict(rho=0.0), "rho"), (dict(n_runs=1), "n_runs"),
-                                          (dict(n_values=[5]), "n_values"), (dict(d_values=[]), "d_values")])
+                                          (dict(n_values=[5]), "n_values"), (dict(d_values=[]), "d_values"),
+                                          (dict(n_values=[4, 5]), r"`n_values\[1\]` = 5 does not split"),
+                                          (dict(d_values=[1, 0]), r"`d_values\[1\]` must be >= 1"),
+                                          (dict(horizon=4.0), "`warmup` must be shorter than `horizon`")])
 def test_compute_names_a_wrong_parameter(kwargs, name):
     args = dict(seed=2, rho=10.0, n_values=[4, 10], d_values=[1, 2], horizon=30.0, warmup=5.0, n_runs=2) | kwargs
     with pytest.raises(ParameterError, match=name):

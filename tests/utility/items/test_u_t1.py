@@ -134,7 +134,11 @@ def test_compute_at_a_tiny_scale_returns_four_results_with_records_and_figures()
 
 
 @pytest.mark.parametrize("kwargs, name", [(dict(policies=["jlmu"]), "policies"), (dict(n_runs=1), "n_runs"),
-                                          (dict(rhos=[]), "rhos")])
+                                          (dict(rhos=[]), "rhos"),
+                                          (dict(n_values=[4, 0]), r"`n_values\[1\]` must be >= 1"),
+                                          (dict(n_values=[3]), r"`n_values\[0\]` = 3 does not split"),
+                                          (dict(rhos=[9.75, -1.0]), r"`rhos\[1\]`"),
+                                          (dict(horizon=4.0), "`warmup` must be shorter than `horizon`")])
 def test_compute_names_a_wrong_parameter(kwargs, name):
     args = dict(seed=5, rhos=[9.75, 10.0], n_values=[4, 10], policies=["jlmu", "slta"], horizon=20.0, warmup=5.0,
                 n_runs=2) | kwargs

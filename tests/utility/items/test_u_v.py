@@ -176,7 +176,14 @@ def test_the_figures_are_drawn_from_the_results(tiny):
 @pytest.mark.parametrize("kwargs, name", [(dict(rho=0.0), "rho"), (dict(base_runs=1), "base_runs"),
                                           (dict(fluid_dts=[0.01]), "fluid_dts"), (dict(limit_n=[10]), "limit_n"),
                                           (dict(slta_n=[]), "slta_n"), (dict(n_random_lp=-1), "n_random_lp"),
-                                          (dict(poisson_horizon=-1.0), "poisson_horizon")])
+                                          (dict(poisson_horizon=-1.0), "poisson_horizon"),
+                                          # sizes and windows in the reader's words (the simulator says `n`, `warmup`)
+                                          (dict(base_n=1), "`base_n` = 1 does not split"),
+                                          (dict(poisson_n=0), "`poisson_n` must be >= 1"),
+                                          (dict(limit_n=[10, 11]), r"`limit_n\[1\]` = 11"),
+                                          (dict(slta_n=[0]), r"`slta_n\[0\]`"),
+                                          (dict(poisson_horizon=1.0), "`base_warmup` must be shorter than `poisson_horizon`"),
+                                          (dict(slta_t_late=1e6), "`slta_t_late` must be shorter than `slta_horizon`")])
 def test_compute_names_a_wrong_parameter(kwargs, name):
     with pytest.raises(ParameterError, match=name):
         u_v.compute(**(TINY | kwargs))

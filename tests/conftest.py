@@ -34,3 +34,19 @@ def _close_figures():
         import matplotlib.pyplot as plt
 
         plt.close("all")
+
+
+@pytest.fixture(scope="session")
+def sweep_tool():
+    """``tools/sweep.py`` imported as a module (it is a script, not part of the package)."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "tools" / "sweep.py"
+    spec = importlib.util.spec_from_file_location("qtheory_sweep_tool", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    yield mod
+    sys.modules.pop(spec.name, None)

@@ -3,23 +3,12 @@ of each outcome on the fastest notebook (R-F2c, quick preset, a temporary result
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def sweep():
-    spec = importlib.util.spec_from_file_location("qtheory_sweep_tool", ROOT / "tools" / "sweep.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    yield mod
-    sys.modules.pop(spec.name, None)
+def sweep(sweep_tool):
+    return sweep_tool
 
 
 RUNNER = "; set on the command line: {} (executed copy: x.ipynb); no results were published"

@@ -200,11 +200,12 @@ class JointTest:
 
     def describe(self) -> str:
         if self.kind == "Stouffer":
-            return f"Stouffer $Z = {self.statistic:.2f}$ over {self.size} rows, $p = {_p(self.p)}$"
-        return f"$\\sum z_i^2 = {self.statistic:.1f}$ against $\\chi^2_{{{self.size}}}$, $p = {_p(self.p)}$"
+            return f"Stouffer $Z = {self.statistic:.2f}$ over {self.size} rows, $p = {p_text(self.p)}$"
+        return f"$\\sum z_i^2 = {self.statistic:.1f}$ against $\\chi^2_{{{self.size}}}$, $p = {p_text(self.p)}$"
 
 
-def _p(p: float) -> str:
+def p_text(p: float) -> str:
+    """A p-value as the pages print it: two decimals, or TeX scientific notation below 0.01."""
     if p >= 0.01:
         return f"{p:.2f}"
     mantissa, exponent = f"{p:.1e}".split("e")
@@ -426,10 +427,10 @@ class MultipleTest:
             head = (f"sign-flip test of {self.size} quantities ($t$ with {df} degrees of freedom; each run's "
                     f"deviations flipped together, which keeps their correlation; {how}) on the smaller of the "
                     f"p-values of the largest $|t|$ and of $\\sum t^2$: largest $|t| = {self.largest:.2f}$, "
-                    f"$\\sum t^2 = {self.statistic:.1f}$, $p = {_p(self.p)}$")
+                    f"$\\sum t^2 = {self.statistic:.1f}$, $p = {p_text(self.p)}$")
         else:
             head = (f"joint test of {self.size} independent estimates (normal scores of their $t$ statistics, "
-                    f"$\\sum z^2 = {self.statistic:.1f}$ against $\\chi^2_{{{self.size}}}$): $p = {_p(self.p)}$")
+                    f"$\\sum z^2 = {self.statistic:.1f}$ against $\\chi^2_{{{self.size}}}$): $p = {p_text(self.p)}$")
         if not margins:
             return head
         reach = (f"every quantity's 95% interval within its margin (widest at {self.widest:.2f} of it)" if self.resolved

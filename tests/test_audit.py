@@ -182,7 +182,7 @@ CASES: list[Case] = [
     Case(rmodel.m_model, dict(p12=0.5), dict(p12=PROB + [0.0, 1.0], speeds=[(1.0, 1.0), (1.0, 0.0, 1.0)])),
     Case(rmodel.single_plus_full, dict(n_servers=3, eps=0.3), dict(n_servers=[0, 1], eps=[NAN, -0.1, 2.0, 3.0])),
     Case(rmodel.fully_flexible, dict(n_servers=3), dict(n_servers=[0, -1], speeds=[[1.0]])),
-    Case(rstab.check_load, dict(lam=0.5), dict(lam=POS)),
+    Case(rstab.check_arrival_rate, dict(lam=0.5), dict(lam=POS)),
     Case(rstab.capacity_ratio, dict(system=RSYS, type_subset=[0]), dict(type_subset=[[7], [-1], []])),
     Case(rstab.critical_subset, dict(system=RSYS), dict(method=["nonsense"])),
     Case(rstab.condition_1, dict(system=RSYS, lam=0.5), dict(lam=POS)),

@@ -31,7 +31,7 @@ from ..errors import ParameterError
 from ..validation import check_array, check_integer, check_real
 from .model import RedundancySystem
 from .productform import pgf
-from .stability import CriticalSubset, check_load, critical_subset, require_stable
+from .stability import CriticalSubset, check_arrival_rate, critical_subset, require_stable
 
 __all__ = [
     "HeavyTrafficLimit",
@@ -100,7 +100,7 @@ def scaled_laplace(system: RedundancySystem, lam: float, t, mechanism: str = "co
     For c.o.s. the counts are the waiting jobs :math:`\\tilde Q_S` (as in (54)-(56));
     the jobs in service (at most N) do not matter after scaling, eq. (55).
     """
-    lam = check_load(lam)
+    lam = check_arrival_rate(lam)
     require_stable(system, lam)
     t = check_array("t", t, shape=(system.n_types,), low=0.0)
     eps = 1.0 - lam / critical_subset(system).critical_load
@@ -116,7 +116,7 @@ def sojourn_laplace(system: RedundancySystem, lam: float, type_index: int, s: fl
     :math:`\\mathcal L_{\\epsilon V_S}(s) = G_{Q_S}(1 - \\epsilon s/\\lambda_S)` with
     :math:`\\lambda_S = N\\lambda p_S`, and likewise :math:`W_S` with :math:`\\tilde Q_S`.
     """
-    lam = check_load(lam)
+    lam = check_arrival_rate(lam)
     require_stable(system, lam)
     k = check_integer("type_index", type_index, low=0, high=system.n_types - 1)
     s = check_real("s", s, low=0.0)
@@ -166,7 +166,7 @@ def truncated_system(system: RedundancySystem, lam: float | None = None) -> Trun
     """The truncated system of Appendix D at load `lam` (default :math:`\\lambda^*`)."""
     lim = heavy_traffic_limit(system)
     crit = lim.critical
-    lam = crit.critical_load if lam is None else check_load(lam)
+    lam = crit.critical_load if lam is None else check_arrival_rate(lam)
     critical_servers = set(crit.servers)
     rest = [k for k in range(system.n_types) if k not in crit.types]
     if not rest:

@@ -47,7 +47,7 @@ from ..errors import ParameterError
 from ..validation import check_array, check_integer, check_positive, check_probability, check_real
 from .mechanisms import MECHANISMS as _MECHANISMS, CancelOnCompletion, CancelOnStart, as_mechanism
 from .model import RedundancySystem
-from .stability import MAX_SUBSET_SERVERS, check_load, require_stable, server_speed_sums, zeta_transform
+from .stability import MAX_SUBSET_SERVERS, check_arrival_rate, require_stable, server_speed_sums, zeta_transform
 
 __all__ = [
     "Moments",
@@ -368,7 +368,7 @@ def _jets_for(system: RedundancySystem, lam: float, mechanism, marks, idle_count
 def normalisation_constant(system: RedundancySystem, lam: float, mechanism: str = "coc") -> float:
     """C of (4) (probability of the empty system) or C' of (6) (all busy, nobody waiting)."""
     mechanism = _check_mechanism(mechanism)
-    return 1.0 / _jets_for(system, check_load(lam), mechanism, np.zeros(system.n_types))[0]
+    return 1.0 / _jets_for(system, check_arrival_rate(lam), mechanism, np.zeros(system.n_types))[0]
 
 
 def total_jobs_moments(system: RedundancySystem, lam: float, mechanism: str = "coc",
@@ -378,7 +378,7 @@ def total_jobs_moments(system: RedundancySystem, lam: float, mechanism: str = "c
     For c.o.s. ``waiting_only=True`` gives the number of waiting jobs instead.
     """
     mechanism = _check_mechanism(mechanism)
-    lam = check_load(lam)
+    lam = check_arrival_rate(lam)
     marks = np.ones(system.n_types)
     idle = None
     if mechanism.cancel_on_start and not waiting_only:
@@ -417,7 +417,7 @@ def total_jobs_law(system: RedundancySystem, lam: float, mechanism: str = "coc")
     DP twice.
     """
     mechanism = _check_mechanism(mechanism)
-    lam = check_load(lam)
+    lam = check_arrival_rate(lam)
     mo = total_jobs_moments(system, lam, mechanism)
     if not mechanism.cancel_on_start:
         p0 = 1.0 / mo.normaliser
@@ -429,7 +429,7 @@ def total_jobs_law(system: RedundancySystem, lam: float, mechanism: str = "coc")
 def _per_type_moments(system: RedundancySystem, lam: float, types, mechanism) -> list[Moments]:
     """One subset DP for all requested types (each marked by its own variable)."""
     mechanism = _check_mechanism(mechanism)
-    lam = check_load(lam)
+    lam = check_arrival_rate(lam)
     types = list(range(system.n_types)) if types is None else _indices("types", types, system.n_types)
     st = _setup(system, lam)
     rows = np.full(system.n_types, -1, dtype=np.int64)
@@ -466,7 +466,7 @@ def server_replica_moments(system: RedundancySystem, lam: float, mechanism: str 
     plus one if n is busy.
     """
     mechanism = _check_mechanism(mechanism)
-    lam = check_load(lam)
+    lam = check_arrival_rate(lam)
     servers = range(system.n_servers) if servers is None else _indices("servers", servers, system.n_servers)
     comp = system.compatibility
     idx = np.arange(1 << system.n_servers)
@@ -481,7 +481,7 @@ def server_replica_moments(system: RedundancySystem, lam: float, mechanism: str 
 def empty_probability(system: RedundancySystem, lam: float, mechanism: str = "coc") -> float:
     """P(no job in the system): C under c.o.c.; under c.o.s. the probability all servers are idle."""
     mechanism = _check_mechanism(mechanism)
-    lam = check_load(lam)
+    lam = check_arrival_rate(lam)
     if not mechanism.cancel_on_start:
         return normalisation_constant(system, lam, "coc")
     b = _idle_weights(system, lam)
@@ -495,7 +495,7 @@ def pgf(system: RedundancySystem, lam: float, z, mechanism: str = "coc", z_busy:
     times :math:`z_{busy}^{\\#busy}` for the jobs in service.
     """
     mechanism = _check_mechanism(mechanism)
-    lam = check_load(lam)
+    lam = check_arrival_rate(lam)
     z = check_array("z", z, shape=(system.n_types,), low=0.0, high=1.0)
     z_busy = check_probability("z_busy", z_busy)
     zero = np.zeros(system.n_types)
@@ -521,7 +521,7 @@ def pgf_prop31(system: RedundancySystem, lam: float, z) -> float:
     Exponential in K (sum over :math:`\\sum_m K!/(K-m)!` vectors): K <= 7. An
     independent check of the DP.
     """
-    lam = check_load(lam)
+    lam = check_arrival_rate(lam)
     require_stable(system, lam)
     k = system.n_types
     if k > 7:
@@ -558,7 +558,7 @@ def total_jobs_pmf(system: RedundancySystem, lam: float, max_jobs: int, mechanis
     ``1 - pmf.sum()``. For c.o.s. the total includes the jobs in service (one per busy server).
     """
     mechanism = _check_mechanism(mechanism)
-    lam = check_load(lam)
+    lam = check_arrival_rate(lam)
     max_jobs = check_integer("max_jobs", max_jobs, low=0)
     if (1 << system.n_servers) * (max_jobs + 1) > 60_000_000:
         raise ParameterError(f"pmf table 2^N x (max_jobs + 1) = {(1 << system.n_servers) * (max_jobs + 1)} "
@@ -611,7 +611,7 @@ def joint_type_pmf(system: RedundancySystem, lam: float, max_jobs: int) -> np.nd
     (:math:`(J + 1)^K 2^N \\le 2 \\cdot 10^6`, with :math:`J` = `max_jobs`). Same DP, with a count
     vector per prefix set.
     """
-    lam = check_load(lam)
+    lam = check_arrival_rate(lam)
     max_jobs = check_integer("max_jobs", max_jobs, low=0)
     k, n = system.n_types, system.n_servers
     size = (max_jobs + 1) ** k * (1 << n)
@@ -659,7 +659,7 @@ def m_model_constant(lam: float, p12: float, mu: float = 1.0) -> float:
     :math:`C = 3(2\\mu - 3\\lambda p_{12})(2\\mu - 3\\lambda p_{23})(\\mu - \\lambda)
     / ((3\\lambda)^2 p_{12} p_{23}\\mu + 12\\mu^2(\\mu - \\lambda))`.
     """
-    lam = check_load(lam)
+    lam = check_arrival_rate(lam)
     p12 = check_real("p12", p12, low=0.0, high=1.0, low_open=True, high_open=True)
     mu = check_positive("mu", mu)
     p23 = 1.0 - p12

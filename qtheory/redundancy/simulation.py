@@ -58,7 +58,7 @@ from ..stats import batch_means
 from ..validation import check_integer, check_real
 from .mechanisms import MECHANISMS as _MECHANISMS, as_mechanism
 from .model import RedundancySystem
-from .stability import check_load, require_stable
+from .stability import check_arrival_rate, require_stable
 
 __all__ = ["SimulationResult", "RunSums", "BatchSums", "simulate", "simulate_replication", "MECHANISMS"]
 
@@ -735,7 +735,7 @@ def _prepare(system: RedundancySystem, lam, n_events, mechanism, seed, warmup, i
     ``(system, config, rng_state)``, a :class:`KernelSystem`, a :class:`Configuration` and
     the generator's state. The initial number of jobs is drawn here, from its own stream."""
     mechanism = as_mechanism(mechanism)
-    lam = check_load(lam)
+    lam = check_arrival_rate(lam)
     require_stable(system, lam)
     n_events = check_integer("n_events", n_events, low=1)
     warmup = check_integer("warmup", warmup, low=0)

@@ -76,7 +76,7 @@ MAX_ENUMERATION = 1 << 20
 _RTOL = 1e-12
 
 
-def check_load(lam) -> float:
+def check_arrival_rate(lam) -> float:
     """The per-server arrival rate :math:`\\lambda` as a float > 0."""
     return check_real("lam", lam, low=0.0, low_open=True)
 
@@ -453,7 +453,7 @@ def _enumerate_guard(n: int, what: str) -> None:
 
 def condition_1(system: RedundancySystem, lam: float) -> ConditionCheck:
     """Condition (1) over all non-empty type sets: :math:`N\\lambda p_{\\mathcal T} < \\mu_{\\mathcal T}`. :math:`O(2^K)`."""
-    lam = check_load(lam)
+    lam = check_arrival_rate(lam)
     k, n = system.n_types, system.n_servers
     _enumerate_guard(k, "type sets")
     masks, probs = system.masks, system.probabilities
@@ -472,7 +472,7 @@ def condition_1(system: RedundancySystem, lam: float) -> ConditionCheck:
 
 def condition_2(system: RedundancySystem, lam: float) -> ConditionCheck:
     """Condition (2) over all non-empty server sets: :math:`N\\lambda\\sum_{S\\subseteq U}p_S < \\mu(U)`. :math:`O(K 2^N)`."""
-    lam = check_load(lam)
+    lam = check_arrival_rate(lam)
     n = system.n_servers
     _enumerate_guard(n, "server sets")
     masks, probs = system.masks, system.probabilities
@@ -503,7 +503,7 @@ def power_of_d_critical_load(speeds, d: int) -> float:
 
 def is_stable(system: RedundancySystem, lam: float) -> bool:
     """Whether conditions (1)/(2) hold, i.e. :math:`\\lambda < \\lambda^*`."""
-    return check_load(lam) < critical_load(system)
+    return check_arrival_rate(lam) < critical_load(system)
 
 
 def require_loads_below(system: RedundancySystem, loads, *, name: str = "loads", because: str) -> float:
@@ -522,7 +522,7 @@ def require_loads_below(system: RedundancySystem, loads, *, name: str = "loads",
 
 def require_stable(system: RedundancySystem, lam: float) -> CriticalSubset:
     """Raise :class:`~qtheory.errors.InstabilityError` unless :math:`\\lambda < \\lambda^*`; return the critical subset."""
-    lam = check_load(lam)
+    lam = check_arrival_rate(lam)
     crit = critical_subset(system)
     if not lam < crit.critical_load:
         labels = ", ".join(system.labels[k] for k in crit.types)

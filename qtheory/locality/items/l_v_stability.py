@@ -62,21 +62,21 @@ def lemma1_reading_claim(rows, n_runs: int, horizon: float) -> tuple[Claim, dict
     (``reading_p``, ``reading_p_with_replacement``, ``max_t_growth``,
     ``max_t_growth_with_replacement``).
     """
-    from ...verdicts import FAMILY_LEVEL, _p
+    from ...verdicts import FAMILY_LEVEL, p_text
 
     ours, alt = _growth_test(rows, "growth_predicted"), _growth_test(rows, "growth_predicted_with_replacement")
     z = max(t_statistic(r["growth_sim"], r["growth_predicted"], r["se"]) for r in rows)
     z_alt = max(t_statistic(r["growth_sim"], r["growth_predicted_with_replacement"], r["se"]) for r in rows)
     verdict = (f"consistent: the growth rates match $(\\rho^N - 1)$ x (rate of the worst set), also 0 below 1 "
-               f"(one joint test of the {len(rows)} rates, $p = {_p(ours.p)}$, largest $|t|$ {z:.2f})"
+               f"(one joint test of the {len(rows)} rates, $p = {p_text(ours.p)}$, largest $|t|$ {z:.2f})"
                if ours.p > FAMILY_LEVEL else
-               f"not supported: one joint test of the {len(rows)} rates rejects it, $p = {_p(ours.p)}$ (largest $|t|$ {z:.2f})")
+               f"not supported: one joint test of the {len(rows)} rates rejects it, $p = {p_text(ours.p)}$ (largest $|t|$ {z:.2f})")
     claim = Claim(item="L-V-lemma1",
                   text=r"Lemma 1: $\rho^N$ = max over server sets $U$ of (rate of tasks whose $d$ distinct picks all "
                        "fall in $U$) / (service rate of $U$), in the form of Foss and Chernova (1998, Thm 2.5)",
                   category="reconstruction", source="Lemma 1 (Sec. 3.1)",
                   alternatives=r"picks with replacement, $P_i(U) = x^d$ with $x = |N(i) \cap U| / \delta_i$ (the same "
-                               f"joint test of its predictions: $p = {_p(alt.p)}$, largest $|t|$ {z_alt:.1f})",
+                               f"joint test of its predictions: $p = {p_text(alt.p)}$, largest $|t|$ {z_alt:.1f})",
                   verdict=verdict,
                   evidence=f"4-server complete graph, {n_runs} runs of length {horizon:g} per arrival rate; "
                            f"{ours.describe(margins=False)} (level {FAMILY_LEVEL:g})")
@@ -97,7 +97,7 @@ def lemma1_claim(rows) -> Claim:
     t test at that level divided by their number (Bonferroni: the conjunction holds at the level)."""
     from scipy import stats
 
-    from ...verdicts import FAMILY_LEVEL, _p, independent_test
+    from ...verdicts import FAMILY_LEVEL, independent_test, p_text
 
     below = [r for r in rows if r["rho_N"] < 1 - 1e-12]
     above = [r for r in rows if r["rho_N"] > 1 + 1e-12]
@@ -110,9 +110,9 @@ def lemma1_claim(rows) -> Claim:
                  holds=bool(calm_p > FAMILY_LEVEL and grows and below and above),
                  text=r"Lemma 1: the total queue stays bounded where $\rho^N < 1$ and grows where $\rho^N > 1$",
                  evidence=f"Simulated growth rates per unit time: {words}; bounded read as one joint test that the "
-                          f"{_rates(len(below))} below 1 {'are' if len(below) != 1 else 'is'} 0, not rejected ($p = {_p(calm_p)}$), growing as a one-sided "
+                          f"{_rates(len(below))} below 1 {'are' if len(below) != 1 else 'is'} 0, not rejected ($p = {p_text(calm_p)}$), growing as a one-sided "
                           f"$t$ test of each of the {_rates(len(above))} above 1 at level {FAMILY_LEVEL:g}/{len(above)} "
-                          + (f"(largest $p = {_p(max(up_p))}$)." if up_p else "(no rate above 1)."))
+                          + (f"(largest $p = {p_text(max(up_p))}$)." if up_p else "(no rate above 1)."))
 
 
 def lemma1(*, seed: int, lambdas, n_runs: int, horizon: float, parameters: dict) -> ItemResult:

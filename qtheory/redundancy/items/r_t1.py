@@ -29,6 +29,7 @@ from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed
 from ...validation import check_integer, check_load
+from ...verdicts import p_text
 from .. import model as M
 from .. import productform as PF
 from ..experiments import (RELAXATIONS, TABLE1_PAPER, exact_cdf, exact_setting, shortest_run, simulate_setting,
@@ -143,19 +144,11 @@ def _fits(v: dict, alpha: float) -> bool:
     return v["sign_test_p"] >= alpha and v["chi2_p"] >= alpha
 
 
-def _p(x: float) -> str:
-    """A p-value inside $...$: 0.14, 4.9\\times10^{-4}."""
-    if x >= 1e-3:
-        return f"{x:.2g}"
-    mantissa, exponent = f"{x:.1e}".split("e")
-    return rf"{mantissa}\times10^{{{int(exponent)}}}"
-
-
 def _against(v: dict, words: str) -> str:
     """'above <words> in k of n settings (by a to b; sign test p = .., joint chi-square p = ..)'."""
     return (f"above {words} in {v['n_above']} of {v['n_settings']} settings (differences {v['min_difference']:+.2f} to "
-            f"{v['max_difference']:+.2f}; sign test $p = {_p(v['sign_test_p'])}$, joint $\\chi^2$ "
-            f"$p = {_p(v['chi2_p'])}$)")
+            f"{v['max_difference']:+.2f}; sign test $p = {p_text(v['sign_test_p'])}$, joint $\\chi^2$ "
+            f"$p = {p_text(v['chi2_p'])}$)")
 
 
 #: readings of Table 1's E[Q] that count the jobs just after an arrival (the arriving one included)

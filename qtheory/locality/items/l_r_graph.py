@@ -18,10 +18,12 @@ from ...errors import ParameterError
 from ...plotting import interval_words
 from ...results import ItemResult
 from ...runtime import child_seed
+from ...validation import check_integer, check_positive, check_runs, check_times
 from ..experiments import graph_meanfield_rows, graph_meanfield_summary, graph_meanfield_transient_rows
 from ..graphmf import fixed_point as graph_fixed_point
 from ..graphs import irg
 from ..model import paper_system
+from ..refined import refined_stationary
 
 __all__ = ["ITEM", "METHODS", "RESOLVED_SE", "compute", "error_rows", "ratio_points", "ratio_claim",
            "correlation_claim", "usage_text", "miss_text"]
@@ -187,6 +189,19 @@ def miss_text(summary: list[dict], n_max: int = 200) -> str:
     return text
 
 
+#: a run's averaging window, in relaxation times of ODE (3.7) at its fixed point (the slowest decay
+#: of the linearised ODE, 2.1 time units for the Sec. 6 system): as R's runs, a hundred
+RELAXATIONS = 100
+
+
+def shortest_events(n: int) -> int:
+    """Events per run whose averaging window at N = `n` covers :data:`RELAXATIONS` relaxation times of
+    (3.7) on the Sec. 6 system (a run of E events spans E / (2 lambda zeta N) time units)."""
+    system = paper_system("design")
+    tau = refined_stationary(system).relaxation_time
+    return int(np.ceil(RELAXATIONS * tau * 2.0 * float(system.arrival_rate) * float(system.zeta) * n))
+
+
 def compute(*, seed: int, n_list, n_graphs: int, events_per_run: int, warmup: float, refine_up_to: int,
             per_server_up_to: int, scatter_n: int, transient_n_list, transient_runs: int, horizon: float,
             n_times: int) -> ItemResult:
@@ -204,8 +219,19 @@ def compute(*, seed: int, n_list, n_graphs: int, events_per_run: int, warmup: fl
     if scatter_n not in n_list or scatter_n > per_server_up_to:
         raise ParameterError(f"`scatter_n` = {scatter_n} must be in `n_list` and at most `per_server_up_to` = "
                              f"{per_server_up_to}")
-    if not 0 < warmup:
-        raise ParameterError(f"`warmup` must be positive (got {warmup!r})")
+    check_positive("warmup", warmup)
+    for k, n in enumerate(transient_n_list):
+        check_integer(f"transient_n_list[{k}]", n, low=2)
+    check_runs(transient_runs=transient_runs)
+    check_times(horizon=horizon)
+    check_integer("n_times", n_times, low=2)
+    # the per-server check compares time averages: each run must average over many relaxations
+    shortest = shortest_events(max(n_list))
+    if check_integer("events_per_run", events_per_run, low=1) < shortest:
+        raise ParameterError(f"`events_per_run` must be at least {shortest:,} at N = {max(n_list)} (the largest of "
+                             f"`n_list`): a run averages over events_per_run / (2 lambda zeta N) time units, which "
+                             f"must cover {RELAXATIONS} relaxation times of (3.7) at its fixed point "
+                             f"(got {events_per_run:,})")
     params = dict(seed=seed, n_list=n_list, n_graphs=n_graphs, events_per_run=events_per_run, warmup=warmup,
                   refine_up_to=refine_up_to, per_server_up_to=per_server_up_to, scatter_n=scatter_n,
                   transient_n_list=list(transient_n_list), transient_runs=transient_runs, horizon=horizon,

@@ -32,7 +32,7 @@ from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed, replicate
 from ...stats import mean_ci
-from ...validation import check_real, check_runs
+from ...validation import check_positive, check_real, check_runs, check_window
 from ...verdicts import RELATIVE_MARGIN
 from ..experiments import stationary_replication
 from ..model import paper_system
@@ -267,8 +267,8 @@ def compute(*, seed: int, n_servers: int, loads, n_runs: int, warmup: float, hor
         raise ParameterError(f"`loads` must be distinct values, at least one (got {loads!r})")
     if not all(0 < load < 1 for load in loads):
         raise ParameterError(f"`loads` must lie in (0, 1) for a stationary system (got {loads!r})")
-    if not 0 < warmup < horizon:
-        raise ParameterError(f"`warmup` must be in (0, horizon) (got warmup = {warmup!r}, horizon = {horizon!r})")
+    check_positive("warmup", warmup)
+    check_window("warmup", warmup, "horizon", horizon)
     # the reader's parameters first, in the reader's words
     check_runs(n_runs=n_runs)
     params = dict(seed=seed, n_servers=n_servers, loads=loads, n_runs=n_runs, warmup=warmup, horizon=horizon)

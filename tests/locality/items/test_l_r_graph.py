@@ -94,6 +94,37 @@ def test_compute_at_a_tiny_scale_returns_rows_checks_tables_and_the_largest_n_re
 
 def test_compute_names_a_scatter_size_without_per_server_records():
     with pytest.raises(ParameterError, match="scatter_n"):
-        l_r_graph.compute(seed=5, n_list=[20, 30], n_graphs=1, events_per_run=1000, warmup=1.0, refine_up_to=0,
+        l_r_graph.compute(seed=5, n_list=[20, 30], n_graphs=1, events_per_run=40_000, warmup=1.0, refine_up_to=0,
                           per_server_up_to=20, scatter_n=30, transient_n_list=[20], transient_runs=2, horizon=0.5,
                           n_times=3)
+
+
+SMALL = dict(seed=5, n_list=[20, 30], n_graphs=1, events_per_run=40_000, warmup=1.0, refine_up_to=0,
+             per_server_up_to=30, scatter_n=30, transient_n_list=[20], transient_runs=2, horizon=0.5, n_times=3)
+
+
+@pytest.mark.parametrize("change, words", [
+    (dict(transient_n_list=[20, 0]), r"`transient_n_list[1]` must be >= 2"),
+    (dict(transient_runs=1), "`transient_runs` must be >= 2"),
+    (dict(horizon=0.0), "`horizon` must be > 0"),
+    (dict(n_times=1), "`n_times` must be >= 2"),
+    # 100 relaxation times (2.1 each) at N = 30: 2 x 3 x 30 x 211.5 = 38,076 events
+    (dict(events_per_run=38_000), "`events_per_run` must be at least 38,076 at N = 30"),
+])
+def test_compute_refuses_in_the_readers_words(change, words):
+    """Named as the reader set them (the experiments' functions say `n_list`, `n_runs`)."""
+    import re
+
+    with pytest.raises(ParameterError, match=re.escape(words)):
+        l_r_graph.compute(**(SMALL | change))
+
+
+def test_the_shortest_run_covers_a_hundred_relaxation_times_of_the_ode():
+    from qtheory.locality.model import paper_system
+    from qtheory.locality.refined import refined_stationary
+
+    system = paper_system("design")
+    tau = refined_stationary(system).relaxation_time
+    n = 1000
+    window = l_r_graph.shortest_events(n) / (2 * system.arrival_rate * system.zeta * n)
+    assert 100 * tau <= window < 100 * tau + 1e-3

@@ -72,7 +72,9 @@ def test_compute_at_a_tiny_scale_returns_rows_check_and_figure():
 
 @pytest.mark.parametrize("kwargs, name", [(dict(loads=[0.5, 1.0]), "loads"), (dict(loads=[0.0]), "loads"),
                                           (dict(loads=[0.5, 0.5]), "loads"), (dict(warmup=7.0), "warmup"),
-                                          (dict(warmup=6.0), "warmup"), (dict(warmup=0.0), "warmup")])
+                                          (dict(warmup=6.0), "`warmup` must be shorter than `horizon`"),
+                                          (dict(horizon=0.5), "`warmup` must be shorter than `horizon`"),
+                                          (dict(warmup=0.0), "warmup")])
 def test_compute_names_a_wrong_parameter(kwargs, name):
     args = dict(seed=5, n_servers=30, loads=[0.5], n_runs=2, warmup=1.0, horizon=6.0) | kwargs
     with pytest.raises(ParameterError, match=name):

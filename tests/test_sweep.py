@@ -57,3 +57,34 @@ def test_an_indexed_parameter_counts_as_named(sweep):
     line = ("qtheory: error: notebook R-F3cd failed in cell 3: ParameterError: `loads[1]` must be < 1.0 (got 1.2)"
             + RUNNER.format("loads = [0.6, 1.2]"))
     assert sweep.classify(2, line, False, {"loads": [0.6, 1.2]})[0] == "refused"
+
+
+def _report(sweep, tmp_path, **change):
+    """The report of a finished one-run sweep (R-F2c, seed 2) at this checkout's commit."""
+    import json
+    import subprocess
+
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=sweep.ROOT, capture_output=True,
+                            text=True).stdout.strip()
+    run = dict(notebook="R-F2c", preset="quick", parameters={"seed": 2}, outcome="ran", seconds=1.0, message="")
+    report = dict(what="seeds 2", preset="quick", date="2026-01-01", commit=commit, command="python tools/sweep.py x",
+                  planned=1, runs=[run]) | change
+    (tmp_path / "r.json").write_text(json.dumps(report), encoding="utf-8")
+    return tmp_path / "r"
+
+
+def test_resume_keeps_the_runs_of_the_report_and_reruns_none(sweep, tmp_path, monkeypatch):
+    import json
+
+    out = _report(sweep, tmp_path)
+    monkeypatch.setattr(sweep, "run_one", lambda *a, **k: pytest.fail("a run the report holds was rerun"))
+    assert sweep.main(["--only", "R-F2c", "--seeds", "2", "--out", str(out), "--resume"]) == 0
+    kept = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    assert [r["parameters"] for r in kept["runs"]] == [{"seed": 2}] and kept["command"] == "python tools/sweep.py x"
+
+
+@pytest.mark.parametrize("change", [dict(commit="0000000"), dict(preset="paper"), dict(planned=2)])
+def test_resume_refuses_a_report_of_another_commit_or_plan(sweep, tmp_path, change):
+    out = _report(sweep, tmp_path, **change)
+    with pytest.raises(SystemExit):
+        sweep.main(["--only", "R-F2c", "--seeds", "2", "--out", str(out), "--resume"])

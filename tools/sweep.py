@@ -5,6 +5,10 @@ what happened to each run: ran, refused by name, or failed.
     python tools/sweep.py --preset quick --boundaries            # boundary values of each parameter
     python tools/sweep.py --preset paper --seeds 1-5 --only U-V  # some notebooks
     python tools/sweep.py ... --out benchmarks/sweep/quick-seeds  # report: .json and .md
+    python tools/sweep.py ... --out benchmarks/sweep/quick-seeds --resume  # continue an interrupted one
+
+Each run imports the qtheory of the tree the sweep runs from (its kernels get ``PYTHONPATH``), so
+a sweep of a fixed commit can run from a ``git worktree`` while the main checkout is edited.
 
 Each run is ``python -m qtheory reproduce --preset P --only NOTEBOOK -p NAME VALUE --results-dir
 TMP --force`` in a process of its own (a temporary results folder: the book is never touched),
@@ -175,6 +179,9 @@ def main(argv=None) -> int:
     parser.add_argument("--only", nargs="+", default=None, help="notebooks (default: all)")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per run (default 1800)")
     parser.add_argument("--out", default=None, help="report path without suffix (.json and .md are written)")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the report --out of an interrupted sweep: same commit, preset and plan; "
+                             "the runs it holds are kept, not rerun")
     args = parser.parse_args(argv)
     runs = plan(args.preset, args.only)
     jobs = []
@@ -195,7 +202,23 @@ def main(argv=None) -> int:
     report = dict(what=what, preset=args.preset, date=datetime.date.today().isoformat(), commit=commit,
                   command="python tools/sweep.py " + " ".join(argv if argv is not None else sys.argv[1:]),
                   planned=len(jobs), runs=results)
+    done = set()
+    if args.resume:
+        if not args.out or not Path(args.out).with_suffix(".json").exists():
+            parser.error("--resume needs the report of an earlier sweep as --out")
+        old = json.loads(Path(args.out).with_suffix(".json").read_text(encoding="utf-8"))
+        for key in ("commit", "preset", "what", "planned"):
+            if old[key] != report[key]:
+                parser.error(f"--resume: the report's {key} is {old[key]!r}, this sweep's {report[key]!r} "
+                             "(a report holds one commit's runs of one plan)")
+        results += old["runs"]
+        report["command"] = old["command"]
+        if old["date"] != report["date"]:
+            report["date"] = f"{old['date'].split(' to ')[0]} to {report['date']}"
+        done = {(r["notebook"], json.dumps(r["parameters"], sort_keys=True)) for r in old["runs"]}
     for k, (nb, params) in enumerate(jobs, 1):
+        if (nb, json.dumps(params, sort_keys=True)) in done:
+            continue
         r = run_one(nb, args.preset, params, args.timeout)
         results.append(r)
         print(f"[{k}/{len(jobs)}] {nb} {params}: {r['outcome']} ({r['seconds']} s) {r['message'][-160:]}", flush=True)

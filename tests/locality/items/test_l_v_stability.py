@@ -204,10 +204,13 @@ def test_lemma_1_agrees_when_queues_stay_put_below_the_threshold_and_grow_above_
     assert st.lemma1_claim(_growth_rows([0.2, 0.5], [0.6, 1.4])).judge() == "differs"
     assert st.lemma1_claim(_growth_rows([0.001, 0.005], [0.6, 1.4])).judge() == "differs"
     assert st.lemma1_claim(_growth_rows([0.001, 0.3, 0.5], [0.6, 1.0, 1.4])).judge() == "agrees"
-    # the level of "growing" is divided by the number of rates above 1: t = 3.6 on 5 degrees of
-    # freedom (one-sided p 0.0078) is enough alone (0.01), not beside a second rate (0.005 each)
+    # "growing" is an intersection-union test: each rate above 1 at the level itself (0.01), alone or
+    # beside others. t = 3.6 on 5 degrees of freedom (one-sided p 0.0078) passes beside a second rate;
+    # t = 3.2 (p 0.012) fails, alone or not
     assert st.lemma1_claim(_growth_rows([0.001, 0.036], [0.6, 1.4])).judge() == "agrees"
-    assert st.lemma1_claim(_growth_rows([0.001, 0.036, 0.5], [0.6, 1.4, 1.6])).judge() == "differs"
+    assert st.lemma1_claim(_growth_rows([0.001, 0.036, 0.5], [0.6, 1.4, 1.6])).judge() == "agrees"
+    assert st.lemma1_claim(_growth_rows([0.001, 0.032], [0.6, 1.4])).judge() == "differs"
+    assert st.lemma1_claim(_growth_rows([0.001, 0.032, 0.5], [0.6, 1.4, 1.6])).judge() == "differs"
 
 
 def test_lemma_2_agrees_when_every_busy_fraction_interval_lies_below_one():

@@ -40,7 +40,7 @@ from ..errors import ParameterError
 from ..validation import check_array, check_integer, check_positive, check_real
 from .model import LinearUtility, PoolSystem, StepUtility
 
-__all__ = ["two_pool_system", "jlmu_mean_utility", "conservative_mean_utility", "critical_eps",
+__all__ = ["SIM_WARMUP", "two_pool_system", "jlmu_mean_utility", "conservative_mean_utility", "critical_eps",
            "stationary_mean_utility", "jlmu_rule", "conservative_rule", "simulated_mean_utility"]
 
 
@@ -148,8 +148,13 @@ def _sim_run(ss, eps, rho, a, policy, horizon, warmup):
     return Replication.of(res, mean_utility=res.mean_utility, mean_tasks=res.mean_tasks)
 
 
+#: time discarded from the start of each simulated run (e^-10 of the empty start's effect remains,
+#: the pools' services being of rate 1)
+SIM_WARMUP = 10.0
+
+
 def simulated_mean_utility(eps: float, rho: float, policy: str, *, horizon: float, n_runs: int, seed: int,
-                           a: float = 1.0, warmup: float = 10.0):
+                           a: float = 1.0, warmup: float = SIM_WARMUP):
     """Mean aggregate utility of `policy` ("jlmu" or "conservative") over independent
     simulated runs, as a :class:`qtheory.stats.Estimate` (third route to the same numbers)."""
     from ..runtime import replicate

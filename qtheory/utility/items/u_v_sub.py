@@ -18,8 +18,8 @@ from ...display import Table, number
 from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed
-from ...validation import check_integer, check_positive, check_times
-from ..suboptimal import (conservative_mean_utility, conservative_rule, critical_eps, jlmu_mean_utility, jlmu_rule,
+from ...validation import check_integer, check_positive
+from ..suboptimal import (SIM_WARMUP, conservative_mean_utility, conservative_rule, critical_eps, jlmu_mean_utility, jlmu_rule,
                           simulated_mean_utility, stationary_mean_utility)
 
 __all__ = ["ITEM", "compute", "advantage_rows", "check_rows", "ctmc_error", "simulation_check", "reading_claim",
@@ -139,7 +139,9 @@ def compute(*, seed: int, a: float, n_eps: int, rho_max: float, n_rho: int, chec
     check_positive("rho_max", rho_max)
     check_integer("n_rho", n_rho, low=2)
     check_integer("sim_runs", sim_runs, low=2)
-    check_times(sim_horizon=sim_horizon)
+    if check_positive("sim_horizon", sim_horizon) <= SIM_WARMUP:
+        raise ParameterError(f"`sim_horizon` must be longer than the warm-up of {SIM_WARMUP:g} time units discarded "
+                             f"from each simulated run (got {sim_horizon:g})")
     if not list(check_points):
         raise ParameterError("`check_points` must hold at least one [eps, rho] pair")
     for k, point in enumerate(check_points):

@@ -90,6 +90,7 @@ def test_compute_at_a_tiny_scale_returns_rows_checks_records_and_figure():
 @pytest.mark.parametrize("kwargs, name", [(dict(a=0.0), "`a`"), (dict(n_eps=0), "n_eps"), (dict(rho_max=-1.0), "rho_max"),
                                           (dict(sim_runs=1), "sim_runs"), (dict(check_points=[]), "check_points"),
                                           (dict(sim_horizon=0.0), "`sim_horizon` must be > 0"),
+                                          (dict(sim_horizon=10.0), "`sim_horizon` must be longer than the warm-up of 10"),
                                           (dict(n_eps=1), "`n_eps` must be >= 2"), (dict(n_rho=1), "`n_rho` must be >= 2"),
                                           (dict(a=0.05), r"`check_points\[0\]` = \[eps, rho\] needs 0 < eps < `a`"),
                                           (dict(check_points=[[0.1, 1.0], [0.1]]), r"`check_points\[1\]` must be a pair")])

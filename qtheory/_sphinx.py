@@ -185,6 +185,62 @@ def _repository(app, config) -> None:
     config.html_theme_options = options
 
 
+def _thebe(app, config) -> None:
+    """Live code (Thebe) only where a launch target is set, and pointing at it.
+
+    sphinx-thebe writes a Binder configuration into every page with code, with a placeholder
+    repository (``binder-examples/jupyter-stacks-datascience``) when none is given. Without
+    :func:`repository` its handlers are disconnected (no configuration, no script on any page);
+    with it, Thebe's Binder target is that repository and branch.
+    """
+    url = repository(config)
+    if url:
+        branch = dict(config.html_theme_options or {}).get("repository_branch") or "main"
+        thebe = config.thebe_config if isinstance(config.thebe_config, dict) else {}
+        config.thebe_config = {**thebe, "repository_url": url, "repository_branch": branch}
+        return
+    for event in ("env-before-read-docs", "doctree-resolved"):
+        for listener in list(app.events.listeners.get(event, [])):
+            if getattr(listener.handler, "__module__", "") == "sphinx_thebe":
+                app.disconnect(listener.id)
+
+
+def _plain_title(title: str) -> str:
+    """A page title rendered as HTML (math spans included) as plain text: tags dropped, entities
+    read, TeX written in Unicode (:func:`qtheory.display.plain_math`)."""
+    import html
+
+    from .display import plain_math
+
+    return plain_math(html.unescape(re.sub(r"<[^>]+>", "", title or "")))
+
+
+def _plain_tab_title(app, pagename, templatename, context, doctree) -> None:
+    """The browser tab and the breadcrumb show the title as plain text (``λ = 0.9``, not TeX)."""
+    if context.get("title"):
+        context["title"] = _plain_title(context["title"])
+
+
+def _plain_search_titles(app) -> None:
+    """The search index holds plain-text titles: its results list them without typesetting."""
+    builder = app.builder
+    if not hasattr(builder, "index_page"):
+        return
+    index_page = builder.index_page
+
+    from .display import plain_tex
+
+    def plain(pagename, doctree, title):
+        index_page(pagename, doctree, _plain_title(title) if title else title)
+        # the section titles (read from the doctree, math as bare TeX) the results list under a page
+        indexer = getattr(builder, "indexer", None)
+        sections = getattr(indexer, "_all_titles", {}).get(pagename)
+        if sections:
+            indexer._all_titles[pagename] = [(plain_tex(t), anchor) for t, anchor in sections]
+
+    builder.index_page = plain
+
+
 def _launch_source_notebook(app, pagename, templatename, context, doctree) -> None:
     """Launch buttons open the source notebook (notebooks/<name>.ipynb), not the executed copy.
 
@@ -356,6 +412,9 @@ def setup(app):
     app.connect("config-inited", _prepare)
     app.connect("config-inited", _claims_pages)
     app.connect("config-inited", _repository)
+    app.connect("config-inited", _thebe, priority=600)
     app.connect("html-page-context", _launch_source_notebook, priority=502)
+    app.connect("html-page-context", _plain_tab_title)
+    app.connect("builder-inited", _plain_search_titles)
     app.connect("source-read", _cite_this_page)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -102,13 +102,16 @@ def _book_bibtex(cff: dict[str, Any]) -> str:
         ("note", f"Python package {DISTRIBUTION}, imported as qtheory")])
 
 
-def _page_bibtex(cff: dict[str, Any], item_ids: Sequence[str], title: str | None, url: str | None) -> str:
+def _page_bibtex(cff: dict[str, Any], item_ids: Sequence[str], title: str | None, url: str | None,
+                 page: str | None = None) -> str:
+    from .display import plain_math
+
     items = [manifest.get(i) for i in item_ids]
     first = items[0]
-    title = title or f"{first.id}: {first.title}"
+    title = plain_math(title or f"{first.id}: {first.title}")
     f = _book_fields(cff)
     what = "manifest item" if len(items) == 1 else "manifest items"
-    return _entry("misc", f"{BOOK_KEY}:{first.id}", [
+    return _entry("misc", f"{BOOK_KEY}:{page or first.id}", [
         ("title", title), ("author", f["author"]), ("year", f["year"]),
         ("howpublished", "In: {" + cff["title"] + "}" + (f", version {f['version']}" if f["version"] else "")),
         ("version", f["version"]), ("url", url or f["url"]), ("doi", f["doi"]),
@@ -171,7 +174,7 @@ def _for_readers(entry: str) -> str:
 
 
 def bibtex(*, item: str | Sequence[str] | None = None, paper: str | None = None,
-           title: str | None = None, url: str | None = None) -> str:
+           title: str | None = None, url: str | None = None, page: str | None = None) -> str:
     """BibTeX for the book, a result page, or a paper.
 
     Parameters
@@ -187,6 +190,9 @@ def bibtex(*, item: str | Sequence[str] | None = None, paper: str | None = None,
         The page's title for `item` (default: ``"<ID>: <manifest title>"``).
     url : str, optional
         The page's address for `item` (default: the repository's, if CITATION.cff has one).
+    page : str, optional
+        The page's name (its notebook, ``"R-T1"``), the key's tail: ``qtheory-companion:R-T1``
+        (default: the first manifest ID, for a page of one item).
 
     Returns
     -------
@@ -205,16 +211,17 @@ def bibtex(*, item: str | Sequence[str] | None = None, paper: str | None = None,
         return entries[key]
     cff = citation_record()
     if item is None:
-        if title is not None or url is not None:
-            raise ParameterError("`title` and `url` describe a page: give `item` too")
+        if title is not None or url is not None or page is not None:
+            raise ParameterError("`title`, `url` and `page` describe a page: give `item` too")
         return _book_bibtex(cff)
     ids = [item] if isinstance(item, str) else list(item)
     if not ids:
         raise ParameterError("`item` must name at least one manifest ID")
-    return _page_bibtex(cff, ids, title, url)
+    return _page_bibtex(cff, ids, title, url, page)
 
 
-def cite_box(item_ids: Iterable[str], *, title: str | None = None, url: str | None = None) -> str:
+def cite_box(item_ids: Iterable[str], *, title: str | None = None, url: str | None = None,
+             page: str | None = None) -> str:
     """MyST Markdown of the "Cite this" box of a page showing `item_ids`.
 
     A collapsed admonition (``dropdown``) with three BibTeX blocks: the book, this page,
@@ -230,7 +237,7 @@ def cite_box(item_ids: Iterable[str], *, title: str | None = None, url: str | No
              "The book (the software and its results, version "
              f"{citation_record().get('version', '')}):",
              "", "```bibtex", _book_bibtex(citation_record()).rstrip(), "```", "",
-             "This page:", "", "```bibtex", bibtex(item=ids, title=title, url=url).rstrip(), "```", ""]
+             "This page:", "", "```bibtex", bibtex(item=ids, title=title, url=url, page=page).rstrip(), "```", ""]
     for key in keys:
         parts += ["The paper it reproduces:" if len(keys) == 1 else f"Paper {key}, which it reproduces:",
                   "", "```bibtex", bibtex(paper=key).rstrip(), "```", ""]

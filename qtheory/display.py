@@ -15,14 +15,16 @@ from typing import Any, Callable, Mapping, Sequence
 
 from .errors import ParameterError
 
-__all__ = ["Table", "number", "fixed", "listing", "html_table", "show_table", "show_values", "html_math", "plain_math"]
+__all__ = ["Table", "number", "fixed", "listing", "html_table", "show_table", "show_values", "html_math", "plain_math", "plain_tex"]
 
 _MATH = re.compile(r"\$([^$]+)\$")
 #: TeX commands of the titles and captions, and how alt text (plain text) writes them
-_PLAIN = {r"\lambda": "λ", r"\rho": "ρ", r"\mu": "μ", r"\epsilon": "ε", r"\varepsilon": "ε",
-          r"\tau": "τ", r"\zeta": "ζ", r"\alpha": "α", r"\ell": "l", r"\le": "≤", r"\ge": "≥",
-          r"\neq": "≠", r"\Leftrightarrow": "⇔", r"\times": "×", r"\infty": "∞", r"\sum": "Σ",
-          r"\mathcal": "", r"\mathrm": "", r"\,": " ", r"\;": " ", r"\ldots": "...", r"\log": "log"}
+#: TeX commands written as Unicode in plain text (alt text, tab titles, search results, BibTeX)
+_PLAIN = {"lambda": "λ", "mu": "μ", "rho": "ρ", "epsilon": "ε", "varepsilon": "ε", "beta": "β", "gamma": "γ",
+          "zeta": "ζ", "alpha": "α", "tau": "τ", "sigma": "σ", "theta": "θ", "delta": "δ", "ell": "ℓ",
+          "infty": "∞", "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "neq": "≠", "to": "→", "uparrow": "↑",
+          "Leftrightarrow": "⇔", "cdot": "·", "times": "×", "sum": "Σ", "ldots": "...", "dots": "...",
+          "log": "log", "exp": "exp"}
 
 
 def html_math(text: str) -> str:
@@ -34,19 +36,25 @@ def html_math(text: str) -> str:
     return _MATH.sub(lambda m: f"\\({m.group(1)}\\)", html.escape(text))
 
 
+def plain_tex(tex: str) -> str:
+    """TeX (no delimiters) as plain text: ``\\lambda = 0.9`` -> ``λ = 0.9``, ``Q_{\\{1,2\\}}`` ->
+    ``Q_{1,2}`` (set braces kept, grouping braces dropped, TeX's spaces collapsed)."""
+    tex = tex.replace("\\{", "\x00").replace("\\}", "\x01")
+    tex = re.sub(r"\\(?:mathrm|mathcal|mathbf|mathit|text|operatorname)\{([^{}]*)\}", r"\1", tex)
+    tex = re.sub(r"\\(?:mathrm|mathcal|mathbf|mathit)(?![A-Za-z])", "", tex)
+    tex = re.sub(r"\\[,;:! ]", " ", tex)
+    tex = re.sub(r"\\([A-Za-z]+)", lambda m: _PLAIN.get(m.group(1), m.group(1)), tex)
+    tex = re.sub(r"([_^])\{([^{}]*)\}", lambda m: m.group(1) + ("{" + m.group(2) + "}" if "\x00" in m.group(2)
+                                                               else m.group(2)), tex)
+    tex = tex.replace("{", "").replace("}", "").replace("\x00", "{").replace("\x01", "}")
+    return re.sub(r" {2,}", " ", tex)  # TeX's spaces mean nothing: "\\, q" is one space
+
+
 def plain_math(text: str) -> str:
-    """`text` with its ``$...$`` written as plain text (for alt text): ``$\\lambda^*$`` -> ``λ^*``."""
-    def one(m):
-        tex = m.group(1)
-        # escaped braces are kept (set braces), grouping braces dropped
-        tex = tex.replace(r"\{", "\0").replace(r"\}", "\1")
-        for cmd in sorted(_PLAIN, key=len, reverse=True):
-            # a command that ends in a letter must not match the start of a longer one
-            tail = r"(?![A-Za-z])" if cmd[-1].isalpha() else ""
-            tex = re.sub(re.escape(cmd) + tail, lambda _: _PLAIN[cmd], tex)
-        tex = tex.replace("{", "").replace("}", "").replace("\\", "")
-        return tex.replace("\0", "{").replace("\1", "}")
-    return _MATH.sub(one, text)
+    """`text` with its ``$...$`` and ``\\(...\\)`` math written as plain text (:func:`plain_tex`),
+    for what shows no mathematics (alt text, a browser tab's title, search results, BibTeX, the
+    PDF's outline): ``$\\lambda = 0.9$`` -> ``λ = 0.9``."""
+    return re.sub(r"\\\((.*?)\\\)|\$([^$]+)\$", lambda m: plain_tex(m.group(1) or m.group(2) or ""), text).strip()
 
 
 def html_table(rows: Sequence[Mapping[str, Any]], columns: Mapping[str, Callable[[Mapping[str, Any]], Any]],

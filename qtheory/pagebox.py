@@ -229,20 +229,32 @@ def rerun_box(notebook: str, meta: Mapping[str, Any], presets: Mapping[str, Mapp
     return "\n".join(lines) + "\n"
 
 
+def book_url() -> str:
+    """The online book's address, for the URLs of the pages' BibTeX: ``$QTHEORY_BOOK_URL``, else
+    ``sphinx.config.html_baseurl`` of ``_config.yml``; "" when neither is set (the entries then
+    carry the repository's address, if any)."""
+    return (os.environ.get("QTHEORY_BOOK_URL") or str(_sphinx_config().get("html_baseurl") or "")).strip().rstrip("/")
+
+
+def _sphinx_config() -> dict:
+    """``sphinx.config`` of the project's ``_config.yml`` ({} without one or when it does not parse)."""
+    path = project_root() / "_config.yml"
+    if not path.is_file():
+        return {}
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError:
+        return {}
+    return dict((data.get("sphinx") or {}).get("config") or {})
+
+
 def repository_url() -> str:
     """The book's repository, as the book's buttons use it (:func:`qtheory._sphinx.repository`):
     ``$QTHEORY_REPOSITORY``, else ``sphinx.config.qtheory_repository`` of ``_config.yml``; ""
     when neither is set."""
-    configured = ""
-    path = project_root() / "_config.yml"
-    if path.is_file():
-        import yaml
-
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError:
-            data = {}
-        configured = str(((data.get("sphinx") or {}).get("config") or {}).get("qtheory_repository") or "")
+    configured = str(_sphinx_config().get("qtheory_repository") or "")
     try:
         from ._sphinx import repository
     except ImportError:  # docutils is a book dependency, not the package's: same rule, inline
@@ -271,11 +283,13 @@ def page_cite_box(docname: str, title: str, *, paper: str | None = None, url: st
     paper's part, that paper."""
     from .citation import BOOK_KEY, _book_bibtex, _book_fields, _entry, bibtex, citation_record
 
+    from .display import plain_math
+
     cff = citation_record()
     f = _book_fields(cff)
     slug = re.sub(r"[^A-Za-z0-9]+", "-", docname.removeprefix("book/")).strip("-")
     page = _entry("misc", f"{BOOK_KEY}:{slug}", [
-        ("title", title), ("author", f["author"]), ("year", f["year"]),
+        ("title", plain_math(title)), ("author", f["author"]), ("year", f["year"]),
         ("howpublished", "In: {" + cff["title"] + "}" + (f", version {f['version']}" if f["version"] else "")),
         ("version", f["version"]), ("url", url or f["url"]), ("doi", f["doi"])])
     parts = [":::{admonition} Cite this", ":class: dropdown cite-this", "",

@@ -38,10 +38,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
+from .display import plain_math
 from .errors import QTheoryError
 from .results import project_root
 
-__all__ = ["PRINT_CSS", "BookPdf", "Chapter", "build_pdf", "chromium_path", "plain_title", "toc_chapters"]
+__all__ = ["PRINT_CSS", "BookPdf", "Chapter", "build_pdf", "chromium_path", "toc_chapters"]
 
 #: Chromium's command-line flags, as for the browser checks of tests/book
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -187,27 +188,6 @@ def _serve(directory: Path) -> Iterator[str]:
 
 
 #: TeX commands of the pages' titles written as their character in the outline and the footers
-_TEX_CHARACTERS = {"lambda": "λ", "mu": "μ", "rho": "ρ", "epsilon": "ε", "varepsilon": "ε", "beta": "β",
-                   "gamma": "γ", "zeta": "ζ", "alpha": "α", "ell": "ℓ", "infty": "∞", "le": "≤", "leq": "≤",
-                   "ge": "≥", "geq": "≥", "to": "→", "uparrow": "↑", "cdot": "·", "times": "×"}
-
-
-def plain_title(title: str) -> str:
-    """A page title for the PDF's outline and footers, which show no mathematics: its
-    ``\\(...\\)`` or ``$...$`` spans as text (``Q_{\\{1,2\\}}`` -> ``Q_{1,2}``, ``\\lambda`` -> λ)."""
-    def text(match: re.Match) -> str:
-        tex = match.group(1) or match.group(2) or ""
-        tex = tex.replace("\\{", "\x00").replace("\\}", "\x01")
-        tex = re.sub(r"\\(?:mathrm|mathcal|mathbf|text|operatorname)\{([^{}]*)\}", r"\1", tex)
-        tex = re.sub(r"\\[,;:! ]", " ", tex)
-        tex = re.sub(r"\\([A-Za-z]+)", lambda m: _TEX_CHARACTERS.get(m.group(1), m.group(1)), tex)
-        tex = re.sub(r"([_^])\{([^{}]*)\}", lambda m: m.group(1) + ("{" + m.group(2) + "}" if "\x00" in m.group(2)
-                                                                   else m.group(2)), tex)
-        return tex.replace("{", "").replace("}", "").replace("\x00", "{").replace("\x01", "}")
-
-    return re.sub(r"\\\((.*?)\\\)|\$([^$]+)\$", text, title).strip()
-
-
 def _authors(cff: dict) -> str:
     """The authors of CITATION.cff in one line (an entity by its name, a person as given and family name)."""
     return ", ".join(a.get("name") or " ".join(filter(None, (a.get("given-names"), a.get("family-names"))))
@@ -322,7 +302,7 @@ def build_pdf(html_dir: str | os.PathLike | None = None, output: str | os.PathLi
                 pdf = page.pdf(print_background=True, prefer_css_page_size=True, display_header_footer=True,
                                header_template="<span></span>",
                                footer_template=('<div style="font-size:7pt;width:100%;text-align:center;color:#666">'
-                                                f'{html_lib.escape(plain_title(titles[doc]))}</div>'))
+                                                f'{html_lib.escape(plain_math(titles[doc]))}</div>'))
                 page.close()
                 reader = pypdf.PdfReader(_bytes_io(pdf))
                 starts[doc] = page_count + 1
@@ -356,7 +336,7 @@ def build_pdf(html_dir: str | os.PathLike | None = None, output: str | os.PathLi
         if chapter.title:
             parent = writer.add_outline_item(title=chapter.title, page_number=starts[present[0]] - 1 + offset)
         for doc in present:
-            writer.add_outline_item(title=plain_title(titles[doc]), page_number=starts[doc] - 1 + offset,
+            writer.add_outline_item(title=plain_math(titles[doc]), page_number=starts[doc] - 1 + offset,
                                     parent=parent)
     from .citation import citation_record
 

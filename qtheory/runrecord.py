@@ -16,6 +16,7 @@ from typing import Sequence
 from .badges import badge
 from .notebooks import notebook_parameters
 from .presets import load_presets
+from .results import project_root
 
 
 def _relative(target: Path, start: Path) -> str:
@@ -88,7 +89,8 @@ def append_run_record(output: Path, source: Path, staging: Path, items: Sequence
     from .pagebox import page_title
 
     data = {name: path for item in items for name, path in links.get(item, {}).items()}
-    nb.cells += _closing_cells(source, metas, items, data, page_title(title) if title else None)
+    nb.cells += _closing_cells(source, metas, items, data, page_title(title) if title else None,
+                               url=_page_url(executed))
     # readers see parameters, text and figures first; the code is one click away
     for code in nb.cells:
         tags = code.get("metadata", {}).get("tags", [])
@@ -103,8 +105,23 @@ def append_run_record(output: Path, source: Path, staging: Path, items: Sequence
     nbformat.write(nb, output)
 
 
+def _page_url(executed: Path) -> str | None:
+    """The online address of the page built from the executed notebook `executed`, when the book's
+    address is configured (:func:`qtheory.pagebox.book_url`), else None."""
+    from .pagebox import book_url
+
+    base = book_url()
+    if not base:
+        return None
+    try:
+        page = executed.resolve().relative_to(project_root().resolve())
+    except ValueError:  # a side run outside the book's folders has no page
+        return None
+    return f"{base}/{page.with_suffix('.html').as_posix()}"
+
+
 def _closing_cells(source: Path, metas: list[dict], items: Sequence[str], data_links: dict[str, str],
-                   title: str | None = None) -> list:
+                   title: str | None = None, url: str | None = None) -> list:
     """The "Rerun this page" and "Cite this" cells that close a result page (:mod:`qtheory.pagebox`)."""
     import nbformat
 
@@ -116,7 +133,7 @@ def _closing_cells(source: Path, metas: list[dict], items: Sequence[str], data_l
         notebook, metas[0], load_presets(), pagebox.parameter_meanings(notebook, source),
         defaults=notebook_parameters(source), data_links=data_links))
     rerun["id"] = "qtheory-rerun"
-    cite = nbformat.v4.new_markdown_cell(cite_box(items, title=title))
+    cite = nbformat.v4.new_markdown_cell(cite_box(items, title=title, url=url, page=notebook))
     cite["id"] = "qtheory-cite"
     return [rerun, cite]
 

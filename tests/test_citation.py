@@ -19,6 +19,7 @@ from pybtex.database import parse_string
 
 import qtheory
 from qtheory import citation, manifest
+from qtheory.display import plain_math
 from qtheory.errors import ParameterError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -96,7 +97,9 @@ def test_the_book_entry_is_citation_cff():
 def test_every_page_entry_is_the_book_with_the_page_title_and_id(item_id):
     key, entry = _one_entry(citation.bibtex(item=item_id))
     assert key == f"{citation.BOOK_KEY}:{item_id}"
-    assert entry.fields["title"] == f"{item_id}: {manifest.get(item_id).title}"
+    # plain text: BibTeX shows no mathematics (the manifest's titles may carry TeX)
+    assert entry.fields["title"] == plain_math(f"{item_id}: {manifest.get(item_id).title}")
+    assert "$" not in entry.fields["title"] and "\\" not in entry.fields["title"]
     assert entry.fields["note"] == f"manifest item {item_id}"
     assert entry.fields["version"] == qtheory.__version__ and _cff()["title"] in entry.fields["howpublished"]
 
@@ -175,3 +178,25 @@ def test_the_cite_box_is_myst_that_parses_without_warnings_to_one_collapsed_admo
     body = html[html.index("<body"):]
     assert re.findall(r'<aside class="admonition[^"]*"', body) == ['<aside class="admonition dropdown cite-this"']
     assert body.count("<pre") == 3 and "Cite this" in body
+
+
+def test_a_page_is_keyed_by_its_own_name_and_its_title_carries_no_tex():
+    """R-T1's page was keyed by its first item (R-P-coc) and its title carried TeX (issue 41)."""
+    text = citation.bibtex(item=["R-P-coc", "R-T1"], page="R-T1",
+                           title=r"R-T1: Table 1 (c.o.s.-ALIS, 12 settings, $\lambda = 0.9$)")
+    key, entry = _one_entry(text)
+    assert key == f"{citation.BOOK_KEY}:R-T1"
+    assert entry.fields["title"] == "R-T1: Table 1 (c.o.s.-ALIS, 12 settings, λ = 0.9)"
+    with pytest.raises(ParameterError, match="`page`"):
+        citation.bibtex(page="R-T1")
+
+
+def test_a_result_page_carries_the_online_address_when_the_book_has_one(monkeypatch, tmp_path):
+    from qtheory import runrecord
+
+    monkeypatch.setenv("QTHEORY_PROJECT", str(tmp_path))
+    monkeypatch.setenv("QTHEORY_BOOK_URL", "https://books.example.org/qtheory/")
+    page = tmp_path / "book" / "redundancy" / "R-T1.ipynb"
+    assert runrecord._page_url(page) == "https://books.example.org/qtheory/book/redundancy/R-T1.html"
+    monkeypatch.delenv("QTHEORY_BOOK_URL")
+    assert runrecord._page_url(page) is None

@@ -28,7 +28,7 @@ def test_math_in_html_outputs_uses_mathjax_delimiters_and_alt_text_is_plain():
     text = r"pmf at $\lambda = 0.6\mu$ & $q_{m,\ell}$"
     # MathJax typesets \( \) in HTML outputs, never $ $; the rest is escaped
     assert html_math(text) == r"pmf at \(\lambda = 0.6\mu\) &amp; \(q_{m,\ell}\)"
-    assert plain_math(text) == "pmf at λ = 0.6μ & q_m,l"
+    assert plain_math(text) == "pmf at λ = 0.6μ & q_m,ℓ"
     # a spacing command before a letter, and set braces
     assert plain_math(r"$(1-\lambda)\,q$ at $p_{\{1,2\}}$") == "(1-λ) q at p_{1,2}"
     assert "$" not in html_table([{"a": 1}], {"$\\rho$": lambda r: "$x^2$"}, caption="$n$")
@@ -71,3 +71,18 @@ def test_fixed_writes_the_places_asked_a_typographic_minus_and_no_negative_zero(
     for bad in (-1, 1.5, True, "2"):
         with pytest.raises(ParameterError, match="`places` must be a non-negative integer"):
             fixed(0.5, bad)
+
+
+@pytest.mark.parametrize("title, plain", [
+    (r"R-F3ab: joint pmf of \((Q_{\{1,2\}}, Q_{\{2,3\}})\) in the M-model",
+     "R-F3ab: joint pmf of (Q_{1,2}, Q_{2,3}) in the M-model"),
+    (r"U-T1: \(E[u(q_n)]\) as \(\rho \to \infty\)", "U-T1: E[u(q_n)] as ρ → ∞"),
+    (r"L-F2: $q_{m,1}^N$ against the ODE", "L-F2: q_m,1^N against the ODE"),
+    (r"R-T1: Table 1 (c.o.s.-ALIS, $\lambda = 0.9$)", "R-T1: Table 1 (c.o.s.-ALIS, λ = 0.9)"),
+    (r"R-X-eps: (the $\epsilon$ example)", "R-X-eps: (the ε example)"),
+    ("plain text stays", "plain text stays"),
+])
+def test_titles_in_the_outline_footers_tabs_and_search_carry_no_tex(title, plain):
+    from qtheory.display import plain_math
+
+    assert plain_math(title) == plain

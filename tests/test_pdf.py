@@ -56,17 +56,6 @@ def test_without_a_built_book_it_says_to_build_it(tmp_path, capsys):
     assert not (tmp_path / "out.pdf").exists()
 
 
-@pytest.mark.parametrize("title, plain", [
-    (r"R-F3ab: joint pmf of \((Q_{\{1,2\}}, Q_{\{2,3\}})\) in the M-model",
-     "R-F3ab: joint pmf of (Q_{1,2}, Q_{2,3}) in the M-model"),
-    (r"U-T1: \(E[u(q_n)]\) as \(\rho \to \infty\)", "U-T1: E[u(q_n)] as ρ → ∞"),
-    (r"L-F2: $q_{m,1}^N$ against the ODE", "L-F2: q_m,1^N against the ODE"),
-    ("plain text stays", "plain text stays"),
-])
-def test_titles_in_the_outline_and_footers_carry_no_tex(title, plain):
-    assert pdf.plain_title(title) == plain
-
-
 def test_the_print_stylesheet_hides_navigation_code_and_cite_boxes():
     for selector in (".bd-sidebar-primary", ".bd-sidebar-secondary", ".bd-header", ".cell_input", "button",
                      ".admonition.cite-this", ".prev-next-area"):

@@ -131,7 +131,9 @@ def test_every_result_page_opens_with_a_badge_of_its_preset_and_overrides(tmp_pa
         assert re.search(rf"^\| `{name}` \| {re.escape(meaning)}", rerun, re.M), name
     assert "| `rate` | rate of the exponential distribution | `2.0` | `2.0` | number |" in rerun
     assert "{download}`L-X-homog.csv <../results/L-X-homog/L-X-homog.csv>`" in rerun
-    assert cite == citation.cite_box(["L-X-homog"], title="Pipeline demo (test fixture)")
+    # keyed by the page (its notebook), not by its first item (issue 41)
+    assert cite == citation.cite_box(["L-X-homog"], title="Pipeline demo (test fixture)", page="pipeline_demo")
+    assert "@misc{qtheory-companion:pipeline_demo," in cite
     # no override, no list of them
     assert reproduce.badge("paper", {}) == '<p class="qtheory-badge">Computed with the <strong>paper</strong> preset.</p>'
 

@@ -36,7 +36,7 @@ KERNEL_START_TIMEOUT = 3600  # s; a loaded machine may start a kernel slowly, ne
 #: a notebook already runs its replications on worker processes, one per core, and a multi-threaded
 #: BLAS competing with them (or with other notebooks) made scipy's dense solvers (e.g.
 #: ``solve_continuous_lyapunov`` of the refined graph mean field) about 20 times slower on the shared
-#: 2-core development machine (issue 33)
+#: 2-core development machine
 SINGLE_THREADED = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 

@@ -16,8 +16,8 @@ itself (the template's ``cap`` would replace the policy file's), reads a closure
 name defined nowhere (such as a policy parameter without ``params.``), reads a template
 argument without taking it, or reads a name that the template imports as something else.
 
-Why not a call, or numba's inlining? Both were measured (``benchmarks/compare_revisions.py``,
-issue 15): a call that receives the generator state costs up to 40 % of the events/s of the
+Why not a call, or numba's inlining? Both were measured (``benchmarks/compare_revisions.py``):
+a call that receives the generator state costs up to 40 % of the events/s of the
 U kernel, and numba's IR inlining of a rule with loops 10-20 %, because the loop's values
 can no longer stay in registers. Spliced source compiles to the same loop as code written
 in place, and the rule stays a function of its own that tests can call directly.

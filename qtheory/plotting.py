@@ -114,7 +114,7 @@ def rendered_font_px(font_pt: float, width_in: float, column_px: float = 688.0) 
     return font_pt / 72.0 * DISPLAY_DPI * shown / (width_in * DISPLAY_DPI)
 
 
-#: smallest rendered height (CSS px) of a tick label at the book's column width (issue 29)
+#: smallest rendered height (CSS px) of a tick label at the book's column width
 MIN_TICK_PX = 10.0
 
 #: the intervals a figure may draw, and the one wording of each in captions
@@ -551,7 +551,7 @@ def _judge(parts, dpi: float, own: np.ndarray, shows: np.ndarray) -> SeriesVisib
 
 
 def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0) -> list[str]:
-    """What would make `fig` hard to read in the book (issue 29), one sentence each:
+    """What would make `fig` hard to read in the book, one sentence each:
 
     - a tick label rendered below :data:`MIN_TICK_PX` at the column width;
     - two text artists (tick labels, axis labels, titles, legend entries) that overlap, or a

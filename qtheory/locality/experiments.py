@@ -649,7 +649,7 @@ def occupancy_drops(t_grid, occupancy, *, early: float) -> list[dict]:
     return rows
 
 
-# -- the graph mean field against simulation of the same graph (issue 30) -----------------
+# -- the graph mean field against simulation of the same graph --------------------------
 from typing import NamedTuple  # noqa: E402 (with the functions below, added at the end)
 
 @dataclass(frozen=True)
@@ -766,7 +766,7 @@ def graph_meanfield_rows(seed: int, n_list=(20, 50, 100, 200), n_graphs: int = 5
                          n_batches: int = 20, workers: int | None = None,
                          refine_up_to: int = 0, per_server_up_to: int | None = None,
                          events_per_run: int | None = None) -> GraphMeanFieldTables:
-    """The graph mean field and ODE (3.7) against simulation of the same irg graphs (issue 30).
+    """The graph mean field and ODE (3.7) against simulation of the same irg graphs.
 
     For each N in `n_list`, `n_graphs` graphs irg(p) of `system` (default Sec. 6's design
     :math:`p^1` at :math:`\\lambda = 3`), each from ``child_seed(seed, "graph-meanfield", N)``'s

@@ -1,4 +1,4 @@
-"""The c.o.c. and c.o.s. dynamics as explicit Markov chains, solved exactly (issue 14).
+"""The c.o.c. and c.o.s. dynamics as explicit Markov chains, solved exactly.
 
 This module is an independent route to the product forms (4) and (6): it knows nothing
 of them. It enumerates the states of the detailed process of Sec. 2.3, writes its

@@ -68,3 +68,17 @@ def test_tab_titles_and_search_titles_carry_no_tex(book_html):
     bad += [("search: page", t) for t in data["titles"] if tex.search(t) or "<span" in t]
     bad += [("search: section", t) for t in data["alltitles"] if tex.search(t)]
     assert not bad, bad[:10]
+
+
+def test_no_tracker_words_in_the_book(book_html):
+    """Readers do not know the project's issue numbers ("issue 30", "before issue 33"): the book says
+    what changed, not where it was discussed (issue 41)."""
+    import re
+
+    found = []
+    for page in sorted(book_html.rglob("*.html")):
+        if page.name == "genindex.html":
+            continue
+        text = re.sub(r"<[^>]+>", " ", page.read_text(encoding="utf-8", errors="replace"))
+        found += [(str(page.relative_to(book_html)), m.group(0)) for m in re.finditer(r"\bissues? \d+\b", text)]
+    assert not found, found[:10]

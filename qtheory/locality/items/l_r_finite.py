@@ -17,7 +17,7 @@ of our own targets.
   :func:`target_claim` judges the points of load at most 0.9 that the simulation resolves.
 * Target 2 (:func:`speed_claim`): the refined stationary approximation of the Sec. 6 system
   computes in under a second.
-* Target 3 (:func:`second_order_verdict`, :func:`second_order_claim`, issue 30): on the Sec. 6
+* Target 3 (:func:`second_order_verdict`, :func:`second_order_claim`): on the Sec. 6
   system at :math:`N = 10` and every load of `loads`, the second-order error is at most a third
   of the first-order (refined) error.
 * :func:`refined_vs_simulation_check`: the refined mean queue length of the Sec. 6 system at
@@ -73,7 +73,7 @@ SEC6_CASE = "Sec. 6, $p^1$"
 METHODS = {"mean-field": "mean field (3.7)", "refined": "refined, 1/N", "second-order": "second order, 1/N²"}
 #: target 3: the second-order error is at most this share of the first-order error ...
 SECOND_ORDER_RATIO = 1.0 / 3.0
-#: ... on the Sec. 6 system at this size (issue 30)
+#: ... on the Sec. 6 system at this size
 SWEEP_N = 10
 
 

@@ -35,9 +35,9 @@ METHODS = {"ode": "ODE (3.7)", "gmf": "graph mean field", "grmf": "refined graph
 RESOLVED_SE = 3.0
 #: the label of the simulation's standard error of the mean in the error figure
 SE_LABEL = "SE of the simulated mean"
-#: the refinement's target and the graph mean field's (issue 30): error at most this fraction
+#: the refinement's target and the graph mean field's: error at most this fraction
 TARGET_RATIO = 0.5
-#: the graph mean field's target against (3.7) is judged for N up to this (issue 30)
+#: the graph mean field's target against (3.7) is judged for N up to this
 GRAPH_TARGET_N = 200
 
 

@@ -58,6 +58,17 @@ def parse_value(text: str) -> Any:
     return text
 
 
+def _plural(what: str) -> str:
+    """The plural of a kind of value: ``integer`` -> ``integers``, ``non-empty list of numbers`` ->
+    ``non-empty lists of numbers`` (a nested list's head noun takes the plural, not its tail)."""
+    if what == "true or false":
+        return "booleans"
+    if " list of " in f" {what}":
+        head, _, tail = what.partition(" of ")
+        return f"{head}s of {tail}"
+    return what + "s"
+
+
 def _expected(default: Any) -> tuple[str, Any]:
     """What a value replacing `default` must be: a description and a checker."""
     if isinstance(default, bool):
@@ -75,7 +86,7 @@ def _expected(default: Any) -> tuple[str, Any]:
         numbers = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in default)
         proto = 0.0 if numbers and any(isinstance(x, float) for x in default) else default[0]
         what, ok = _expected(proto)
-        return (f"a non-empty list of {what.removeprefix('a ').removeprefix('an ')}s".replace("trues or false", "booleans"),
+        return (f"a non-empty list of {_plural(what.removeprefix('a ').removeprefix('an '))}",
                 lambda v: isinstance(v, (list, tuple)) and len(v) > 0 and all(ok(x) for x in v))
     if isinstance(default, dict):
         return "a dict", lambda v: isinstance(v, dict)

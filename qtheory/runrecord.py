@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .badges import badge
+from .display import number
 from .notebooks import notebook_parameters
 from .presets import load_presets
 from .results import project_root
@@ -36,8 +37,13 @@ def run_record(metas: list[dict], *, links: dict[str, dict[str, str]] | None = N
     for meta in metas:
         files = links.get(meta["id"], {}) if links else {}
         data = ", ".join(f"{{download}}`{name} <{path}>`" for name, path in files.items()) or "—"
-        lines.append(f"| {meta['id']} | {meta.get('preset')} | {meta.get('seed')} | "
-                     f"{meta.get('wall_time_s')} s | {meta.get('finished_utc')} | {data} |")
+        # an item without random numbers has no seed: said so, not "None"
+        seed = meta.get("seed")
+        seed = "none (deterministic)" if seed is None else str(seed)
+        lines.append(f"| {meta['id']} | {meta.get('preset')} | {seed} | "
+                     f"{number(meta['wall_time_s'])} s | {meta.get('finished_utc')} | {data} |"
+                     if meta.get("wall_time_s") is not None else
+                     f"| {meta['id']} | {meta.get('preset')} | {seed} | — | {meta.get('finished_utc')} | {data} |")
     params = metas[0].get("parameters", {}) if metas else {}
     if params:
         lines += ["", "Parameters: " + ", ".join(f"`{k} = {json.dumps(v)}`" for k, v in params.items()) + "."]

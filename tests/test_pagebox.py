@@ -152,6 +152,9 @@ def test_type_names_follow_the_check_of_the_command_line():
     assert [pagebox.type_name(v) for v in (7, 2.5, True, "one", [1, 2], [0.5, 1], None)] == [
         "integer", "number", "true or false", "string", "non-empty list of integers",
         "non-empty list of numbers", "any literal"]
+    # a list of lists: the head noun takes the plural ("numberss" on U-V-sub's page)
+    assert pagebox.type_name([[0.1, 0.5]]) == "non-empty list of non-empty lists of numbers"
+    assert pagebox.type_name([True]) == "non-empty list of booleans"
 
 
 def test_cell_comments_are_the_end_of_line_comment_else_the_lines_above():

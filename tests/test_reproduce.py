@@ -307,3 +307,12 @@ def test_a_waiting_results_lock_gets_the_folder_when_the_holder_releases_it(tmp_
     kind, holder = report.get(timeout=15)
     proc.join(15)
     assert kind == "got" and holder == str(proc.pid)   # it holds the lock now, under its own PID
+
+
+def test_the_run_record_says_deterministic_instead_of_none_and_rounds_its_time():
+    from qtheory.runrecord import run_record
+
+    meta = dict(id="R-F3ab", preset="paper", seed=None, wall_time_s=3.0641234, finished_utc="2026-12-06T08:00:00")
+    record = run_record([meta])
+    assert "| R-F3ab | paper | none (deterministic) | 3.06 s |" in record and "None" not in record
+    assert "| 7 |" in run_record([meta | dict(seed=7)])

@@ -255,8 +255,8 @@ def _stability(systems, params, seed, n_random) -> ItemResult:
         f"{len(rand)} random systems: the three searches and (1) $\\Leftrightarrow$ (2) agree": "yes" if agree else "no",
         "(3) against the general search, largest relative gap": f"{number(pod_gap, digits=2)}",
         f"power-of-2, $N = 20$ ($K = {big.n_types}$, $2^{{{big.n_types}}}$ type sets): server-set search":
-            f"{t1 - t0:.2f} s, $\\lambda^* = {a.critical_load:.12f}$",
-        "the same, min-cut (flow) search": f"{t2 - t1:.2f} s, $\\lambda^* = {b.critical_load:.12f}$"})
+            f"{t1 - t0:.2f} s, $\\lambda^* = {number(a.critical_load, digits=12)}$",
+        "the same, min-cut (flow) search": f"{t2 - t1:.2f} s, $\\lambda^* = {number(b.critical_load, digits=12)}$"})
     ratios = [r["ratio_types"] for r in rand]
     return ItemResult("R-V-stab", params, seed, rows,
                       claims=(equivalence_claim("R-V-stab", "Sec. 2.1: conditions (1) and (2) are equivalent, and (3) gives "

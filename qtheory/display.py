@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from .errors import ParameterError
 
-__all__ = ["Table", "number", "fixed", "listing", "html_table", "show_table", "show_values", "html_math", "plain_math", "plain_tex"]
+__all__ = ["Table", "number", "fixed", "listing", "html_table", "show_table", "show_values", "html_math", "plain_math", "plain_tex", "true_minus"]
 
 _MATH = re.compile(r"\$([^$]+)\$")
 #: TeX commands of the titles and captions, and how alt text (plain text) writes them
@@ -27,13 +27,25 @@ _PLAIN = {"lambda": "λ", "mu": "μ", "rho": "ρ", "epsilon": "ε", "varepsilon"
           "log": "log", "exp": "exp"}
 
 
+#: a hyphen used as a minus sign: before a digit, not after a letter, digit, point or hyphen
+#: ("-0.5", "[-1, 2]", "+1.7 / -0.6"; not "lengths-1-3", "x-2", "1e-5")
+_MINUS = re.compile(r"(?<![\w.\-{^])-(?=\.?\d)")
+
+
+def true_minus(text: str) -> str:
+    """`text` with each hyphen that stands for a minus sign as the minus sign U+2212."""
+    return _MINUS.sub("\u2212", text)
+
+
 def html_math(text: str) -> str:
     """`text` escaped for HTML, its ``$...$`` turned into MathJax's inline ``\\(...\\)``.
 
     The book's MathJax typesets ``\\(...\\)`` anywhere on a page, HTML outputs included,
     but not ``$...$``, which only the Markdown of a page turns into math.
     """
-    return _MATH.sub(lambda m: f"\\({m.group(1)}\\)", html.escape(text))
+    parts = _MATH.split(text)  # text, math, text, ...: the minus signs of the text only (TeX sets its own)
+    return "".join(html.escape(true_minus(p)) if k % 2 == 0 else f"\\({html.escape(p)}\\)"
+                   for k, p in enumerate(parts))
 
 
 def plain_tex(tex: str) -> str:

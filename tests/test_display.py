@@ -86,3 +86,14 @@ def test_titles_in_the_outline_footers_tabs_and_search_carry_no_tex(title, plain
     from qtheory.display import plain_math
 
     assert plain_math(title) == plain
+
+
+def test_tables_write_minus_signs_not_hyphens():
+    from qtheory.display import html_math, true_minus
+
+    assert true_minus("-1.94 and [-0.5, 1], +1.7 / -0.6, -.5") == "\u22121.94 and [\u22120.5, 1], +1.7 / \u22120.6, \u2212.5"
+    # hyphens that are not signs stay: words, ranges, dates, exponents, subtraction with spaces
+    for text in ("lengths-1-3", "x-2", "1e-5", "2026-12-06", "a - b", "c.o.s.-ALIS", "p_{-1}"):
+        assert true_minus(text) == text, text
+    assert "\u22122.46" in html_table([{"z": -2.46}], {"$z$": lambda r: f"{r['z']:.2f}"})
+    assert html_math("$-x$") == "\\(-x\\)"

@@ -408,11 +408,12 @@ def _noted_section(records: list[Claim], noted: list[tuple[Noted, list[str]]], w
     lines = []
     anchors, findings = anchors or {}, findings or {}
     if records:
+        # no "value" column: each record's number meant something else (a sum, a mean, a tail);
+        # the evidence says what each number is
         head = "| item | what | source |" + (" readings considered |" if with_alternatives else "") + \
-            " evidence | value | verdict |"
+            " evidence | verdict |"
         lines += ["Checked by a notebook of their own:", "", head, "|" + "---|" * (head.count("|") - 1)]
         for c in records:
-            value = _value(c.ours, c.ours_se) if c.ours is not None else "—"
             alt = f" {_cell(c.alternatives) or '—'} |" if with_alternatives else ""
             anchor = f'<span id="{anchors[id(c)]}"></span>' if id(c) in anchors else ""
             verdict = _cell(c.judge())
@@ -420,7 +421,7 @@ def _noted_section(records: list[Claim], noted: list[tuple[Noted, list[str]]], w
                 f = findings[c.finding]
                 verdict = f'{_cell(f.title)} (<a href="claims.html#{finding_anchor(f.id)}">finding</a>)'
             lines.append(f"| {anchor}{_link(c.item)} | {_cell(c.text)} | {_cell(c.source) or '—'} |{alt} "
-                         f"{_cell(c.evidence) or '—'} | {value} | {verdict} |")
+                         f"{_cell(c.evidence) or '—'} | {verdict} |")
         lines.append("")
     if noted:
         head = "| item | what | source |" + (" readings considered |" if with_alternatives else "") + \

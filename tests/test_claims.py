@@ -181,6 +181,9 @@ def test_errata_and_reconstructions_have_pages_of_their_own(results_dir, tmp_pat
     errata = (book / "errata.md").read_text()
     assert "our reading" in recon and "the other reading" in recon and "a misprint" not in recon
     assert "a misprint" in errata and "our reading" not in errata
+    # every column means one thing on every row: no "value" column (a sum on one row, a mean on the next)
+    heads = [line for line in (errata + recon).splitlines() if line.startswith("| item |")]
+    assert heads and all("| value |" not in h for h in heads)
 
 
 def test_table_cells_escape_pipes_and_emphasis_outside_math():

@@ -50,7 +50,7 @@ PAPER = Paper(
               "Appendix E.1 calls the local stability conditions (1) and (2); they are (7) and (8)",
               (("R-V-local", "claim:local stability"), ("R-V-local", "all_equivalent")),
               "confirmed: (7) and (8) are equivalent to maximal stability in every system checked; the twelve "
-              "settings meet them (test_table1_settings_are_maximally_stable_at_load_09)"),
+              "settings meet them at load 0.9 (a test of the package checks it)"),
     ),
     statements=(
         Statement("R-V-stab", r"stability conditions (1) and (2) are equivalent and give the critical load "

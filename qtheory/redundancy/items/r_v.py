@@ -181,7 +181,7 @@ def tail_erratum(r15: dict, printed: float = TAIL_PRINTED) -> Claim:
                               r"$P(Q \geq 15)$, not the M-model's",
         category="erratum", source="Sec. 3.3, after eq. (14)", paper=float(printed), ours=mm1,
         verdict=(("likely" if round(mm1, 5) == printed else "not confirmed")
-                 + f": $0.6^{{15}}$ = {number(mm1, digits=3)} (printed: 4.7e-4); the M-model gives "
+                 + f": $0.6^{{15}}$ = {number(mm1, digits=3)} (printed: {number(printed, digits=2)}); the M-model gives "
                  f"{number(r15['exact_P_Q_greater_q'], digits=3)} ($P(Q>15)$) or {number(r15['exact_P_Q_at_least_q'], digits=3)} ($P(Q \\geq 15)$)"),
         evidence=(f"exact DP: $P(Q>15)$ = {number(r15['exact_P_Q_greater_q'], digits=5)}, $P(Q \\geq 15)$ = "
                   f"{number(r15['exact_P_Q_at_least_q'], digits=5)}; (14) gives {number(r15['exponential_14'], digits=4)}"))

@@ -386,6 +386,32 @@ class FindingDirective(Directive):
         return [container]
 
 
+def measured_commits_note(page: str, built: str | None) -> str | None:
+    """The note that opens the performance page when its measurements come from other commits than
+    the build's: which commits they come from (as each section names them) and which one the book
+    was built from. None when every measurement is of the build's commit, or the build's is unknown."""
+    measured = list(dict.fromkeys(re.findall(r"\(qtheory ([0-9a-f]{7,40})\)", page)))
+    if not built or not measured:
+        return None
+    built = built[:7]
+    if all(m[:7] == built for m in measured):
+        return None
+    return (":::{note}\nThe measurements on this page were taken at commits " + ", ".join(f"`{m[:7]}`" for m in measured)
+            + f" (each section says which); this book was built from commit `{built}`. The kernels may have "
+            "changed since: `python benchmarks/run.py` measures the current code.\n:::\n")
+
+
+def _performance_commits(app, docname, source) -> None:
+    if docname != "book/performance":
+        return
+    from .results import _git_commit
+
+    note = measured_commits_note(source[0], _git_commit())
+    if note:
+        title, _, rest = source[0].partition("\n")
+        source[0] = f"{title}\n\n{note}{rest}"
+
+
 def _cite_this_page(app, docname, source) -> None:
     """Close every Markdown page with a "Cite this" box: the book, the page, and the paper of
     its part (:func:`qtheory.pagebox.page_cite_box`). Result pages (executed notebooks) carry
@@ -417,4 +443,5 @@ def setup(app):
     app.connect("html-page-context", _plain_tab_title)
     app.connect("builder-inited", _plain_search_titles)
     app.connect("source-read", _cite_this_page)
+    app.connect("source-read", _performance_commits)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

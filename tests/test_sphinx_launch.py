@@ -41,3 +41,11 @@ def test_with_a_repository_thebe_points_at_it(monkeypatch):
     assert app.gone == []
     assert config.thebe_config == {"selector": ".cell", "repository_url": "https://github.com/someone/qtheory",
                                    "repository_branch": "main"}
+
+
+def test_the_performance_page_says_when_its_measurements_are_of_another_commit():
+    page = "# Performance\n\nlast run 2026-12-05 (qtheory 9f9e6a1); run before (qtheory ec3c7e9).\n"
+    note = _sphinx.measured_commits_note(page, "5add037aaaaaaa")
+    assert note.startswith(":::{note}") and "`9f9e6a1`, `ec3c7e9`" in note and "built from commit `5add037`" in note
+    assert _sphinx.measured_commits_note(page.replace("ec3c7e9", "9f9e6a1"), "9f9e6a1bbbb") is None
+    assert _sphinx.measured_commits_note(page, None) is None

@@ -114,8 +114,12 @@ def _cli_value(value: Any) -> str:
     quoted for a POSIX shell."""
     from .presets import parse_value
 
+    from .presets import literal
+
     if isinstance(value, str):
         text = value if parse_value(value) == value else repr(value)
+    elif isinstance(value, float):
+        text = literal(value) if "/" in literal(value) else repr(value)
     else:
         text = repr(value)
     return shlex.quote(text)
@@ -142,7 +146,9 @@ def type_name(default: Any) -> str:
 
 
 def _shown(value: Any) -> str:
-    return "`" + json.dumps(value, ensure_ascii=False) + "`"
+    from .presets import literal
+
+    return "`" + literal(value) + "`"
 
 
 def _cell(text: str) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import json
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,8 +46,15 @@ def load_presets(directory: Path | None = None) -> dict[str, dict[str, dict[str,
     return out
 
 
+_FRACTION = re.compile(r"^\s*(-?\d+)\s*/\s*(\d+)\s*$")
+
+
 def parse_value(text: str) -> Any:
-    """Parse a ``-p NAME VALUE`` value: a Python/JSON literal, else the string itself."""
+    """Parse a ``-p NAME VALUE`` value: a Python/JSON literal, a fraction ``7/12`` (the number
+    7 / 12), else the string itself."""
+    fraction = _FRACTION.match(text)
+    if fraction and int(fraction.group(2)) != 0:
+        return int(fraction.group(1)) / int(fraction.group(2))
     for loader in (ast.literal_eval, json.loads):
         try:
             return loader(text)
@@ -56,6 +64,21 @@ def parse_value(text: str) -> Any:
     if lowered in ("true", "false"):
         return lowered == "true"
     return text
+
+
+def literal(value: Any) -> str:
+    """`value` as a reader types it after ``-p NAME`` and as the pages show it: JSON, except that a
+    number whose shortest form is long but which is a fraction with a denominator up to 100 is
+    written as that fraction (``7/12``, not ``0.5833333333333334``; not inside lists);
+    :func:`parse_value` reads each back to the same value."""
+    from fractions import Fraction
+
+    if isinstance(value, float) and math.isfinite(value) and len(repr(value)) > 8:
+        f = Fraction(value).limit_denominator(100)
+        if f.denominator > 1 and f.numerator / f.denominator == value:
+            return f"{f.numerator}/{f.denominator}"
+    # inside a list, plain numbers: the list is read as one literal, which has no fractions
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _plural(what: str) -> str:

@@ -16,7 +16,7 @@ from typing import Sequence
 from .badges import badge
 from .display import number
 from .notebooks import notebook_parameters
-from .presets import load_presets
+from .presets import literal, load_presets
 from .results import project_root
 
 
@@ -46,7 +46,7 @@ def run_record(metas: list[dict], *, links: dict[str, dict[str, str]] | None = N
                      f"| {meta['id']} | {meta.get('preset')} | {seed} | — | {meta.get('finished_utc')} | {data} |")
     params = metas[0].get("parameters", {}) if metas else {}
     if params:
-        lines += ["", "Parameters: " + ", ".join(f"`{k} = {json.dumps(v)}`" for k, v in params.items()) + "."]
+        lines += ["", "Parameters: " + ", ".join(f"`{k} = {literal(v)}`" for k, v in params.items()) + "."]
     versions = metas[0].get("versions", {}) if metas else {}
     if versions:
         lines += ["", "Versions: " + ", ".join(f"{k} {v}" for k, v in versions.items())

@@ -61,6 +61,8 @@ def test_the_meanings_table_is_not_a_preset():
 def test_the_box_lists_every_parameter_with_its_paper_and_quick_values(notebook):
     presets = reproduce.load_presets()
     defaults = reproduce.notebook_parameters(reproduce.notebook_path(notebook))
+    from qtheory.presets import literal, parse_value
+
     meanings = pagebox.parameter_meanings(notebook)
     box = pagebox.rerun_box(notebook, _meta(), presets, meanings, repository="")
     rows = _rows(box)
@@ -69,7 +71,9 @@ def test_the_box_lists_every_parameter_with_its_paper_and_quick_values(notebook)
         quick = presets["quick"].get(notebook, {}).get(name, default)
         meaning, paper, shown_quick, kind = rows[name]
         assert meaning == meanings[name].replace("|", "\\|")
-        assert (paper, shown_quick) == (f"`{reproduce.json.dumps(default)}`", f"`{reproduce.json.dumps(quick)}`")
+        # each as the reader types it after -p: read back, the same value
+        assert (paper, shown_quick) == (f"`{literal(default)}`", f"`{literal(quick)}`")
+        assert parse_value(paper.strip("`")) == default and parse_value(shown_quick.strip("`")) == quick
         assert kind == pagebox.type_name(default)
     assert "| parameter | meaning | paper | quick (this page) | type |" in box
 
@@ -184,3 +188,16 @@ def test_the_title_of_a_page_is_its_first_heading_outside_code():
     assert pagebox.page_title("(label)=\n# The title\n\ntext\n# Another\n") == "The title"
     assert pagebox.page_title("```python\n# a comment\n```\n\n# Real\n") == "Real"
     assert pagebox.page_title("no heading") is None
+
+
+def test_a_simple_fraction_is_shown_and_typed_as_a_fraction():
+    """R-F2c's and R-F3's p12 = 7/12 read 0.5833333333333334 in the parameter tables (issue 41)."""
+    from qtheory.presets import literal, parse_value
+
+    assert literal(7 / 12) == "7/12" and parse_value("7/12") == 7 / 12 and parse_value(" -7 / 12 ") == -7 / 12
+    assert pagebox._shown(7 / 12) == "`7/12`" and pagebox._cli_value(7 / 12) == "7/12"
+    assert pagebox.rerun_command("R-F3ab", overrides={"p12": 7 / 12}).endswith("-p p12 7/12")
+    # short numbers, lists and non-fractions as they are; "7/0" is no number
+    assert [literal(v) for v in (0.5, 0.1, 1e-3, 0.005833333333333334, [7 / 12])] == [
+        "0.5", "0.1", "0.001", "0.005833333333333334", "[0.5833333333333334]"]
+    assert parse_value("7/0") == "7/0"

@@ -169,9 +169,11 @@ def _cell(text: str) -> str:
     """Text safe inside a Markdown table cell: a bare ``|`` would split the cell, a ``*`` or
     ``_`` outside ``$...$`` math (``q*_(m,1)``) would start emphasis, and a long identifier is set
     as code (it may then break at the column's edge)."""
+    from .display import true_minus
+
     parts = re.split(r"(\$[^$]*\$|`[^`]*`)", text.replace("|", "\\|").replace("\n", " "))
     return "".join(part if part[:1] in ("$", "`") else
-                   _escape_emphasis(_IDENTIFIER.sub(r"`\1`", part)) for part in parts)
+                   _escape_emphasis(_IDENTIFIER.sub(r"`\1`", true_minus(part))) for part in parts)
 
 
 def _escape_emphasis(text: str) -> str:
@@ -611,8 +613,10 @@ def _box_record(c: Claim, v, anchor: str, prefix: str) -> str:
 
 def _box_text(text: str) -> str:
     """Prose for a list item of the box: line breaks folded, a bare ``*`` or ``_`` escaped outside math."""
+    from .display import true_minus
+
     parts = re.split(r"(\$[^$]*\$|`[^`]*`)", text.replace("\n", " "))
-    return "".join(p if p[:1] in ("$", "`") else _escape_emphasis(p) for p in parts)
+    return "".join(p if p[:1] in ("$", "`") else _escape_emphasis(true_minus(p)) for p in parts)
 
 
 def _statement_line(st, records: list[Claim], findings: list[Finding], verdicts: dict[int, Any],

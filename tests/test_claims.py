@@ -212,3 +212,11 @@ def test_checks_directive_typesets_dollar_math_of_claim_texts():
     assert [type(p) for p in parts] == [nodes.math, nodes.Text, nodes.math, nodes.Text]
     assert parts[0].astext() == "P(Q > 15)" and parts[2].astext() == r"\lambda = 0.6"
     assert parts[3].astext() == r" costs \$5 (a lone $ sign)"
+
+
+def test_prose_of_the_box_and_the_tables_writes_minus_signs_but_leaves_code_and_math():
+    from qtheory.claimpages import _box_text, _cell
+
+    text = "difference -0.6 (sums to -1); rerun with `-p seed -3`; $-x$"
+    want = "difference \u22120.6 (sums to \u22121); rerun with `-p seed -3`; $-x$"
+    assert _box_text(text) == want and _cell(text) == want

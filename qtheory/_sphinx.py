@@ -77,6 +77,13 @@ html[data-theme="dark"] .qtheory-label-not-resolved, html[data-theme="dark"] .qt
 details.qtheory-stats { margin: 0.1em 0 0.3em; font-size: 0.9em; }
 details.qtheory-stats > summary { cursor: pointer; color: var(--pst-color-text-muted); }
 details.qtheory-stats > p { margin: 0.3em 0 0.3em 1em; }
+figure.qtheory-figure img { cursor: zoom-in; }
+.qtheory-figure-links { font-size: 0.85em; margin-top: 0.2em; }
+.qtheory-figure-links a + a::before { content: " \\00b7  "; color: var(--pst-color-text-muted); }
+.qtheory-zoom { position: fixed; inset: 0; z-index: 2000; background: rgba(0, 0, 0, 0.85); overflow: auto; cursor: zoom-out; display: flex; flex-direction: column; align-items: flex-start; }
+.qtheory-zoom img { max-width: none; width: auto; height: auto; margin: auto; background: #fff; }
+.qtheory-zoom .qtheory-zoom-bar { position: sticky; top: 0; left: 0; width: 100%; padding: 0.4em 0.8em; background: rgba(0, 0, 0, 0.7); color: #fff; font-size: 0.9em; }
+.qtheory-zoom .qtheory-zoom-bar a { color: #9cd2ff; margin-left: 1em; }
 """
 FONTS = Path("output") / "chtml" / "fonts" / "woff-v2"
 JS = "qtheory.js"
@@ -94,6 +101,63 @@ document.addEventListener("DOMContentLoaded", function () {
     if (!a.hasAttribute("download")) { a.setAttribute("download", a.pathname.split("/").pop()); }
   });
 });
+// figures: a click (or tap) opens the figure at its full size over the page, a link under each
+// figure does the same and another fetches its SVG (the run record's download of the same name)
+(function () {
+  function svgOf(img) {
+    var name = (img.getAttribute("data-file") || "") + ".svg";
+    var found = null;
+    document.querySelectorAll("a.download, a[download]").forEach(function (a) {
+      if (!found && a.textContent.trim() === name) { found = a.getAttribute("href"); }
+    });
+    return found;
+  }
+  function open(img) {
+    var box = document.createElement("div");
+    box.className = "qtheory-zoom";
+    box.setAttribute("role", "dialog");
+    box.setAttribute("aria-label", "figure at full size");
+    var bar = document.createElement("div");
+    bar.className = "qtheory-zoom-bar";
+    bar.textContent = "Full size (click, tap or Escape to close)";
+    var svg = svgOf(img);
+    if (svg) {
+      var a = document.createElement("a");
+      a.href = svg; a.textContent = "SVG"; a.setAttribute("download", "");
+      a.addEventListener("click", function (e) { e.stopPropagation(); });
+      bar.appendChild(a);
+    }
+    var big = document.createElement("img");
+    big.src = img.src; big.alt = img.alt;
+    box.appendChild(bar); box.appendChild(big);
+    function close() { box.remove(); document.removeEventListener("keydown", key); }
+    function key(e) { if (e.key === "Escape") { close(); } }
+    box.addEventListener("click", close);
+    document.addEventListener("keydown", key);
+    document.body.appendChild(box);
+  }
+  function links() {
+    document.querySelectorAll("figure.qtheory-figure").forEach(function (fig) {
+      var img = fig.querySelector("img");
+      if (!img || fig.querySelector(".qtheory-figure-links")) { return; }
+      img.addEventListener("click", function () { open(img); });
+      var row = document.createElement("div");
+      row.className = "qtheory-figure-links";
+      var full = document.createElement("a");
+      full.href = "#"; full.textContent = "full size";
+      full.addEventListener("click", function (e) { e.preventDefault(); open(img); });
+      row.appendChild(full);
+      var svg = svgOf(img);
+      if (svg) {
+        var a = document.createElement("a");
+        a.href = svg; a.textContent = "SVG"; a.setAttribute("download", "");
+        row.appendChild(a);
+      }
+      fig.insertBefore(row, fig.querySelector("figcaption"));
+    });
+  }
+  if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", links); } else { links(); }
+})();
 (function () {
   var INLINE = '.bd-article mjx-container[jax="CHTML"]:not([display="true"])';
   function room(el) {

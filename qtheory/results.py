@@ -334,6 +334,7 @@ class ResultWriter:
         width = round(_png_width(png) * DISPLAY_DPI / dpi)
         display(HTML(f'<figure class="qtheory-figure"><img src="data:image/png;base64,{data}" '
                      f'alt="{_html.escape(plain_math(alt), quote=True)}" width="{width}" data-font-pt="{font_pt:g}" '
+                     f'data-file="{_html.escape(png.stem, quote=True)}" '
                      f'data-dpi="{dpi}" style="max-width: 100%; height: auto;">'
                      f"<figcaption><strong>Figure {number}.</strong> {html_math(text)}</figcaption>"
                      "</figure>"))

@@ -66,7 +66,7 @@ def append_run_record(output: Path, source: Path, staging: Path, items: Sequence
         meta = json.loads((staging / item / f"{item}.json").read_text(encoding="utf-8"))
         metas.append(meta)
         links[item] = {name: _relative(results / item / name, executed.parent)
-                       for name in meta.get("files", []) if name.endswith((".csv", ".json"))}
+                       for name in meta.get("files", []) if name.endswith((".csv", ".json", ".svg"))}
     nb = nbformat.read(output, as_version=4)
     cell = nbformat.v4.new_markdown_cell(run_record(metas, links=links,
                                                     notebook_link=_relative(source, executed.parent)))

@@ -77,6 +77,12 @@ html[data-theme="dark"] .qtheory-label-not-resolved, html[data-theme="dark"] .qt
 details.qtheory-stats { margin: 0.1em 0 0.3em; font-size: 0.9em; }
 details.qtheory-stats > summary { cursor: pointer; color: var(--pst-color-text-muted); }
 details.qtheory-stats > p { margin: 0.3em 0 0.3em 1em; }
+[data-qtheory-scrolls="right"] { box-shadow: inset -14px 0 12px -12px rgba(0, 0, 0, 0.55) !important; }
+[data-qtheory-scrolls="left"] { box-shadow: inset 14px 0 12px -12px rgba(0, 0, 0, 0.55) !important; }
+[data-qtheory-scrolls="both"] { box-shadow: inset -14px 0 12px -12px rgba(0, 0, 0, 0.55), inset 14px 0 12px -12px rgba(0, 0, 0, 0.55) !important; }
+html[data-theme="dark"] [data-qtheory-scrolls="right"] { box-shadow: inset -14px 0 12px -12px rgba(255, 255, 255, 0.5) !important; }
+html[data-theme="dark"] [data-qtheory-scrolls="left"] { box-shadow: inset 14px 0 12px -12px rgba(255, 255, 255, 0.5) !important; }
+html[data-theme="dark"] [data-qtheory-scrolls="both"] { box-shadow: inset -14px 0 12px -12px rgba(255, 255, 255, 0.5), inset 14px 0 12px -12px rgba(255, 255, 255, 0.5) !important; }
 figure.qtheory-figure img { cursor: zoom-in; }
 .qtheory-figure-links { font-size: 0.85em; margin-top: 0.2em; }
 .qtheory-figure-links a + a::before { content: " \\00b7  "; color: var(--pst-color-text-muted); }
@@ -101,6 +107,36 @@ document.addEventListener("DOMContentLoaded", function () {
     if (!a.hasAttribute("download")) { a.setAttribute("download", a.pathname.split("/").pop()); }
   });
 });
+// a box that scrolls sideways (a wide table, equation or code block on a phone) shows that it does:
+// a shadow on each side where more content lies, updated as it scrolls and at every resize
+(function () {
+  function side(el) {
+    var more = el.scrollWidth > el.clientWidth + 1;
+    if (!more) { el.removeAttribute("data-qtheory-scrolls"); return; }
+    var left = el.scrollLeft > 1, right = el.scrollLeft + el.clientWidth < el.scrollWidth - 1;
+    el.setAttribute("data-qtheory-scrolls", left && right ? "both" : (left ? "left" : "right"));
+  }
+  function mark() {
+    var article = document.querySelector(".bd-article");
+    if (!article) { return; }
+    article.querySelectorAll("*").forEach(function (el) {
+      var o = getComputedStyle(el).overflowX;
+      if (o !== "auto" && o !== "scroll") { return; }
+      side(el);
+      if (!el.hasAttribute("data-qtheory-scroll-watch")) {
+        el.setAttribute("data-qtheory-scroll-watch", "");
+        el.addEventListener("scroll", function () { side(el); }, {passive: true});
+      }
+    });
+  }
+  var timer = null;
+  window.addEventListener("resize", function () { clearTimeout(timer); timer = setTimeout(mark, 150); });
+  function start() {
+    mark();
+    if (window.MathJax && MathJax.startup && MathJax.startup.promise) { MathJax.startup.promise.then(mark); }
+  }
+  if (document.readyState === "complete") { start(); } else { window.addEventListener("load", start); }
+})();
 // figures: a click (or tap) opens the figure at its full size over the page, a link under each
 // figure does the same and another fetches its SVG (the run record's download of the same name)
 (function () {

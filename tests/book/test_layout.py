@@ -22,6 +22,16 @@ _PHONE = r"""() => {
     }
     return false;
   }
+  // a box that scrolls sideways must show it (the shadow of data-qtheory-scrolls): content cut at
+  // its edge with no cue reads as the whole of it
+  for (const el of article.querySelectorAll('*')) {
+    const o = getComputedStyle(el).overflowX;
+    if ((o === 'auto' || o === 'scroll') && el.scrollWidth > el.clientWidth + 1 && el.getBoundingClientRect().width > 0
+        && getComputedStyle(el).boxShadow === 'none') {
+      out.push(`${el.tagName.toLowerCase()} scrolls sideways (${el.scrollWidth}/${el.clientWidth} px) with no cue: `
+               + `${(el.innerText || '').replace(/\s+/g, ' ').slice(0, 50)}`);
+    }
+  }
   for (const el of article.querySelectorAll('td, th, caption, figcaption, p, li, dt, dd, h1, h2, h3, a, code')) {
     const s = getComputedStyle(el);
     if ((s.overflowX === 'hidden' || s.overflowX === 'clip') && el.scrollWidth > el.clientWidth + 1) {

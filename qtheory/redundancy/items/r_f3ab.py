@@ -146,7 +146,9 @@ def compute(*, seed: int, p12: float, loads, max_jobs, closed_form_max: int) -> 
     caption = (
         rf"exact joint distribution of the numbers of jobs of the two types, M-model with $p_{{12}} = {p12:.4g}$, c.o.c., at "
         rf"loads $\lambda/\mu = {', '.join(f'{x:g}' for x in loads)}$ (dynamic programme up to "
-        f"{', '.join(str(m) for m in max_jobs)} jobs per type), with the line of slope 5/7 of Theorem 3.1")
+        f"{', '.join(str(m) for m in max_jobs)} jobs per type), with the line of slope 5/7 of Theorem 3.1; colour: "
+        "the probability of each cell on a log scale spanning four decades below the most likely cell "
+        "(cells below it, and those of probability 0, in the lowest colour)")
     return ItemResult(ITEM, params, seed, rows, claims=claims, displays=tables,
                       summary=dict(summary=summary, ratio_closer_to_limit=closer),
                       figure={"caption": caption, "slope": LIMIT_SLOPE})

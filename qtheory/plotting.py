@@ -550,6 +550,44 @@ def _judge(parts, dpi: float, own: np.ndarray, shows: np.ndarray) -> SeriesVisib
     return SeriesVisibility(shown=float(shows.sum() / own.sum()), markers=markers, hidden_markers=int(hidden))
 
 
+#: a heat map hides its structure when, of the cells holding at least this fraction of its largest
+#: value, more than half are drawn in the lowest tenth of its colour scale (a linear scale over
+#: values that span decades: the mass is a few bright pixels on a uniform field)
+HEATMAP_VISIBLE = 1e-3
+
+
+def _colour_scale_problems(fig, renderer) -> list[str]:
+    """Heat maps whose colour scale hides their data (:data:`HEATMAP_VISIBLE`), and colour bars
+    taller than the panel whose colours they explain."""
+    from matplotlib.collections import QuadMesh
+    from matplotlib.image import AxesImage
+
+    problems = []
+    for artist in fig.findobj(lambda a: isinstance(a, (AxesImage, QuadMesh))):
+        data = np.ma.masked_invalid(np.ma.asarray(artist.get_array(), dtype=float))
+        if data.count() == 0 or data.min() < 0 or not data.max() > 0:
+            continue
+        values = data.compressed()
+        held = values[values >= HEATMAP_VISIBLE * values.max()]
+        scaled = np.ma.filled(artist.norm(held), 0.0)
+        share = float(np.mean(scaled < 0.1))
+        if share > 0.5:
+            title = artist.axes.get_title() if artist.axes is not None else ""
+            problems.append(f"the heat map{f' {title!r}' if title else ''} draws {100 * share:.0f}% of its cells "
+                            f"above {HEATMAP_VISIBLE:g} of its largest value in the lowest tenth of its colour "
+                            "scale (a log or power scale shows them)")
+    for ax in fig.get_axes():
+        bar = getattr(ax, "_colorbar", None)
+        panel = getattr(getattr(bar, "mappable", None), "axes", None)
+        if bar is None or panel is None:
+            continue
+        tall, short = ax.get_window_extent(renderer).height, panel.get_window_extent(renderer).height
+        if tall > 1.05 * short:
+            problems.append(f"a colour bar is {tall / short:.2f} times as tall as its panel "
+                            f"{panel.get_title()!r} (imshow(..., aspect='auto') or a shorter figure)")
+    return problems
+
+
 def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0) -> list[str]:
     """What would make `fig` hard to read in the book, one sentence each:
 
@@ -559,6 +597,8 @@ def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0
     - a labelled series that does not show (:func:`series_visibility`): less than
       :data:`MIN_SHOWN_FRACTION` of its pixels change the figure, or most of its markers keep less
       than :data:`MIN_MARKER_FRACTION` of theirs (other artists cover them);
+    - a heat map whose colour scale hides its data, or a colour bar taller than its panel
+      (:func:`_colour_scale_problems`);
     - a caption whose interval wording differs from what the figure draws: the kinds marked
       (:func:`mark_interval`, :func:`interval_words`) must be named; without a mark, a caption
       that names an interval needs error bars or a band in the figure, and names one kind.
@@ -604,6 +644,7 @@ def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0
                 problems.append(f"the markers of the series '{label}' hide under other artists: "
                                 f"{seen.hidden_markers} of {seen.markers} keep less than "
                                 f"{100 * MIN_MARKER_FRACTION:.0f}% of their pixels")
+        problems += _colour_scale_problems(fig, renderer)
         if caption is not None:
             drawn = set(getattr(fig, "_qtheory_intervals", set()))
             named = {kind for kind, words in INTERVALS.items() if words in caption}

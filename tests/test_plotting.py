@@ -2,6 +2,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import numpy as np  # noqa: E402
+
 from qtheory import plotting  # noqa: E402
 from qtheory.plotting import figure_problems  # noqa: E402
 
@@ -306,3 +308,30 @@ def test_a_series_covered_from_a_panel_over_it_is_flagged_and_one_beside_it_is_n
     seen = series_visibility(fig)
     assert seen["covered"].shown < 0.1
     assert seen["beside"].shown > 0.9 and seen["cover"].shown > 0.9
+
+
+def _heat_maps(norm: str, aspect: str = "auto", height: float = 3.3):
+    """Two panels of a geometric joint law (values over eight decades), as R-F3ab draws it."""
+    from matplotlib.colors import LogNorm
+
+    from qtheory.plotting import new_figure
+
+    q = np.arange(40)
+    law = 0.5 ** q[:, None] * 0.7 ** q[None, :]
+    fig, axes = new_figure(2, height=height)
+    for ax in axes[0]:
+        kw = dict(norm=LogNorm(law.max() * 1e-4, law.max())) if norm == "log" else {}
+        fig.colorbar(ax.imshow(law, origin="lower", aspect=aspect, **kw), ax=ax)
+    return fig
+
+
+def test_a_heat_map_on_a_linear_scale_over_decades_is_flagged_and_a_log_scale_passes():
+    problems = [p for p in figure_problems(_heat_maps("linear")) if "colour" in p]
+    assert len(problems) == 2 and all("lowest tenth of its colour scale" in p for p in problems)
+    assert [p for p in figure_problems(_heat_maps("log")) if "colour" in p] == []
+
+
+def test_a_colour_bar_taller_than_its_panel_is_flagged():
+    # square panels (imshow's equal aspect) in a tall figure: the bars span the full height
+    problems = [p for p in figure_problems(_heat_maps("log", aspect="equal", height=4.4)) if "colour" in p]
+    assert len(problems) == 2 and all("times as tall as its panel" in p for p in problems)

@@ -205,7 +205,7 @@ def theorem7(*, seed: int, parameters: dict) -> ItemResult:
                   caption="Log-ratio of the tail at a deep level")
     caption = (
         r"tails of the fixed point $q^*$ of the Sec. 6 system on irg($p^1$) for $d = 1, 2, 3$ (refined tails for "
-        r"$d \ge 2$). Left: $q^*_{m,\ell}$ against the level. Right: $\log q^*_{m,\ell+1} / \log q^*_{m,\ell}$, which "
+        r"$d \ge 2$). Left: $-\log_{10} q^*_{m,\ell}$ against the level on a log axis, where a doubly exponential tail is a straight line of slope $\log_{10} d$. Right: $\log q^*_{m,\ell+1} / \log q^*_{m,\ell}$, which "
         "tends to $d$ for a doubly exponential tail (horizontal lines)")
     return ItemResult("L-V-thm7", parameters, seed, rows, claims=double_exponential_claims(deep),
                       summary=dict(deep_log_ratio=deep), displays=(table,), figure={"caption": caption})

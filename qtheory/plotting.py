@@ -556,9 +556,14 @@ def _judge(parts, dpi: float, own: np.ndarray, shows: np.ndarray) -> SeriesVisib
 HEATMAP_VISIBLE = 1e-3
 
 
+#: a log axis spanning more decades than this has tick labels no reader can place (10^6 to 10^-242)
+MAX_LOG_DECADES = 24
+
+
 def _colour_scale_problems(fig, renderer) -> list[str]:
-    """Heat maps whose colour scale hides their data (:data:`HEATMAP_VISIBLE`), and colour bars
-    taller than the panel whose colours they explain."""
+    """Heat maps whose colour scale hides their data (:data:`HEATMAP_VISIBLE`), log axes spanning
+    more than :data:`MAX_LOG_DECADES` decades, and colour bars taller than the panel whose colours
+    they explain."""
     from matplotlib.collections import QuadMesh
     from matplotlib.image import AxesImage
 
@@ -576,6 +581,13 @@ def _colour_scale_problems(fig, renderer) -> list[str]:
             problems.append(f"the heat map{f' {title!r}' if title else ''} draws {100 * share:.0f}% of its cells "
                             f"above {HEATMAP_VISIBLE:g} of its largest value in the lowest tenth of its colour "
                             "scale (a log or power scale shows them)")
+    for ax in fig.get_axes():
+        for name, scale, limits in (("x", ax.get_xscale(), ax.get_xlim()), ("y", ax.get_yscale(), ax.get_ylim())):
+            lo, hi = sorted(abs(v) for v in limits)
+            decades = float(np.log10(hi) - np.log10(lo)) if lo > 0 else 0.0
+            if scale == "log" and decades > MAX_LOG_DECADES:
+                problems.append(f"the {name} axis of {ax.get_title()!r} spans {decades:.0f} decades (more "
+                                f"than {MAX_LOG_DECADES}): plot -log q on a log axis, or fit the axis to the data")
     for ax in fig.get_axes():
         bar = getattr(ax, "_colorbar", None)
         panel = getattr(getattr(bar, "mappable", None), "axes", None)
@@ -597,8 +609,8 @@ def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0
     - a labelled series that does not show (:func:`series_visibility`): less than
       :data:`MIN_SHOWN_FRACTION` of its pixels change the figure, or most of its markers keep less
       than :data:`MIN_MARKER_FRACTION` of theirs (other artists cover them);
-    - a heat map whose colour scale hides its data, or a colour bar taller than its panel
-      (:func:`_colour_scale_problems`);
+    - a heat map whose colour scale hides its data, a log axis over more decades than a reader
+      can place, or a colour bar taller than its panel (:func:`_colour_scale_problems`);
     - a caption whose interval wording differs from what the figure draws: the kinds marked
       (:func:`mark_interval`, :func:`interval_words`) must be named; without a mark, a caption
       that names an interval needs error bars or a band in the figure, and names one kind.

@@ -335,3 +335,15 @@ def test_a_colour_bar_taller_than_its_panel_is_flagged():
     # square panels (imshow's equal aspect) in a tall figure: the bars span the full height
     problems = [p for p in figure_problems(_heat_maps("log", aspect="equal", height=4.4)) if "colour" in p]
     assert len(problems) == 2 and all("times as tall as its panel" in p for p in problems)
+
+
+def test_a_log_axis_over_hundreds_of_decades_is_flagged():
+    from qtheory.plotting import new_figure
+
+    levels = np.arange(1, 9)  # down to 0.5^256, about 10^-77
+    fig, axes = new_figure(1)
+    axes[0][0].semilogy(levels, 0.5 ** (2.0 ** levels), label="a doubly exponential tail")
+    assert any("decades" in p for p in figure_problems(fig))
+    fig, axes = new_figure(1)
+    axes[0][0].semilogy(levels, -np.log10(0.5 ** (2.0 ** levels)), label="its -log10")
+    assert not any("decades" in p for p in figure_problems(fig))

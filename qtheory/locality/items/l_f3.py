@@ -95,7 +95,8 @@ def compute(*, seed: int = 0, horizon: float, n_times: int) -> ItemResult:
     table = Table(tuple(shown), {"quantity": lambda r: r[0], "value": lambda r: r[1]})
     caption = (rf"fraction of busy servers $q_{{m,1}}(t)$ of each type $m$ for the Sec. 6 system on irg($p^1$) (JSQ(2), "
                rf"$\lambda = 3$), ODE (3.7) up to $t = {horizon:g}$ from the initial matrices Q, Q1, Q2, each in both "
-               "readings (solid: lengths 1-3, dotted: lengths 0-2), and the fixed point from a root solve (dashed)")
+               "readings (solid: queue lengths 1, 2, 3; dotted: 0, 1, 2), and the fixed point from a root solve "
+               "(dashed); time runs linearly up to 1 and on a log scale beyond, where the paths settle")
     return ItemResult(ITEM, params, None, rows, claims=claims,
                       summary=dict(max_final_distance=final, fixed_point_q1=fp.q[:, 0], root_residual=fp.residual),
                       displays=(table,),

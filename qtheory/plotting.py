@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import warnings
 from typing import Callable, NamedTuple
@@ -556,6 +557,18 @@ def _judge(parts, dpi: float, own: np.ndarray, shows: np.ndarray) -> SeriesVisib
 HEATMAP_VISIBLE = 1e-3
 
 
+#: text outside math that reads like code: snake_case names, key=value pairs, parameter values such
+#: as lengths-0-2
+_CODE_LIKE = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b|\b[A-Za-z]\w*=[\w.]+|\b[a-z]+-\d+-\d+\b")
+
+
+def code_like(text: str) -> str | None:
+    """The part of a figure's `text` (outside ``$...$``) that reads like code, or None."""
+    plain = re.sub(r"\$[^$]*\$", " ", text)
+    found = _CODE_LIKE.search(plain)
+    return found.group(0) if found else None
+
+
 #: a log axis spanning more decades than this has tick labels no reader can place (10^6 to 10^-242)
 MAX_LOG_DECADES = 24
 
@@ -639,6 +652,11 @@ def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0
                 area = _overlap(b1, b2)
                 if area > 0.1 * min(b1.width * b1.height, b2.width * b2.height):
                     problems.append(f"texts overlap: '{t1.get_text()[:30]}' and '{t2.get_text()[:30]}'")
+        for t, _ in texts:
+            code = code_like(t.get_text())
+            if code:
+                problems.append(f"the label '{t.get_text()[:40]}' reads like code ('{code}'): write it in words "
+                                "and math")
         legends = [a for a in fig.findobj(Legend) if a.get_visible()]
         for leg in legends:
             box = leg.get_window_extent(renderer)

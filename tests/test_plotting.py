@@ -347,3 +347,16 @@ def test_a_log_axis_over_hundreds_of_decades_is_flagged():
     fig, axes = new_figure(1)
     axes[0][0].semilogy(levels, -np.log10(0.5 ** (2.0 ** levels)), label="its -log10")
     assert not any("decades" in p for p in figure_problems(fig))
+
+
+def test_labels_that_read_like_code_are_flagged_and_words_and_math_pass():
+    from qtheory.plotting import code_like, new_figure
+
+    for text in ("eps example N=5 eps=0", "Q1, lengths-0-2", "mean_queue_length"):
+        assert code_like(text), text
+    for text in (r"$\epsilon$ example, $N = 5$, $\epsilon = 0$", "start $Q_1$, queue lengths 0, 1, 2",
+                 r"$q_{m,\ell}$ at $N = 1000$", "c.o.s.-ALIS", "GWSQ(2)"):
+        assert code_like(text) is None, text
+    fig, axes = new_figure(1)
+    axes[0][0].barh(["eps example N=5 eps=0", r"$\epsilon$ example"], [1, 2])
+    assert any("reads like code" in p for p in figure_problems(fig))

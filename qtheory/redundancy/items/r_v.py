@@ -12,6 +12,7 @@ simulation); each judgement is a small function of plain numbers or rows (``*_cl
 
 from __future__ import annotations
 
+import re
 import time
 
 import numpy as np
@@ -214,6 +215,19 @@ def product_form_check(samples: list[dict], seed: int) -> Claim:
                                 "c.o.c. type means.")
 
 
+def _family_label(name: str) -> str:
+    """A family's key (``"eps example N=5 eps=0.5"``) as a reader reads it in a figure or table:
+    words and math, ``$\\epsilon$ example, $N = 5$, $\\epsilon = 0.5$``."""
+    words = {"eps example": r"$\epsilon$ example", "power-of-d": r"power-of-$d$", "circular-d": r"circular-$d$",
+             "heterogeneous pod": r"heterogeneous power-of-$d$"}
+    symbols = {"eps": r"\epsilon", "p12": "p_{12}", "N": "N", "d": "d"}
+    head = re.split(r" (?=\w+=)", name, maxsplit=1)[0]
+    parts = [words.get(head, head)]
+    for key, value in re.findall(r"(\w+)=([\w./]+)", name):
+        parts.append(f"${symbols.get(key, key)} = {value}$")
+    return ", ".join(parts)
+
+
 def _types(params, seed) -> ItemResult:
     families = [("power-of-d N=10 d=3", M.power_of_d(10, 3)), ("circular-d N=10 d=3", M.circular_d(10, 3)),
                 ("M-model p12=7/12", M.m_model(7 / 12)), ("M-model p12=1/4", M.m_model(0.25)),
@@ -224,17 +238,18 @@ def _types(params, seed) -> ItemResult:
     rows = []
     for name, sy in families:
         crit = S.critical_subset(sy)
-        rows.append(dict(family=name, n_servers=sy.n_servers, n_types=sy.n_types,
+        rows.append(dict(family=name, label=_family_label(name), n_servers=sy.n_servers, n_types=sy.n_types,
                          replication_degree=sy.replication_degree, mean_speed=sy.mean_speed,
                          lambda_star=crit.critical_load, locally_stable=int(crit.maximally_stable),
                          critical_types=len(crit.types)))
-    table = Table(tuple(rows), {"family": lambda r: r["family"], "$N$": lambda r: r["n_servers"],
+    table = Table(tuple(rows), {"family": lambda r: r["label"], "$N$": lambda r: r["n_servers"],
                                 "$K$": lambda r: r["n_types"],
                                 "mean replication degree": lambda r: f"{r['replication_degree']:.2f}",
                                 r"$\lambda^*/\mu$": lambda r: f"{r['lambda_star'] / r['mean_speed']:.3f}",
                                 "locally stable": lambda r: "yes" if r["locally_stable"] else "no"},
                   caption="Type families: size, number of types $K$, critical load and local stability")
     return ItemResult("R-P-types", params, seed, rows, claims=types_claims(rows), displays=(table,), figure=dict(
+        labels=[r["label"] for r in rows],
         load_over_speed=[r["lambda_star"] / r["mean_speed"] for r in rows],
         colour_index=[0 if r["locally_stable"] else 3 for r in rows],
         caption=r"critical load $\lambda^*/\mu$ of the eight type families of the table above "
@@ -596,7 +611,7 @@ def draw_limits(result: ItemResult):
 
 def draw_replicas(result: ItemResult):
     """R-V-cor31: scaled mean replicas per server against :math:`1-\\lambda/\\lambda^*`, with the limits :math:`q_n`."""
-    from ...plotting import PALETTE
+    from ...plotting import PALETTE, figure_legend
 
     fig, ax = _one_axis()
     for n, q_n in enumerate(result.figure["q_n"]):
@@ -605,14 +620,15 @@ def draw_replicas(result: ItemResult):
             ax.semilogx([1 - r["load_fraction"] for r in pts], [r["scaled_mean"] for r in pts], color=PALETTE[n],
                         label=f"server {n + 1} ({mech}), $q_n = {q_n:.3f}$", **style)
         ax.axhline(q_n, color=PALETTE[n], lw=0.8, ls=":")
-    ax.set_xlabel(r"$1-\lambda/\lambda^*$"); ax.set_ylabel(r"$(1-\lambda/\lambda^*)\,E[R_n]$"); ax.legend()
+    ax.set_xlabel(r"$1-\lambda/\lambda^*$"); ax.set_ylabel(r"$(1-\lambda/\lambda^*)\,E[R_n]$")
+    figure_legend(fig, ncol=2)  # below the panel: inside, it covered curves
     return fig
 
 
 def draw_sojourn(result: ItemResult):
     """R-V-cor32: the exact Laplace transform of the scaled sojourn time of type {2,3} (c.o.c.)
     against the corrected and the printed limits."""
-    from ...plotting import PALETTE
+    from ...plotting import PALETTE, figure_legend
 
     fig, ax = _one_axis()
     for c, s in enumerate(result.figure["s_values"]):
@@ -623,7 +639,7 @@ def draw_sojourn(result: ItemResult):
         ax.axhline(pts[0]["limit_as_printed"], color=PALETTE[c], ls=":", lw=1)
     ax.set_xlabel(r"$1-\lambda/\lambda^*$"); ax.set_ylabel(r"$E[e^{-s(1-\lambda/\lambda^*)V_{\{2,3\}}}]$")
     ax.set_title(r"dashed: $(1+s/\mu_{\mathcal{T}^*})^{-1}$; dotted: $(1+\rho_{\mathcal{T}^*}s)^{-1}$ as printed")
-    ax.legend()
+    figure_legend(fig, ncol=3)  # below the panel: inside, it covered curves
     return fig
 
 

@@ -569,7 +569,7 @@ def code_like(text: str) -> str | None:
     return found.group(0) if found else None
 
 
-#: a log axis spanning more decades than this has tick labels no reader can place (10^6 to 10^-242)
+#: a log axis spanning more decades than this has tick labels no reader can place (from 10⁶ to 10⁻²⁴²)
 MAX_LOG_DECADES = 24
 
 

@@ -20,13 +20,13 @@ __all__ = ["RELAXATIONS", "shortest_run", "Setting", "table1_settings", "TABLE1_
            "local_stability_agreement", "product_form_rows", "product_form_samples", "product_form_table", "pgf_rows", "limit_rows", "replica_rows", "sojourn_rows",
            "truncated_pgf_rows"]
 
-#: the shortest simulation run a page accepts, in relaxation times (1 - load)^-2 of the total
+#: the shortest simulation run a page accepts, in relaxation times :math:`(1 - \text{load})^{-2}` of the total
 #: queue (heavy traffic): a run that starts empty and ends before it forgets its start judges nothing
 RELAXATIONS = 100
 
 
 def shortest_run(load: float) -> int:
-    """Events in :data:`RELAXATIONS` relaxation times :math:`(1 - \\text{load})^{-2}`: 10 000 at load 0.9."""
+    """Events in :data:`RELAXATIONS` relaxation times :math:`(1 - \text{load})^{-2}`: 10 000 at load 0.9."""
     return int(math.ceil(RELAXATIONS / (1.0 - load) ** 2 - 1e-9))
 
 

@@ -148,7 +148,7 @@ def _sim_run(ss, eps, rho, a, policy, horizon, warmup):
     return Replication.of(res, mean_utility=res.mean_utility, mean_tasks=res.mean_tasks)
 
 
-#: time discarded from the start of each simulated run (e^-10 of the empty start's effect remains,
+#: time discarded from the start of each simulated run (a fraction :math:`e^{-10}` of the empty start's effect remains,
 #: the pools' services being of rate 1)
 SIM_WARMUP = 10.0
 

@@ -26,7 +26,7 @@ RELAXATIONS = 100
 
 
 def shortest_run(load: float) -> int:
-    """Events in :data:`RELAXATIONS` relaxation times :math:`(1 - \text{load})^{-2}`: 10 000 at load 0.9."""
+    """Events in :data:`RELAXATIONS` relaxation times :math:`(1 - \\text{load})^{-2}`: 10 000 at load 0.9."""
     return int(math.ceil(RELAXATIONS / (1.0 - load) ** 2 - 1e-9))
 
 

@@ -66,6 +66,21 @@ def reading_reconstruction(final: float) -> Claim:
                  evidence="six ODE runs (three matrices x two readings) against the root-solved fixed point")
 
 
+#: the two readings of the initial matrices, in words (the figure's legend)
+READING_WORDS = {"lengths-1-3": "queue lengths 1, 2, 3", "lengths-0-2": "queue lengths 0, 1, 2"}
+
+
+def series_label(initial: str, reading: str) -> str:
+    """The legend entry of a path: ``start $Q_{1}$, queue lengths 0, 1, 2`` for ``("Q1", "lengths-0-2")``."""
+    math = f"{initial[0]}_{{{initial[1:]}}}" if len(initial) > 1 else initial
+    return f"start ${math}$, {READING_WORDS[reading]}"
+
+
+def time_ticks(horizon: float) -> list[float]:
+    """Ticks of the figure's time axis (linear up to 1, logarithmic beyond) up to `horizon`."""
+    return [t for t in (0, 1, 3, 10, 30, 100, 300, 1000) if t <= horizon]
+
+
 def compute(*, seed: int = 0, horizon: float, n_times: int) -> ItemResult:
     """L-F3 at the notebook's parameters (`seed` is recorded only: nothing random is drawn).
 

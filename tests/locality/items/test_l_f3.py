@@ -61,3 +61,9 @@ def test_compute_at_a_tiny_scale_returns_rows_claims_and_figure():
 def test_compute_names_a_wrong_parameter(kwargs, name):
     with pytest.raises(ParameterError, match=name):
         l_f3.compute(**kwargs)
+
+
+def test_the_legend_speaks_words_and_the_time_ticks_stop_at_the_horizon():
+    assert l_f3.series_label("Q1", "lengths-0-2") == "start $Q_{1}$, queue lengths 0, 1, 2"
+    assert l_f3.series_label("Q", "lengths-1-3") == "start $Q$, queue lengths 1, 2, 3"
+    assert l_f3.time_ticks(30.0) == [0, 1, 3, 10, 30] and l_f3.time_ticks(5.0) == [0, 1, 3]

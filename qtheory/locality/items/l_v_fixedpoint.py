@@ -136,6 +136,15 @@ def theorem4(*, seed: int, n_random_starts: int, max_start_level: int, horizon: 
                               "random": [s for s in starts if s.startswith("random")]})
 
 
+def start_label(name: str) -> str:
+    """A start of :func:`initial_states` as the legend reads it: ``"Q1, lengths-0-2"`` as
+    ``start $Q_{1}$, queue lengths 0, 1, 2`` (the other starts' names are words already)."""
+    from .l_f3 import READING_WORDS, series_label
+
+    initial, _, reading = name.partition(", ")
+    return series_label(initial, reading) if reading in READING_WORDS else name
+
+
 def draw_theorem4(result: ItemResult):
     """The L-V-thm4 figure: the distance to :math:`q^*` against time, one line per start (random
     starts in grey), on a log scale floored at 1e-16."""
@@ -148,7 +157,7 @@ def draw_theorem4(result: ItemResult):
         sel = select(result.rows, start=name)
         grey = name in result.figure["random"]
         ax.semilogy(column(sel, "t"), np.maximum(column(sel, "l1_distance"), 1e-16),
-                    color="0.6" if grey else PALETTE[c % 8], lw=1 if grey else 1.8, label=None if grey else name)
+                    color="0.6" if grey else PALETTE[c % 8], lw=1 if grey else 1.8, label=None if grey else start_label(name))
     ax.set_xlabel("time $t$")
     ax.set_ylabel(r"$\ell_1$ distance to the root-solved fixed point")
     ax.legend()

@@ -127,3 +127,12 @@ def test_compute_refuses_in_the_readers_words(change, words):
                   homog_d=[2]) | change
     with pytest.raises(ParameterError, match=re.escape(words)):
         fp.compute(**params)
+
+
+def test_the_starts_are_labelled_in_words():
+    from qtheory.plotting import code_like
+
+    names = fp.initial_states(1, 2, 3)
+    labels = [fp.start_label(n) for n in names]
+    assert fp.start_label("Q1, lengths-0-2") == "start $Q_{1}$, queue lengths 0, 1, 2"
+    assert not [label for label in labels if code_like(label)]

@@ -112,14 +112,12 @@ def parameter_meanings(notebook: str, source: Path | None = None,
 def _cli_value(value: Any) -> str:
     """`value` as ``-p NAME VALUE`` takes it (:func:`qtheory.presets.parse_value` reads it back),
     quoted for a POSIX shell."""
-    from .presets import parse_value
-
-    from .presets import literal
+    from .presets import literal, parse_value
 
     if isinstance(value, str):
         text = value if parse_value(value) == value else repr(value)
-    elif isinstance(value, float):
-        text = literal(value) if "/" in literal(value) else repr(value)
+    elif isinstance(value, float) and "/" in (fraction := literal(value)):
+        text = fraction
     else:
         text = repr(value)
     return shlex.quote(text)
@@ -288,7 +286,6 @@ def page_cite_box(docname: str, title: str, *, paper: str | None = None, url: st
     (CITATION.cff), the page (key ``qtheory-companion:<docname>``) and, on a page of a
     paper's part, that paper."""
     from .citation import BOOK_KEY, _book_bibtex, _book_fields, _entry, bibtex, citation_record
-
     from .display import plain_math
 
     cff = citation_record()

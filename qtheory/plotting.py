@@ -601,7 +601,6 @@ def _colour_scale_problems(fig, renderer) -> list[str]:
             if scale == "log" and decades > MAX_LOG_DECADES:
                 problems.append(f"the {name} axis of {ax.get_title()!r} spans {decades:.0f} decades (more "
                                 f"than {MAX_LOG_DECADES}): plot -log q on a log axis, or fit the axis to the data")
-    for ax in fig.get_axes():
         bar = getattr(ax, "_colorbar", None)
         panel = getattr(getattr(bar, "mappable", None), "axes", None)
         if bar is None or panel is None:

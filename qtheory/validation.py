@@ -15,6 +15,7 @@ import numpy as np
 from .errors import ParameterError
 
 __all__ = [
+    "RELAXATIONS",
     "check_runs",
     "check_times",
     "check_window",
@@ -27,6 +28,12 @@ __all__ = [
     "check_probability_vector",
     "check_seed",
 ]
+
+
+#: the shortest simulation run a page accepts, in relaxation times of what it averages: a run that
+#: starts empty and ends before it forgets its start judges nothing (R: :math:`(1 - \text{load})^{-2}`
+#: events of the total queue; L-R-graph: the slowest decay time of ODE (3.7) at its fixed point)
+RELAXATIONS = 100
 
 
 def _fmt(value) -> str:

@@ -9,26 +9,21 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..runtime import child_seed, replicate
-from ..validation import check_integer
+from ..validation import RELAXATIONS, check_integer
 from .model import RedundancySystem, circular_d, power_of_d
 from .productform import MAX_DP_SERVERS, empty_probability, total_jobs_law, total_jobs_moments, total_jobs_pmf, type_moments
 from .simulation import SimulationResult, simulate_replication
 
-__all__ = ["RELAXATIONS", "shortest_run", "Setting", "table1_settings", "TABLE1_PAPER", "simulate_setting", "exact_setting", "random_system", "exact_cdf",
+__all__ = ["shortest_run", "Setting", "table1_settings", "TABLE1_PAPER", "simulate_setting", "exact_setting", "random_system", "exact_cdf",
            "summarise_runs", "convergence_order", "TABLE1_CANDIDATES", "table1_comparison", "table1_verdicts",
            "random_systems", "POD_CASES", "stability_rows", "stability_agreement", "local_stability_rows",
            "local_stability_agreement", "product_form_rows", "product_form_samples", "product_form_table", "pgf_rows", "limit_rows", "replica_rows", "sojourn_rows",
            "truncated_pgf_rows"]
 
-#: the shortest simulation run a page accepts, in relaxation times :math:`(1 - \text{load})^{-2}` of the total
-#: queue (heavy traffic): a run that starts empty and ends before it forgets its start judges nothing
-RELAXATIONS = 100
-
 
 def shortest_run(load: float) -> int:
-    """Events in :data:`RELAXATIONS` relaxation times :math:`(1 - \\text{load})^{-2}`: 10 000 at load 0.9."""
+    """Events in :data:`~qtheory.validation.RELAXATIONS` relaxation times :math:`(1 - \\text{load})^{-2}`: 10 000 at load 0.9."""
     return int(math.ceil(RELAXATIONS / (1.0 - load) ** 2 - 1e-9))
-
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from ...errors import ParameterError
 from ...plotting import interval_words
 from ...results import ItemResult
 from ...runtime import child_seed
-from ...validation import check_integer, check_positive, check_runs, check_times
+from ...validation import RELAXATIONS, check_integer, check_positive, check_runs, check_times
 from ..experiments import graph_meanfield_rows, graph_meanfield_summary, graph_meanfield_transient_rows
 from ..graphmf import fixed_point as graph_fixed_point
 from ..graphs import irg
@@ -189,14 +189,11 @@ def miss_text(summary: list[dict], n_max: int = 200) -> str:
     return text
 
 
-#: a run's averaging window, in relaxation times of ODE (3.7) at its fixed point (the slowest decay
-#: of the linearised ODE, 2.1 time units for the Sec. 6 system): as R's runs, a hundred
-RELAXATIONS = 100
-
-
 def shortest_events(n: int) -> int:
-    """Events per run whose averaging window at N = `n` covers :data:`RELAXATIONS` relaxation times of
-    (3.7) on the Sec. 6 system (a run of E events spans E / (2 lambda zeta N) time units)."""
+    """Events per run whose averaging window at N = `n` covers
+    :data:`~qtheory.validation.RELAXATIONS` relaxation times of (3.7) on the Sec. 6 system (the
+    slowest decay of the linearised ODE at its fixed point, 2.1 time units; a run of E events spans
+    E / (2 lambda zeta N) time units)."""
     system = paper_system("design")
     tau = refined_stationary(system).relaxation_time
     return int(np.ceil(RELAXATIONS * tau * 2.0 * float(system.arrival_rate) * float(system.zeta) * n))

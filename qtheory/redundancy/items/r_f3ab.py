@@ -19,12 +19,12 @@ from ...display import Table, number
 from ...errors import ParameterError
 from ...results import ItemResult, select
 from ...validation import check_integer, check_load
-from ..stability import require_loads_below
 from ..model import RedundancySystem, m_model
 from ..productform import JOINT_TABLE_LIMIT, joint_type_pmf, m_model_joint_pmf, type_moments
+from ..stability import require_loads_below
 
-__all__ = ["ITEM", "LIMIT_SLOPE", "CLOSER_LOADS", "compute", "load_rows", "type_ratio", "closed_form_check",
-           "slope_claim", "pmf_grid"]
+__all__ = ["ITEM", "LIMIT_SLOPE", "CLOSER_LOADS", "compute", "m_model_at", "load_rows", "type_ratio",
+           "closed_form_check", "slope_claim", "pmf_grid"]
 
 ITEM = "R-F3ab"
 #: the slope of Fig. 3(a), 3(b)'s dashed line: :math:`p_{\{2,3\}}/p_{\{1,2\}}` at the paper's :math:`p_{\{1,2\}} = 7/12`
@@ -37,6 +37,14 @@ SLOPE_TOLERANCE = 0.01
 ROUNDING = 1e-12
 #: pmf values below this are left out of the table (they would not show in the figure)
 PMF_FLOOR = 1e-14
+
+
+def m_model_at(p12: float, loads) -> RedundancySystem:
+    """The M-model of `p12` (R-F3ab's and R-F3cd's system), once every load of `loads` is below its
+    critical load; a load past it is refused naming the `p12` that set it."""
+    system = m_model(p12)
+    require_loads_below(system, loads, because=f"`p12` = {p12:g} sets it: lambda* = min(1, 2 / (3 max(p12, 1 - p12)))")
+    return system
 
 
 def type_ratio(system: RedundancySystem, load: float) -> float:
@@ -124,8 +132,7 @@ def compute(*, seed: int, p12: float, loads, max_jobs, closed_form_max: int) -> 
                                  f"(got {qmax})")
     check_integer("closed_form_max", closed_form_max, low=0)
     params = dict(seed=seed, p12=p12, loads=loads, max_jobs=max_jobs, closed_form_max=closed_form_max)
-    system = m_model(p12)
-    require_loads_below(system, loads, because=f"`p12` = {p12:g} sets it: lambda* = min(1, 2 / (3 max(p12, 1 - p12)))")
+    system = m_model_at(p12, loads)
     rows, summary = [], {}
     for load, qmax in zip(loads, max_jobs):
         more, summary[load] = load_rows(system, p12, load, qmax, closed_form_max)

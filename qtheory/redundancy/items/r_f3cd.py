@@ -17,9 +17,8 @@ from ...claims import Claim
 from ...display import Table, number
 from ...results import ItemResult
 from ...validation import check_integer, check_load
-from ..stability import require_loads_below
-from ..model import m_model
 from ..productform import total_jobs_pmf
+from .r_f3ab import m_model_at
 
 __all__ = ["ITEM", "NEARLY_EXACT", "JUDGED_LOADS", "compute", "heavy_traffic_cdf", "cdf_gaps", "load_rows",
            "nearly_exact_claim", "decreases_with_load", "paper_vs_here"]
@@ -108,8 +107,7 @@ def compute(*, seed: int, p12: float, loads, max_jobs: int) -> ItemResult:
     for k, load in enumerate(loads):
         check_load(f"loads[{k}]", load, meaning="the arrival rate with identical servers of rate 1 (lambda* = 1)")
     params = dict(seed=seed, p12=p12, loads=loads, max_jobs=max_jobs)
-    system = m_model(p12)
-    require_loads_below(system, loads, because=f"`p12` = {p12:g} sets it: lambda* = min(1, 2 / (3 max(p12, 1 - p12)))")
+    system = m_model_at(p12, loads)
     rows, gaps, tail_mass = [], {}, {}
     for load in loads:
         cdf = np.cumsum(total_jobs_pmf(system, load, max_jobs))

@@ -28,11 +28,11 @@ from ...display import Table, listing, number
 from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed
-from ...validation import check_integer, check_load
+from ...validation import RELAXATIONS, check_integer, check_load
 from ...verdicts import p_text
 from .. import model as M
 from .. import productform as PF
-from ..experiments import (RELAXATIONS, TABLE1_PAPER, exact_cdf, exact_setting, shortest_run, simulate_setting,
+from ..experiments import (TABLE1_PAPER, exact_cdf, exact_setting, shortest_run, simulate_setting,
                            summarise_runs, table1_comparison, table1_settings, table1_verdicts)
 
 __all__ = ["ITEMS", "SOURCE", "MEAN_OFFSET", "ALPHA", "compute", "table1_rows", "table1_claims", "mean_offset_finding",

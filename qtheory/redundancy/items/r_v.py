@@ -21,14 +21,14 @@ from ...claims import Claim
 from ...display import Table, listing, number
 from ...errors import ParameterError
 from ...results import ItemResult
-from ...validation import check_integer, check_load
+from ...validation import RELAXATIONS, check_integer, check_load
 from .. import limits as L
 from .. import model as M
 from .. import productform as PF
 from .. import stability as S
-from ..experiments import (RELAXATIONS, convergence_order, local_stability_agreement, local_stability_rows, pgf_rows,
-                           shortest_run, product_form_samples, product_form_table, random_systems, replica_rows, sojourn_rows, stability_agreement,
-                           stability_rows, limit_rows, truncated_pgf_rows)
+from ..experiments import (convergence_order, limit_rows, local_stability_agreement, local_stability_rows, pgf_rows,
+                           product_form_samples, product_form_table, random_systems, replica_rows, shortest_run,
+                           sojourn_rows, stability_agreement, stability_rows, truncated_pgf_rows)
 
 __all__ = ["ITEMS", "compute", "types_claims", "critical_load_claim", "m_model_local_claim", "linear_order_claim",
            "limit_claim", "equivalence_claim", "printed_delay_claim",

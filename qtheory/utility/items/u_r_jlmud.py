@@ -19,7 +19,7 @@ from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed
 from ...stats import loglog_slope
-from ...validation import check_integer, check_positive, check_runs, check_times, check_window
+from ...validation import check_integer, check_positive, check_runs, check_window
 from ..examples import table1_system
 from ..experiments import policy_runs
 from ..optimal import upper_bound
@@ -119,20 +119,18 @@ def compute(*, seed: int, rho: float, n_values, d_values, horizon: float, warmup
     """
     # the reader's parameters first, in the reader's words
     check_runs(n_runs=n_runs)
-    check_times(horizon=horizon)
     check_window("warmup", warmup, "horizon", horizon)
     params = dict(seed=seed, rho=rho, n_values=n_values, d_values=d_values, horizon=horizon, warmup=warmup, n_runs=n_runs)
     check_positive("rho", rho)
+    system = table1_system(rho)
     for k, n in enumerate(n_values):
-        table1_system(rho).pool_counts(n, name=f"n_values[{k}]")
+        system.pool_counts(n, name=f"n_values[{k}]")
     for k, d in enumerate(d_values):
         check_integer(f"d_values[{k}]", d, low=1)
-    check_integer("n_runs", n_runs, low=2)
     if len(list(n_values)) < 2:
         raise ParameterError(f"`n_values` must hold at least two system sizes (got {n_values!r})")
     if not list(d_values):
         raise ParameterError("`d_values` must hold at least one number of sampled pools")
-    system = table1_system(rho)
     policies = {"JLMU": JLMU(), **{f"JLMU({d})": JLMUd(d=d) for d in d_values}}
     for pol in policies.values():  # compile or load each kernel once: the forked workers inherit it
         simulate(system, 10, pol, horizon=1.0, seed=0)

@@ -235,10 +235,7 @@ def theorem_claims(*, lp_gap: float, n_cases: int, orders: dict, final: dict, fl
 
 
 def _check_parameters(p: dict) -> None:
-    for name in ("rho", "base_horizon", "fluid_horizon", "limit_horizon", "slta_horizon", "poisson_horizon"):
-        check_positive(name, p[name])
-    for name in ("base_runs", "limit_runs", "slta_runs", "poisson_runs"):
-        check_integer(name, p[name], low=2)
+    """The checks :func:`compute` does not make first (its runs, horizons, windows, load and sizes)."""
     check_integer("n_random_lp", p["n_random_lp"], low=0)
     for name in ("fluid_dts", "limit_n"):
         if len(p[name]) < 2:

@@ -218,3 +218,14 @@ def test_a_limit_statement_agrees_when_the_distance_falls_at_every_step_and_at_l
 def test_corollary_32_as_printed_differs_from_the_exact_scale():
     assert r_v.printed_delay_claim(0.375, 0.5).judge() == "differs"
     assert r_v.printed_delay_claim(0.5, 0.5).judge() == "agrees"
+
+
+def test_type_families_are_labelled_in_words_and_math(tiny):
+    from qtheory.plotting import code_like
+
+    assert r_v._family_label("eps example N=5 eps=0.5") == r"$\epsilon$ example, $N = 5$, $\epsilon = 0.5$"
+    assert r_v._family_label("M-model p12=7/12") == "M-model, $p_{12} = 7/12$"
+    assert r_v._family_label("fully flexible N=5") == "fully flexible, $N = 5$"
+    assert r_v._family_label("heterogeneous pod N=6 d=2") == r"heterogeneous power-of-$d$, $N = 6$, $d = 2$"
+    labels = tiny["R-P-types"].figure["labels"]
+    assert len(labels) == 8 and not [label for label in labels if code_like(label)]

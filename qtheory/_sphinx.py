@@ -21,6 +21,7 @@ Enabled in ``_config.yml`` under ``sphinx.extra_extensions``.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -512,6 +513,42 @@ def _performance_commits(app, docname, source) -> None:
         source[0] = f"{title}\n\n{note}{rest}"
 
 
+#: the measurements the overview pages quote: (substitution prefix, case of
+#: ``benchmarks/latest/independent.json``), one kernel per paper
+SPEED_CASES = (("speed_l", "local_jsqd"), ("speed_r", "cos"), ("speed_u", "jlmu"))
+
+
+def measured_speeds(path: Path) -> dict[str, str]:
+    """MyST substitutions for the speeds the overview pages quote, read from the measurement file
+    `path` (``benchmarks/latest/independent.json``, written by ``benchmarks/run.py``): for each of
+    :data:`SPEED_CASES`, ``{{ speed_l }}`` (millions of events per second of processor time, best
+    run of the numba kernel), ``{{ speed_l_case }}`` (what was simulated) and, for all of them,
+    ``{{ speed_commit }}`` and ``{{ speed_date }}``. Prose typed by hand would go stale when the
+    kernels change; a missing or incomplete file is an error naming it."""
+    from .display import number
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        out = {}
+        for key, case in SPEED_CASES:
+            found = data["cases"][case]
+            out[key] = number(found["results"]["numba"]["best_events_per_cpu_second"] / 1e6)
+            name = str(found["name"])
+            out[f"{key}_case"] = name[2:] if name[:2] in ("L ", "R ", "U ") else name   # the page names the paper
+        out["speed_commit"] = str(data["environment"]["commit"])[:7]
+        out["speed_date"] = str(data["environment"]["date"])[:10]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise RuntimeError(f"the speeds the overview pages quote come from {path}, which cannot be read "
+                           f"({type(exc).__name__}: {exc}); run `python benchmarks/run.py --only independent`") from exc
+    return out
+
+
+def _speeds(app, config) -> None:
+    root = Path(app.srcdir)
+    config.myst_substitutions = {**dict(getattr(config, "myst_substitutions", None) or {}),
+                                 **measured_speeds(root / "benchmarks" / "latest" / "independent.json")}
+
+
 def _cite_this_page(app, docname, source) -> None:
     """Close every Markdown page with a "Cite this" box: the book, the page, and the paper of
     its part (:func:`qtheory.pagebox.page_cite_box`). Result pages (executed notebooks) carry
@@ -538,6 +575,7 @@ def setup(app):
     app.connect("config-inited", _prepare)
     app.connect("config-inited", _claims_pages)
     app.connect("config-inited", _repository)
+    app.connect("config-inited", _speeds)
     app.connect("config-inited", _thebe, priority=600)
     app.connect("html-page-context", _launch_source_notebook, priority=502)
     app.connect("html-page-context", _plain_tab_title)

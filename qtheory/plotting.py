@@ -22,7 +22,7 @@ import numpy as np
 __all__ = ["PALETTE", "COLUMN_WIDTH", "DISPLAY_DPI", "MIN_FONT_PX", "MIN_TICK_PX", "INTERVALS", "use_style",
            "ci_band", "new_figure", "figure_legend", "smallest_font", "rendered_font_px", "declutter_log_ticks",
            "interval_words", "mark_interval", "figure_problems", "figure_problems_started", "series_visibility",
-           "SeriesVisibility", "MIN_SHOWN_FRACTION", "MIN_MARKER_FRACTION"]
+           "SeriesVisibility", "MIN_SHOWN_FRACTION", "MIN_MARKER_FRACTION", "coinciding_curves", "code_like"]
 
 #: the book's text column is 688 CSS px wide; figures are drawn at this width (inches) ...
 COLUMN_WIDTH = 6.9
@@ -161,11 +161,25 @@ def _sparse_minor_label(x: float, pos=None) -> str:
     digit = int(round(mantissa))
     if abs(mantissa - digit) > 1e-6 or digit not in (2, 5):
         return ""
-    return rf"$\mathdefault{{{digit}\times10^{{{exponent}}}}}$"
+    return _log_label(x)
+
+
+def _log_label(x: float, pos=None) -> str:
+    """A log tick label as a reader writes it: 0.05, 2, 500 between 0.01 and 10⁴, else in powers of ten."""
+    if not np.isfinite(x) or x <= 0:
+        return ""
+    exponent = int(np.floor(np.log10(x) + 1e-9))
+    mantissa = x / 10.0**exponent
+    if -2 <= exponent <= 3:
+        return rf"$\mathdefault{{{x:.{max(-exponent, 0)}f}}}$"
+    if abs(mantissa - 1) < 1e-6:
+        return rf"$\mathdefault{{10^{{{exponent}}}}}$"
+    return rf"$\mathdefault{{{mantissa:.2g}\times10^{{{exponent}}}}}$"
 
 
 def declutter_log_ticks(fig) -> None:
-    """On every log-scaled axis of `fig`, keep minor tick labels at 2 and 5 times a power of 10.
+    """On every log-scaled axis of `fig`, keep minor tick labels at 2 and 5 times a power of 10,
+    and across about a decade or less write the labels as plain numbers between 0.01 and 10⁴.
 
     Matplotlib labels every minor tick of a log axis that spans less than about a
     decade, and labels such as ``3x10^-3`` and ``4x10^-3`` then overlap.
@@ -182,6 +196,8 @@ def declutter_log_ticks(fig) -> None:
                 # and minor labels at 2 and 5 would crowd them
                 few = low > 0 and np.log10(high / low) <= 1.2
                 axis.set_minor_formatter(FuncFormatter(_sparse_minor_label) if few else NullFormatter())
+                if few:                       # 0.5, 1, 2 rather than 5x10^-1, 10^0, 2x10^0
+                    axis.set_major_formatter(FuncFormatter(_log_label))
 
 
 def _undrawn_tick_labels(fig) -> set:
@@ -612,6 +628,133 @@ def _colour_scale_problems(fig, renderer) -> list[str]:
     return problems
 
 
+#: a legend covers data when more than this many pixels of lines, markers, bands or patches lie
+#: inside its box (with the book's frameless legends, data under a legend run through its text) ...
+LEGEND_DATA_PX = 25
+#: ... and they are more than this fraction of the box (a stray antialiased edge is not a covered curve)
+LEGEND_DATA_FRACTION = 0.005
+
+
+def _legends_over_data(fig, canvas, legends) -> list[str]:
+    """Legends of `fig` whose box lies over drawn data: the pixels the data artists colour with
+    every legend hidden, counted inside each legend's box."""
+    if not legends:
+        return []
+    with_data = _render(canvas, legends)
+    bare = _render(canvas, legends + _data_artists(fig))
+    drawn = _differs(with_data, bare)
+    renderer = canvas.get_renderer()
+    height, width = drawn.shape
+    problems = []
+    for leg in legends:
+        box = leg.get_window_extent(renderer)
+        x0, x1 = max(int(np.floor(box.x0)), 0), min(int(np.ceil(box.x1)), width)
+        y0, y1 = max(height - int(np.ceil(box.y1)), 0), min(height - int(np.floor(box.y0)), height)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        covered = int(drawn[y0:y1, x0:x1].sum())
+        if covered > max(LEGEND_DATA_PX, LEGEND_DATA_FRACTION * (x1 - x0) * (y1 - y0)):
+            where = f" of {leg.axes.get_title()!r}" if leg.axes is not None and leg.axes.get_title() else ""
+            problems.append(f"the legend{where} lies over drawn data ({covered} px of lines, markers or patches "
+                            "inside its box): place it outside the panels (plotting.figure_legend) or where "
+                            "the data leave room")
+    return problems
+
+
+#: the lines of a panel "move" over the x range in which they make their changes (from 2% to 98% of
+#: each line's accumulated vertical travel on the page); a panel whose lines move over less than this
+#: share of its x axis leaves the rest of the axis empty of information (L-F3: t < 3 on a 0-30 axis)
+MIN_MOVING_SHARE = 0.2
+
+
+def _moving_share(ax) -> tuple[float, float, float] | None:
+    """(share of the x axis, first x, last x) over which the lines of `ax` move (:data:`MIN_MOVING_SHARE`),
+    or None when no line both moves and runs along the x axis (5 or more points, x increasing)."""
+    box = ax.get_window_extent()
+    starts, ends = [], []
+    for line in ax.lines:
+        if not line.get_visible():
+            continue
+        x, y = (np.asarray(v, dtype=float) for v in line.get_data())
+        keep = np.isfinite(x) & np.isfinite(y)
+        x, y = x[keep], y[keep]
+        if x.size < 5 or np.any(np.diff(x) < 0):
+            continue
+        px = ax.transData.transform(np.column_stack([x, y]))
+        travel = np.concatenate([[0.0], np.cumsum(np.abs(np.diff(px[:, 1])))])
+        if travel[-1] < 3.0:                                  # flat on the page: moves nowhere
+            continue
+        starts.append(px[np.searchsorted(travel, 0.02 * travel[-1]), 0])
+        ends.append(px[min(np.searchsorted(travel, 0.98 * travel[-1]), x.size - 1), 0])
+    if not starts or box.width <= 0:
+        return None
+    first, last = min(starts), max(ends)
+    back = ax.transData.inverted()
+    lo, hi = back.transform([(first, box.y0), (last, box.y0)])[:, 0]
+    return (last - first) / box.width, float(lo), float(hi)
+
+
+def _moving_range_problems(fig) -> list[str]:
+    """Panels of `fig` whose lines move over less than :data:`MIN_MOVING_SHARE` of the x axis."""
+    problems = []
+    for ax in fig.get_axes():
+        found = _moving_share(ax)
+        if found is not None and found[0] < MIN_MOVING_SHARE:
+            share, lo, hi = found
+            problems.append(f"the lines of {ax.get_title()!r} move only for x from {lo:.3g} to {hi:.3g}, "
+                            f"{100 * share:.0f}% of the x axis: fit the axis to where they move, or use a log "
+                            "or symlog axis")
+    return problems
+
+
+#: two labelled curves coincide when, at every x they share, they are drawn within this fraction
+#: of their panel's height of each other: a reader sees one curve
+COINCIDE_FRACTION = 0.015
+#: words a caption uses to say that curves coincide
+COINCIDE_WORDS = ("coincide", "indistinguishable", "on top of each other")
+
+
+def _labelled_lines(ax) -> list:
+    """(label, line) of the labelled curves of `ax`: lines with a legend label, and the data
+    line of each labelled error bar container, drawn with a line (markers alone, as a ring around
+    a dot, show their agreement by design)."""
+    from matplotlib.container import ErrorbarContainer
+
+    out = [(line.get_label(), line) for line in ax.lines
+           if line.get_visible() and line.get_label() and not line.get_label().startswith("_")]
+    for c in ax.containers:
+        if isinstance(c, ErrorbarContainer) and c.lines[0] is not None and c.get_label() \
+                and not c.get_label().startswith("_"):
+            out.append((c.get_label(), c.lines[0]))
+    return [(label, line) for label, line in out if line.get_linestyle() not in ("None", "none", " ", "")]
+
+
+def coinciding_curves(fig) -> list[tuple[str, str, str]]:
+    """(panel title, label, label) of each pair of labelled curves of `fig` drawn on top of each
+    other (:data:`COINCIDE_FRACTION`): the same x values, at least two of them with both curves
+    drawn."""
+    found = []
+    for ax in fig.get_axes():
+        height = ax.get_window_extent().height
+        lines = _labelled_lines(ax)
+        for k, (label1, line1) in enumerate(lines):
+            x1, y1 = (np.asarray(v, dtype=float) for v in line1.get_data())
+            for label2, line2 in lines[k + 1:]:
+                x2, y2 = (np.asarray(v, dtype=float) for v in line2.get_data())
+                if label1 == label2 or x1.shape != x2.shape or not np.array_equal(x1, x2, equal_nan=True):
+                    continue
+                both = np.isfinite(x1) & np.isfinite(y1) & np.isfinite(y2)
+                if ax.get_yscale() == "log":
+                    both &= (y1 > 0) & (y2 > 0)
+                if both.sum() < 2 or height <= 0:
+                    continue
+                a = ax.transData.transform(np.column_stack([x1[both], y1[both]]))[:, 1]
+                b = ax.transData.transform(np.column_stack([x2[both], y2[both]]))[:, 1]
+                if np.max(np.abs(a - b)) <= COINCIDE_FRACTION * height:
+                    found.append((ax.get_title(), label1, label2))
+    return found
+
+
 def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0) -> list[str]:
     """What would make `fig` hard to read in the book, one sentence each:
 
@@ -623,6 +766,11 @@ def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0
       than :data:`MIN_MARKER_FRACTION` of theirs (other artists cover them);
     - a heat map whose colour scale hides its data, a log axis over more decades than a reader
       can place, or a colour bar taller than its panel (:func:`_colour_scale_problems`);
+    - lines that move over a small part of their x axis only (:data:`MIN_MOVING_SHARE`);
+    - a legend box over drawn lines, markers, bands or patches (:data:`LEGEND_DATA_PX`), or
+      legend text smaller than the tick labels;
+    - two labelled curves drawn on top of each other (:func:`coinciding_curves`) when the caption
+      does not say so (:data:`COINCIDE_WORDS`);
     - a caption whose interval wording differs from what the figure draws: the kinds marked
       (:func:`mark_interval`, :func:`interval_words`) must be named; without a mark, a caption
       that names an interval needs error bars or a band in the figure, and names one kind.
@@ -657,6 +805,13 @@ def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0
                 problems.append(f"the label '{t.get_text()[:40]}' reads like code ('{code}'): write it in words "
                                 "and math")
         legends = [a for a in fig.findobj(Legend) if a.get_visible()]
+        ticks = [t.get_fontsize() for ax in fig.get_axes() for t in ax.get_xticklabels() + ax.get_yticklabels()
+                 if t not in undrawn and t.get_visible() and t.get_text().strip()]
+        for leg in legends:
+            small = [t for t in leg.get_texts() if t.get_visible() and ticks and t.get_fontsize() < min(ticks) - 1e-9]
+            if small:
+                problems.append(f"the legend's text ('{small[0].get_text()[:30]}', {small[0].get_fontsize():g} pt) is "
+                                f"smaller than the tick labels ({min(ticks):g} pt): a reader needs it at least as large")
         for leg in legends:
             box = leg.get_window_extent(renderer)
             own = set(leg.get_texts()) | {leg.get_title()}
@@ -674,7 +829,16 @@ def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0
                                 f"{seen.hidden_markers} of {seen.markers} keep less than "
                                 f"{100 * MIN_MARKER_FRACTION:.0f}% of their pixels")
         problems += _colour_scale_problems(fig, renderer)
+        problems += _moving_range_problems(fig)
+        problems += _legends_over_data(fig, canvas, legends)
         if caption is not None:
+            words = caption.lower()
+            for title, label1, label2 in coinciding_curves(fig):
+                if not any(w in words for w in COINCIDE_WORDS):
+                    where = f" in {title!r}" if title else ""
+                    problems.append(f"the curves '{label1}' and '{label2}' coincide{where}; the caption does not "
+                                    f"say so (with one of: {', '.join(COINCIDE_WORDS)})")
+
             drawn = set(getattr(fig, "_qtheory_intervals", set()))
             named = {kind for kind, words in INTERVALS.items() if words in caption}
             for kind in drawn - named:

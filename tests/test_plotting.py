@@ -360,3 +360,85 @@ def test_labels_that_read_like_code_are_flagged_and_words_and_math_pass():
     fig, axes = new_figure(1)
     axes[0][0].barh(["eps example N=5 eps=0", r"$\epsilon$ example"], [1, 2])
     assert any("reads like code" in p for p in figure_problems(fig))
+
+
+def test_a_legend_over_a_curve_is_flagged_and_one_beside_the_data_is_not():
+    from qtheory.plotting import new_figure
+
+    x = np.linspace(0.0, 1.0, 50)
+    fig, axes = new_figure(1)
+    ax = axes[0][0]
+    ax.plot(x, np.full_like(x, 0.9), label="upper")      # runs through the upper-left corner
+    ax.plot(x, x, label="rising")
+    ax.set_ylim(0.0, 1.0)
+    ax.legend(loc="upper left")
+    assert any("lies over drawn data" in p for p in figure_problems(fig))
+    fig, axes = new_figure(1)
+    ax = axes[0][0]
+    ax.plot(x, np.full_like(x, 0.9), label="upper")
+    ax.plot(x, x, label="rising")
+    plotting.figure_legend(fig, axes)
+    assert not any("lies over drawn data" in p for p in figure_problems(fig))
+
+
+def test_lines_that_move_in_a_small_part_of_the_x_axis_are_flagged_and_fitted_ones_are_not():
+    from qtheory.plotting import new_figure
+
+    t = np.linspace(0.0, 30.0, 301)
+    fig, axes = new_figure(1)
+    axes[0][0].plot(t, np.exp(-2.0 * t), label="fast")        # settles by t = 2 on a 0-30 axis
+    found = [p for p in figure_problems(fig) if "move only" in p]
+    assert len(found) == 1 and "% of the x axis" in found[0]
+    fig, axes = new_figure(1)
+    axes[0][0].plot(t[:31], np.exp(-2.0 * t[:31]), label="fast")   # the axis fitted to t <= 3
+    assert not any("move only" in p for p in figure_problems(fig))
+    fig, axes = new_figure(1)
+    axes[0][0].plot(t, 1.0 - t / 30.0, label="steady")
+    axes[0][0].plot(t, np.full_like(t, 0.5), label="flat")          # a flat line moves nowhere
+    assert not any("move only" in p for p in figure_problems(fig))
+
+
+def test_coinciding_curves_need_a_caption_that_says_so():
+    from qtheory.plotting import coinciding_curves, new_figure
+
+    load = np.array([0.5, 0.65, 0.75, 0.85])
+    fig, axes = new_figure(1)
+    ax = axes[0][0]
+    ax.errorbar(load, 1.0 / (1.0 - load), yerr=0.01, fmt="s--", label="local JSQ(2)")
+    ax.errorbar(load, 1.002 / (1.0 - load), yerr=0.01, fmt="^:", label="GWSQ(2)")
+    ax.plot(load, 3.0 / (1.0 - load), "o-", label="random")
+    ax.set_yscale("log")
+    assert coinciding_curves(fig) == [("", "local JSQ(2)", "GWSQ(2)")]
+    assert any("coincide" in p for p in figure_problems(fig, "Mean queue length against the load."))
+    assert not any("coincide" in p for p in figure_problems(
+        fig, "Mean queue length against the load; local JSQ(2) and GWSQ(2) coincide at this scale."))
+    ax.lines[-1].set_ydata(1.2 / (1.0 - load))    # 20% apart: two curves a reader tells apart
+    fig2, axes2 = new_figure(1)
+    axes2[0][0].plot(load, 1.0 / (1.0 - load), label="a")
+    axes2[0][0].plot(load, 1.2 / (1.0 - load), label="b")
+    assert coinciding_curves(fig2) == []
+
+
+def test_log_tick_labels_across_a_decade_are_plain_numbers():
+    fig, axes = plotting.new_figure(1)
+    ax = axes[0][0]
+    ax.plot([1, 2], [0.45, 4.0])
+    ax.set_yscale("log")
+    plotting.declutter_log_ticks(fig)
+    fig.canvas.draw()
+    shown = {t.get_text() for t in ax.get_yticklabels() + ax.yaxis.get_minorticklabels() if t.get_text()}
+    assert {r"$\mathdefault{0.5}$", r"$\mathdefault{1}$", r"$\mathdefault{2}$"} <= shown, shown
+    assert not any("times" in t or "10^" in t for t in shown), shown
+
+
+def test_a_legend_smaller_than_the_tick_labels_is_flagged():
+    from qtheory.plotting import new_figure
+
+    fig, axes = new_figure(1)
+    axes[0][0].plot([0, 1], [0, 1], label="type 1: graph mean field")
+    plotting.figure_legend(fig, axes, fontsize=8)
+    assert any("smaller than the tick labels" in p for p in figure_problems(fig))
+    fig, axes = new_figure(1)
+    axes[0][0].plot([0, 1], [0, 1], label="type 1: graph mean field")
+    plotting.figure_legend(fig, axes)
+    assert not any("smaller than the tick labels" in p for p in figure_problems(fig))

@@ -27,7 +27,7 @@ import math
 import numpy as np
 
 from ...claims import Claim, Finding
-from ...display import Table, listing
+from ...display import Table, listing, number
 from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed, replicate
@@ -319,10 +319,43 @@ def compute(*, seed: int, n_servers: int, loads, n_runs: int, warmup: float, hor
     caption = (f"Mean queue length per server against the load for JIQ, local JSQ(2), GWSQ(2) and random routing on "
                f"the Sec. 6 system with an irg($p^1$) graph of $N$ = {n_servers} servers (95% CIs over {n_runs} runs, "
                f"time averages over [{warmup:g}, {horizon:g}], seed {seed})."
-               + (f" Not drawn, having no stationary mean: {'; '.join(missing)}." if missing else ""))
+               + (f" Not drawn, having no stationary mean: {'; '.join(missing)}." if missing else "")
+               + coincide_words(coinciding_pairs(rows, labels)))
     return ItemResult(ITEM, params, seed, rows, claims=(claim,), findings=(page_finding(rows, loads),),
                       displays=(table,), text=comparison_text(rows, loads, claim.holds),
                       figure={"caption": caption, "policies": labels})
+
+
+#: two policies' curves coincide at the figure's scale when, at every load where both have a mean,
+#: their log means differ by at most this share of the log range the figure spans (the lowest
+#: interval end to the highest); the figure check flags curves within 1.5% of the panel's height
+COINCIDE_SHARE = 0.03
+
+
+def coinciding_pairs(rows, labels) -> list[tuple[str, str, float]]:
+    """(policy, policy, largest relative difference of their means) for each pair of `labels`
+    (the larger over the smaller, less 1) whose curves coincide on the page's log axis
+    (:data:`COINCIDE_SHARE`), over the loads where both have a mean (two or more)."""
+    drawn = [r for r in rows if reported(r)]
+    if not drawn:
+        return []
+    span = np.log(max(r["high"] for r in drawn) / min(r["low"] for r in drawn if r["low"] > 0))
+    pairs = []
+    for k, a in enumerate(labels):
+        for b in labels[k + 1:]:
+            means = [(policy_row(rows, load, a), policy_row(rows, load, b)) for load in sorted({r["load"] for r in drawn})]
+            means = [(x["mean_queue_length"], y["mean_queue_length"]) for x, y in means if reported(x) and reported(y)]
+            if len(means) >= 2:
+                gap = max(abs(np.log(x / y)) for x, y in means)
+                if gap <= COINCIDE_SHARE * span:
+                    pairs.append((a, b, float(np.expm1(gap))))
+    return pairs
+
+
+def coincide_words(pairs) -> str:
+    """The caption's sentence naming the curves that coincide (empty without any)."""
+    return "".join(f" The curves of {a} and {b} coincide at this scale (their means differ by at most "
+                   f"{number(100 * gap, digits=2)}% at any load; the table gives both)." for a, b, gap in pairs)
 
 
 def draw(res: ItemResult):

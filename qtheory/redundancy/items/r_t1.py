@@ -511,8 +511,9 @@ def _cdf_item(settings, runs, params, seed, lam, n_runs, n_events) -> ItemResult
                       text=text, figure=dict(
                           lam=lam, n_runs=n_runs, panels=[(s.number, panel_title(s.number, s.name)) for s in settings],
                           caption=(rf"distribution function of the total number of jobs $Q$ in each setting of Table 1 at "
-                                   rf"$\lambda = {lam:g}$: each of {n_runs} simulation runs ({n_events:,} events), the "
-                                   "exact law where the product form can be computed, and the heavy-traffic "
+                                   rf"$\lambda = {lam:g}$: each of {n_runs} simulation runs ({n_events:,} events; thin blue lines), "
+                                   "the exact law where the product form can be computed (the wide grey line beneath "
+                                   "them), and the heavy-traffic "
                                    "approximation $10\\,\\mathrm{Exp}(1)$"),
                           tail_caption=(rf"tails $-\log P(Q > q)$ of the same runs (setting by setting, $\lambda = "
                                         rf"{lam:g}$), against the heavy-traffic line $(1-\lambda)(q+1)$ and the exact "
@@ -535,7 +536,8 @@ def _grid(result: ItemResult, ylabel: str, panel, sharey: bool):
 
 
 def draw_cdfs(result: ItemResult):
-    """R-F4's figure: the CDF of Q of every run per setting, the exact CDF and :math:`10\\,\\mathrm{Exp}(1)`."""
+    """R-F4's figure: the CDF of Q of every run per setting (thin lines), drawn over the exact CDF
+    (a wide grey line), and :math:`10\\,\\mathrm{Exp}(1)`."""
     from ...plotting import PALETTE
 
     def panel(ax, mine):
@@ -543,7 +545,9 @@ def draw_cdfs(result: ItemResult):
             pts = [r for r in mine if r["method"] == "simulation" and r["run"] == k]
             ax.step([r["q"] for r in pts], [r["cdf"] for r in pts], where="post", color=PALETTE[0], lw=0.7,
                     alpha=0.6, label="simulation runs" if k == 0 else None)
-        for meth, style in (("exact", dict(color="k", lw=1.2)), ("heavy traffic", dict(color=PALETTE[4], ls="--"))):
+        # the exact CDF wide and grey beneath the runs: where they agree, the runs still show on top of it
+        for meth, style in (("exact", dict(color="0.55", lw=3.2, zorder=1)),
+                            ("heavy traffic", dict(color=PALETTE[4], ls="--"))):
             pts = [r for r in mine if r["method"] == meth]
             if pts:
                 ax.plot([r["q"] for r in pts], [r["cdf"] for r in pts],

@@ -274,3 +274,24 @@ def test_the_page_opens_with_its_result_as_a_sentence_with_numbers():
     assert f.label == "beyond the papers" and f.id == "L-R-jiq-result"
     assert f.title == "JIQ's mean queue length is 0.50 times local JSQ(2)'s at load 0.5 and 0.33 times local JSQ(2)'s at load 0.92"
     assert "no stationary mean at load 0.92" in f.text
+
+
+def test_the_caption_names_the_curves_that_coincide_and_only_those():
+    means = {"JIQ": [0.4, 0.9], "local JSQ(2)": [0.6, 2.6], "GWSQ(2)": [0.61, 2.64], l_r_jiq.RANDOM: [1.0, 9.0]}
+    pairs = l_r_jiq.coinciding_pairs(_rows(means), list(means))
+    assert [(a, b) for a, b, _ in pairs] == [("local JSQ(2)", "GWSQ(2)")]
+    assert pairs[0][2] == pytest.approx(0.61 / 0.6 - 1)
+    words = l_r_jiq.coincide_words(pairs)
+    assert "local JSQ(2) and GWSQ(2) coincide at this scale" in words and "1.7%" in words
+    apart = {**means, "GWSQ(2)": [0.75, 3.2]}            # 25% apart: a reader tells the curves apart
+    assert l_r_jiq.coinciding_pairs(_rows(apart), list(apart)) == []
+    assert l_r_jiq.coincide_words([]) == ""
+
+
+def test_the_figure_check_accepts_the_caption_of_coinciding_curves(tiny):
+    from qtheory.plotting import coinciding_curves
+
+    fig = l_r_jiq.draw(tiny)
+    drawn = {frozenset(p[1:]) for p in coinciding_curves(fig)}
+    named = {frozenset(p[:2]) for p in l_r_jiq.coinciding_pairs(tiny.rows, tiny.figure["policies"])}
+    assert drawn <= named     # every pair a reader sees as one curve is named in the caption

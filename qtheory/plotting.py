@@ -694,6 +694,32 @@ def _moving_share(ax) -> tuple[float, float, float] | None:
     return (last - first) / box.width, float(lo), float(hi)
 
 
+#: a panel lower than this share of its width, or than :data:`MIN_PANEL_PX` CSS px at the column
+#: width, flattens its curves into nearly straight lines (L-F3's first panels: 6.9 by 1.1 inches)
+MIN_PANEL_ASPECT = 0.25
+MIN_PANEL_PX = 80.0
+
+
+def _flat_panel_problems(fig, column_px: float = 688.0) -> list[str]:
+    """Panels of `fig` that draw data and are flatter than :data:`MIN_PANEL_ASPECT` or lower than
+    :data:`MIN_PANEL_PX` (colour bars are left out: they are narrow by design)."""
+    width_in = fig.get_size_inches()[0]
+    css_per_px = DISPLAY_DPI * min(1.0, column_px / (width_in * DISPLAY_DPI)) / fig.dpi
+    problems = []
+    for ax in fig.get_axes():
+        if getattr(ax, "_colorbar", None) is not None or not ax.get_visible():
+            continue
+        if not (ax.lines or ax.collections or ax.images or ax.patches):
+            continue
+        box = ax.get_window_extent()
+        high = box.height * css_per_px
+        if box.width > 0 and (box.height < MIN_PANEL_ASPECT * box.width or high < MIN_PANEL_PX):
+            problems.append(f"the panel {ax.get_title()!r} is {high:.0f} px high and {box.width * css_per_px:.0f} px "
+                            f"wide at the column width (at least {MIN_PANEL_PX:g} px and a quarter of its width): "
+                            "a taller figure, or fewer panels per row")
+    return problems
+
+
 def _moving_range_problems(fig) -> list[str]:
     """Panels of `fig` whose lines move over less than :data:`MIN_MOVING_SHARE` of the x axis."""
     problems = []
@@ -766,7 +792,8 @@ def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0
       than :data:`MIN_MARKER_FRACTION` of theirs (other artists cover them);
     - a heat map whose colour scale hides its data, a log axis over more decades than a reader
       can place, or a colour bar taller than its panel (:func:`_colour_scale_problems`);
-    - lines that move over a small part of their x axis only (:data:`MIN_MOVING_SHARE`);
+    - lines that move over a small part of their x axis only (:data:`MIN_MOVING_SHARE`), or panels
+      too flat to show how they move (:data:`MIN_PANEL_ASPECT`, :data:`MIN_PANEL_PX`);
     - a legend box over drawn lines, markers, bands or patches (:data:`LEGEND_DATA_PX`), or
       legend text smaller than the tick labels;
     - two labelled curves drawn on top of each other (:func:`coinciding_curves`) when the caption
@@ -830,6 +857,7 @@ def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0
                                 f"{100 * MIN_MARKER_FRACTION:.0f}% of their pixels")
         problems += _colour_scale_problems(fig, renderer)
         problems += _moving_range_problems(fig)
+        problems += _flat_panel_problems(fig, column_px)
         problems += _legends_over_data(fig, canvas, legends)
         if caption is not None:
             words = caption.lower()

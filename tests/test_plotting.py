@@ -442,3 +442,16 @@ def test_a_legend_smaller_than_the_tick_labels_is_flagged():
     axes[0][0].plot([0, 1], [0, 1], label="type 1: graph mean field")
     plotting.figure_legend(fig, axes)
     assert not any("smaller than the tick labels" in p for p in figure_problems(fig))
+
+
+def test_a_flat_panel_is_flagged_and_the_default_rows_are_not():
+    from qtheory.plotting import new_figure
+
+    fig, axes = new_figure(1, height=1.1)                 # L-F3's first panels before their redraw
+    axes[0][0].plot([0, 1, 2], [0, 1, 0])
+    assert any("px high" in p for p in figure_problems(fig))
+    for ncols, nrows in ((1, 1), (3, 1), (3, 2), (4, 3)):
+        fig, axes = new_figure(ncols, nrows)
+        for ax in np.ravel(axes):
+            ax.plot([0, 1, 2], [0, 1, 0])
+        assert not any("px high" in p for p in figure_problems(fig)), (ncols, nrows)

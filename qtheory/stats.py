@@ -17,7 +17,8 @@ from scipy import stats as _st
 from .errors import ParameterError
 from .validation import check_array, check_integer, check_real, check_seed
 
-__all__ = ["Estimate", "StationaryStatistics", "mean_ci", "batch_estimate", "band", "batch_means", "sample_batch_means", "loglog_slope", "pair_correlation"]
+__all__ = ["Estimate", "StationaryStatistics", "mean_ci", "batch_estimate", "band", "batch_means", "sample_batch_means",
+           "loglog_slope", "pair_correlation", "familywise_t_bound", "se_from_interval"]
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,30 @@ class StationaryStatistics:
 
     def __dir__(self):
         return sorted(set(super().__dir__()) | set(self.__dict__.get("estimates", ())))
+
+
+def familywise_t_bound(df: float, comparisons: int = 1, *, alpha: float) -> float:
+    """The bound :math:`c` that the largest of `comparisons` statistics :math:`|T_i|`, each
+    Student :math:`t` with `df` degrees of freedom under its null, exceeds with probability at
+    most `alpha` (two-sided, Bonferroni: :math:`c = t_{1 - \alpha / (2k)}`). The one familywise
+    bound of the book (L-P-jsqd's distinct-picks check, U-V's random-assignment check, tests)."""
+    df = check_real("df", df, low=0.0, low_open=True)
+    comparisons = check_integer("comparisons", comparisons, low=1)
+    alpha = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
+    return float(_st.t.isf(alpha / (2 * comparisons), df))
+
+
+def se_from_interval(low, high, df: float | None = None, level: float = 0.95):
+    """The standard error behind a two-sided `level` interval ``[low, high]`` (scalars or arrays):
+    half its width over the Student :math:`t` quantile with `df` degrees of freedom, or over the
+    normal quantile when `df` is None (a bootstrap percentile interval). The inverse of
+    :func:`mean_ci`'s interval, for tables that keep the interval and not the error."""
+    level = check_real("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
+    q = _st.norm.isf((1 - level) / 2) if df is None else _st.t.isf((1 - level) / 2, check_real("df", df, low=0.0,
+                                                                                                 low_open=True))
+    half = (np.asarray(high, dtype=float) - np.asarray(low, dtype=float)) / 2
+    out = half / float(q)
+    return float(out) if out.ndim == 0 else out
 
 
 def mean_ci(samples, axis: int = 0, level: float = 0.95) -> Estimate:

@@ -122,3 +122,45 @@ def test_stationary_statistics_reach_their_estimates_by_name_and_pickle():
         st.mean_q
     again = pickle.loads(pickle.dumps(st))
     assert again.mean_tasks.mean == 2.0 and (again.warmup, again.horizon) == (1.0, 5.0)
+
+
+def test_the_familywise_t_bound_is_the_bonferroni_t_quantile():
+    # tabulated two-sided points of Student t: t_{0.975}(1) = 12.706, t_{0.975}(7) for alpha 0.1 over 2 = 2.365,
+    # t_{0.9995}(9) = 4.781
+    assert stats.familywise_t_bound(1, alpha=0.05) == pytest.approx(12.706, abs=1e-3)
+    assert stats.familywise_t_bound(7, 2, alpha=0.1) == pytest.approx(2.365, abs=1e-3)
+    assert stats.familywise_t_bound(9, alpha=1e-3) == pytest.approx(4.780912585933, rel=1e-9)
+    assert stats.familywise_t_bound(999, alpha=0.05) == pytest.approx(1.962, abs=1e-3)
+    assert stats.familywise_t_bound(7, 18, alpha=1e-3) > stats.familywise_t_bound(7, 1, alpha=1e-3) \
+        > stats.familywise_t_bound(29, 1, alpha=1e-3)
+
+
+def test_the_familywise_t_bound_keeps_its_level_over_the_comparisons():
+    # the largest |t| of k independent t(df) statistics exceeds the bound with probability at most alpha
+    # (Bonferroni; for independent ones 1 - (1 - alpha/k)^k, just below alpha)
+    rng = np.random.default_rng(7)
+    k, df, alpha, trials = 6, 4, 0.1, 40_000
+    bound = stats.familywise_t_bound(df, k, alpha=alpha)
+    rate = np.mean(np.abs(rng.standard_t(df, size=(trials, k))).max(axis=1) > bound)
+    expected = 1 - (1 - alpha / k) ** k
+    assert abs(rate - expected) < 4.5 * np.sqrt(expected * (1 - expected) / trials)
+
+
+@pytest.mark.parametrize("args, kwargs, name", [((0,), dict(alpha=0.05), "df"), ((5, 0), dict(alpha=0.05), "comparisons"),
+                                                ((5,), dict(alpha=1.0), "alpha"), ((5,), dict(alpha=0.0), "alpha")])
+def test_the_familywise_t_bound_names_a_wrong_parameter(args, kwargs, name):
+    with pytest.raises(ParameterError, match=name):
+        stats.familywise_t_bound(*args, **kwargs)
+
+
+def test_the_standard_error_read_from_an_interval_inverts_mean_ci():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(7, 4))
+    est = mean_ci(x)
+    assert stats.se_from_interval(est.ci_low, est.ci_high, df=6) == pytest.approx(est.se, rel=1e-12)
+    assert isinstance(stats.se_from_interval(1.0, 3.0), float)
+    # a bootstrap percentile interval: the normal quantile 1.959964
+    assert stats.se_from_interval(-1.959963984540054, 1.959963984540054) == pytest.approx(1.0, rel=1e-12)
+    assert stats.se_from_interval(0.0, 2.0, df=3, level=0.9) == pytest.approx(1.0 / scipy.stats.t.ppf(0.95, 3))
+    with pytest.raises(ParameterError, match="df"):
+        stats.se_from_interval(0.0, 1.0, df=0)

@@ -529,20 +529,7 @@ def lemma10_rows(seed: int, n_list, n_runs: int, horizon: float, *, n_times: int
 
 # -- judging simulated values against predictions (L-V-stability, L-V-limits) -------------------------------
 
-__all__ += ["bonferroni_t_bound", "t_statistic", "bootstrap_l1_interval"]
-
-
-def bonferroni_t_bound(n_runs: int, comparisons: int, level: float = 0.999) -> float:
-    """Two-sided Student-t quantile with a Bonferroni correction: the bound that the largest of
-    `comparisons` statistics :math:`|m - r| / s`, each from `n_runs` replications
-    (``n_runs - 1`` degrees of freedom), exceeds with familywise probability ``1 - level``."""
-    from scipy import stats
-
-    n_runs = check_integer("n_runs", n_runs, low=2)
-    comparisons = check_integer("comparisons", comparisons, low=1)
-    if not 0.0 < level < 1.0:
-        raise ParameterError(f"`level` must lie strictly between 0 and 1 (got {level!r})")
-    return float(stats.t.ppf(1 - (1 - level) / (2 * comparisons), n_runs - 1))
+__all__ += ["t_statistic", "bootstrap_l1_interval"]
 
 
 def t_statistic(value: float, reference: float, se: float) -> float:

@@ -21,7 +21,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
 
 from ...claims import Claim
 from ...validation import check_integer, check_positive
@@ -30,7 +29,7 @@ from ...display import Table
 from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed, replicate, spawn
-from ...stats import band
+from ...stats import band, familywise_t_bound
 from ..exact import local_candidates, local_candidates_with_replacement, stationary, type_occupancy
 from ..experiments import trajectory_replication
 from ..graphs import from_adjacency, irg
@@ -39,7 +38,7 @@ from ..model import LocalitySystem, paper_initial_occupancy, paper_system
 from ..simulation import simulate_jsqd
 
 __all__ = ["Results", "compute", "trajectory_rows", "exact_rows", "exact_samples", "monotone_growth_claim", "capacity_claim",
-           "narrow_ci_claim", "bonferroni_bound", "exact_chain_check", "distinct_picks_check", "SYSTEMS"]
+           "narrow_ci_claim", "exact_chain_check", "distinct_picks_check", "SYSTEMS"]
 
 SOURCE = "Sec. 6.1, Fig. 1"
 #: the two systems of Sec. 6.1: row label, panel title, paper_system design, graph kind
@@ -125,14 +124,6 @@ def narrow_ci_claim(max_half_width: float, n_runs: int, n_servers: int) -> Claim
                  source=SOURCE, holds=bool(max_half_width < MARKER_HEIGHT),
                  evidence=f"largest half-width {max_half_width:.4f} ({n_runs} runs, $N = {n_servers}$); a marker read "
                           "as 0.05 queue-length units tall (our reading of the figure's scale)")
-
-
-def bonferroni_bound(n_entries: int, n_runs: int, level: float = FAMILY_LEVEL) -> float:
-    """Two-sided Bonferroni bound on :math:`|t|` for `n_entries` means of `n_runs` runs each
-    (Student :math:`t` with ``n_runs - 1`` degrees of freedom) at familywise `level`."""
-    if n_runs < 2:
-        raise ParameterError(f"`n_runs` must be at least 2 for a t bound (got {n_runs!r})")
-    return float(stats.t.ppf(1 - level / (2 * n_entries), n_runs - 1))
 
 
 def exact_chain_check(samples, seed: int, horizon: float) -> Claim:
@@ -284,7 +275,7 @@ def compute(*, seed: int, n_servers: int, n_runs: int, horizon: float, n_times: 
     samples = exact_samples(seed=seed, horizon=exact_horizon, n_runs=exact_runs)
     tiny_rows = exact_rows(seed=seed, horizon=exact_horizon, n_runs=exact_runs, samples=samples)
     check = exact_chain_check(samples, seed, exact_horizon)
-    bound = bonferroni_bound(sum(r["d"] >= 2 for r in tiny_rows), exact_runs)
+    bound = familywise_t_bound(exact_runs - 1, sum(r["d"] >= 2 for r in tiny_rows), alpha=FAMILY_LEVEL)
     picks, worst, sentence = distinct_picks_check(tiny_rows, bound)
     max_z = max(abs(r["z"]) for r in tiny_rows)
     l_p_jsqd = ItemResult("L-P-jsqd", params, seed, tiny_rows, claims=(check, picks),

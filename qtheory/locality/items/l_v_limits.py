@@ -23,7 +23,7 @@ from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed, replicate
 from ...validation import check_integer, check_positive, check_real
-from ...stats import band, loglog_slope, pair_correlation
+from ...stats import band, loglog_slope, pair_correlation, se_from_interval
 from ..experiments import (bootstrap_l1_interval, gwsq_weight_rows, stationary_replication,
                            sup_l1_error, t_statistic, trajectory_replication)
 from ..meanfield import fixed_point, solve_meanfield
@@ -212,7 +212,7 @@ def convergence_claims(err_rows, slope: float, n_list, n_runs: int) -> tuple[Cla
 def chaos_claim(corr_rows, horizon: float) -> tuple[Claim, str]:
     """Theorem 1 from the correlation rows: it agrees when the correlation averaged over the server
     types falls from the smallest to the largest N by more than 1.96 standard errors (each type's SE
-    read from its bootstrap 95% interval as half its width / 1.96, the types' SEs combined in
+    read from its bootstrap 95% interval by :func:`qtheory.stats.se_from_interval`, the types' SEs combined in
     squares) and each type's 95% interval at the largest N lies below that smallest-N average.
     Judging each type against its own smallest-N estimate, as before, was decided by noise where a
     type's correlation is already near 0 at the smallest N (type 1 of the Sec. 6 system: 0.03 with
@@ -223,7 +223,7 @@ def chaos_claim(corr_rows, horizon: float) -> tuple[Claim, str]:
     big = [r for r in corr_rows if r["N"] == n_big]
 
     def average(rows):
-        se = [(r["ci_high"] - r["ci_low"]) / (2 * 1.96) for r in rows]
+        se = [se_from_interval(r["ci_low"], r["ci_high"]) for r in rows]    # bootstrap: normal quantile
         return float(np.mean([r["correlation"] for r in rows])), float(np.sqrt(np.sum(np.square(se)))) / len(rows)
 
     (avg_small, se_small), (avg_big, se_big) = average(small), average(big)

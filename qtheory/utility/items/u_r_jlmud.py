@@ -11,14 +11,13 @@ from sampling more pools (:func:`monotone_claim`) and JLMU's gap falling in :mat
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats as _st
 
 from ...claims import Claim, Finding
 from ...display import Table, listing, number
 from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed
-from ...stats import loglog_slope
+from ...stats import loglog_slope, se_from_interval
 from ...validation import check_integer, check_positive, check_runs, check_window
 from ..examples import table1_system
 from ..experiments import policy_runs
@@ -70,7 +69,7 @@ def gap_slopes(rows: list[dict], labels) -> dict[str, float]:
 def gap_se(row: dict) -> float:
     """The standard error of a row's gap: its 95% t-interval (``runs`` - 1 degrees of freedom) over the
     t quantile (the bound :math:`u(q_n^*)` is exact, so the gap's error is the estimate's)."""
-    return (row["gap_high"] - row["gap_low"]) / 2 / float(_st.t.ppf(0.975, df=row["runs"] - 1))
+    return se_from_interval(row["gap_low"], row["gap_high"], df=row["runs"] - 1)
 
 
 def gap_slope_errors(rows: list[dict], labels) -> dict[str, float]:

@@ -18,12 +18,12 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
 
 from ...claims import Claim
 from ...display import Table, listing, number
 from ...errors import ParameterError
 from ...results import ItemResult
+from ...stats import se_from_interval
 from ...validation import check_positive, check_runs, check_window
 from ..examples import table1_system
 from ..experiments import table1_rows
@@ -167,7 +167,7 @@ def reading_claim(assignments: tuple[Claim, ...]) -> Claim:
 
 def _se(row: dict, runs: int) -> float:
     """Standard error of a control-variate estimate from its 95% t interval over `runs` runs."""
-    return (row["utility_cv_high"] - row["utility_cv_low"]) / 2 / float(stats.t.ppf(0.975, runs - 1))
+    return se_from_interval(row["utility_cv_low"], row["utility_cv_high"], df=runs - 1)
 
 
 def slta_reading_claim(slta: dict, jlmu: dict) -> Claim:

@@ -30,7 +30,7 @@ from ...display import Table, number
 from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed, generator
-from ...stats import loglog_slope
+from ...stats import familywise_t_bound, loglog_slope
 from ...validation import check_integer, check_positive, check_runs, check_times, check_window
 from ..examples import figure3_left_system, figure3_right_system, table1_system
 from ..exact import exact_stationary
@@ -258,7 +258,7 @@ def _policy_section(p, system, opt) -> tuple[ItemResult, ItemResult]:
     random_exact = random_assignment_utility(system, rho)
     rnd = runs["random"]
     random_t = (rnd["mean_utility"] - random_exact) / rnd["utility_se"]
-    random_t_limit = float(stats.t.ppf(1 - 1e-3 / 2, p["base_runs"] - 1))
+    random_t_limit = familywise_t_bound(p["base_runs"] - 1, alpha=1e-3)
     above = above_bound(thm1, bound)
     exact_claim = theorem1_claim(exact_rows)
     displays = (

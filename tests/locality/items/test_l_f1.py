@@ -60,16 +60,6 @@ def test_the_interval_claim_is_judged_at_the_paper_scale_only_and_against_the_ma
     assert l_f1.narrow_ci_claim(0.2, 200, 5000).holds is False
 
 
-def test_the_bonferroni_bound_grows_with_the_number_of_entries_and_falls_with_runs():
-    assert l_f1.bonferroni_bound(1, 1000, level=0.05) == pytest.approx(1.962, abs=1e-3)
-    # n_runs - 1 degrees of freedom: the 97.5% point of t_1 and of t_7
-    assert l_f1.bonferroni_bound(1, 2, level=0.05) == pytest.approx(12.706, abs=1e-3)
-    assert l_f1.bonferroni_bound(2, 8, level=0.1) == pytest.approx(2.365, abs=1e-3)
-    assert l_f1.bonferroni_bound(18, 8) > l_f1.bonferroni_bound(1, 8) > l_f1.bonferroni_bound(1, 30)
-    with pytest.raises(ParameterError, match="n_runs"):
-        l_f1.bonferroni_bound(3, 1)
-
-
 def _tiny_rows(z, z_alt):
     """Synthetic L-P-jsqd rows: d = 1, 2 with the given z scores (z_alt for the with-replacement chain)."""
     return [dict(d=d, server_type=1, level=k + 1, z=z[i], z_with_replacement=z_alt[i], sim_mean=0.3,

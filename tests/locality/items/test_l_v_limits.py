@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from qtheory.errors import ParameterError
-from qtheory.locality.experiments import bonferroni_t_bound, bootstrap_l1_interval
+from qtheory.locality.experiments import bootstrap_l1_interval
 from qtheory.locality.items import l_v_limits as lv
 from qtheory.locality.meanfield import solve_meanfield
 from qtheory.locality.model import paper_initial_occupancy, paper_system

@@ -5,23 +5,11 @@ import math
 import pytest
 
 from qtheory.errors import ParameterError
-from qtheory.locality.experiments import bonferroni_t_bound, t_statistic
+from qtheory.locality.experiments import t_statistic
 from qtheory.locality.items import l_v_stability as st
 
 
 # -- the shared statistics -----------------------------------------------------------------------------------
-
-def test_bonferroni_bound_grows_with_the_number_of_comparisons_and_shrinks_with_runs():
-    one = bonferroni_t_bound(10, 1)
-    assert one == pytest.approx(4.780912585933, rel=1e-9)      # t_{0.9995}(9)
-    assert bonferroni_t_bound(10, 7) > one > bonferroni_t_bound(100, 1)
-
-
-@pytest.mark.parametrize("args, name", [((1, 3), "n_runs"), ((10, 0), "comparisons"), ((10, 3, 1.0), "level")])
-def test_bonferroni_bound_names_a_wrong_parameter(args, name):
-    with pytest.raises(ParameterError, match=name):
-        bonferroni_t_bound(*args)
-
 
 def test_t_statistic_of_a_zero_spread():
     assert t_statistic(1.5, 1.0, 0.25) == 2.0

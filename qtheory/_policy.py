@@ -132,10 +132,10 @@ def as_policy(family, policy, **options):
     """A policy of `family` (a paper's base class) from an object (returned unchanged) or a
     registered name plus keyword parameters.
 
-    With a name, each option that the policy has is passed to it (``None``: its default);
-    an option it does not have is checked as the policies that have it check it, and
-    otherwise ignored, so that one call can carry the parameters of several policies. With
-    an object, the options must be left at their defaults (the object owns its parameters).
+    With a name, each option that the policy has is passed to it (``None``: its default); an
+    option it does not have must be left at its default (None, or the default of the policies
+    that have it): a value the policy would drop is refused by name, never ignored. With an
+    object, the options must be left at their defaults (the object owns its parameters).
     """
     registry = family.REGISTRY
     if isinstance(policy, family):
@@ -149,20 +149,12 @@ def as_policy(family, policy, **options):
                              f"(got {policy!r})")
     cls = registry[policy]
     own = {f.name for f in dataclasses.fields(cls)}
-    for option, value in options.items():
-        if value is not None and option not in own:
-            _check_option(registry, option, value)
+    dropped = [k for k, v in options.items() if k not in own and v is not None and v != _option_default(registry, k)]
+    if dropped:
+        raise ParameterError(f"{', '.join(f'`{k}`' for k in dropped)} {'is not a parameter' if len(dropped) == 1 else 'are not parameters'} "
+                             f"of policy {policy!r} (its parameters: {', '.join(f'`{k}`' for k in sorted(own)) or 'none'}); "
+                             f"got {', '.join(f'{k}={options[k]!r}' for k in dropped)}")
     return cls(**{k: v for k, v in options.items() if k in own and v is not None})
-
-
-def _check_option(registry: dict, option: str, value) -> None:
-    """Check `value` of `option` as the first registered policy with that parameter does
-    (its ``__post_init__``, which names the parameter)."""
-    for cls in registry.values():
-        if option in {f.name for f in dataclasses.fields(cls)}:
-            cls(**{option: value})
-            return
-    raise ParameterError(f"no registered policy has a parameter `{option}`")
 
 
 def _importable(params_class) -> None:

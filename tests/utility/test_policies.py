@@ -95,3 +95,21 @@ def test_pick_is_floor_of_u_k_over_two_to_the_64():
             assert pick(np.uint64(first), k) == j
             if first > 0:
                 assert pick(np.uint64(first - 1), k) == j - 1
+
+
+@pytest.mark.parametrize("name, kwargs, named", [
+    ("jlmu", dict(beta=0.5, r0=3, target_class=1), "`beta`, `r0`, `target_class` are not parameters of policy 'jlmu'"),
+    ("slta", dict(target_class=1), "`target_class` is not a parameter of policy 'slta' (its parameters: `beta`, `r0`)"),
+    ("conservative", dict(beta=0.2), "`beta` is not a parameter of policy 'conservative'"),
+])
+def test_as_policy_refuses_an_option_the_named_policy_would_drop(name, kwargs, named):
+    with pytest.raises(ParameterError) as err:
+        as_policy(name, **kwargs)
+    assert named in str(err.value)
+    with pytest.raises(ParameterError, match="|".join(kwargs)):      # simulate refuses them by name too
+        simulate(SYS, 40, name, horizon=1.0, seed=1, **kwargs)
+
+
+def test_as_policy_accepts_options_left_at_their_defaults():
+    assert as_policy("jlmu", beta=None, r0=1, target_class=None) == JLMU()   # the U wrapper's defaults
+    assert as_policy("slta", beta=None) == SLTA()

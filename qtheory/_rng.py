@@ -12,9 +12,9 @@ state, reached through a call per draw) in the event loops: the state lives in a
 and a draw costs a handful of integer instructions. ``benchmarks/run.py --only limit``
 measures the difference against a C build of the same loop.
 
-numba's on-disk cache keys a kernel on its own source file only; qtheory keeps its
-compiled kernels in a folder named by a hash of all its sources (:mod:`qtheory._kernelcache`),
-so that editing this file recompiles every kernel that inlines these functions.
+numba's on-disk cache keys a kernel on its own source file only; qtheory keys each kernel
+on its file and every package file it imports (:mod:`qtheory._kernelcache`), this one
+included, so that editing this file recompiles every kernel that inlines these functions.
 
 ``tests/test_rng.py`` checks the words against an independent pure-Python version and
 the doubles for uniformity; the kernels' statistics are checked against exact values

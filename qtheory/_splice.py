@@ -22,11 +22,12 @@ U kernel, and numba's IR inlining of a rule with loops 10-20 %, because the loop
 can no longer stay in registers. Spliced source compiles to the same loop as code written
 in place, and the rule stays a function of its own that tests can call directly.
 
-The generated modules live next to the compiled kernels, in the cache folder named by a
-hash of every source file of the package (:mod:`qtheory._kernelcache`), so an edit of a
-template or a rule produces a new module; a module is written only when its text
-changes, atomically, so that concurrent processes and numba's cache (which checks the
-file's time stamp) agree.
+The generated modules live next to the compiled kernels (``spliced`` in
+:func:`qtheory._kernelcache.kernel_cache_dir`), named by a hash of their text, so an edit of
+a template or a rule produces a new module; a module is written only when its text changes,
+atomically, so that concurrent processes agree. Their compiled code is keyed on their text
+and every package file they import (:func:`qtheory._kernelcache.dependency_hash`): an edit of
+a helper a rule calls recompiles the kernel, an edit of an unrelated file does not.
 """
 
 from __future__ import annotations
@@ -270,8 +271,9 @@ def _source(template, rule, extra=None) -> str:
 
 
 def _folder() -> Path:
-    base = os.environ.get("NUMBA_CACHE_DIR") or tempfile.gettempdir()
-    folder = Path(base) / "spliced"
+    from ._kernelcache import kernel_cache_dir
+
+    folder = kernel_cache_dir() / "spliced"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 

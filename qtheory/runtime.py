@@ -391,17 +391,11 @@ def _progress_bar(total: int, desc: str, show: bool):
 # -- values that do not depend on a seed, kept on disk between runs ---------------------------------
 
 def value_cache_dir() -> Path:
-    """Folder of :func:`cached_values`: ``values/<hash of the package sources>`` beside the compiled
-    kernels (:mod:`qtheory._kernelcache`: ``$QTHEORY_CACHE_DIR``, by default ``~/.cache/qtheory``)."""
+    """Folder of :func:`cached_values`: ``values`` beside the compiled kernels
+    (:mod:`qtheory._kernelcache`: ``$QTHEORY_CACHE_DIR``, by default ``~/.cache/qtheory``)."""
     from . import _kernelcache
 
-    global _SOURCES
-    if _SOURCES is None:
-        _SOURCES = _kernelcache.source_hash(Path(__file__).parent)
-    return _kernelcache._base() / "values" / _SOURCES
-
-
-_SOURCES: str | None = None
+    return _kernelcache._base() / "values"
 
 
 def _canonical(obj, out: list) -> None:
@@ -439,9 +433,11 @@ def cached_values(kind: str, inputs: dict, compute: Callable[[], dict]) -> dict:
     For work that depends on its inputs alone and no seed (exact chains, fixed points), which a
     rerun of a notebook would otherwise repeat: the first call computes and stores the values
     (atomically, as ``.npz`` in :func:`value_cache_dir`); a later call with equal `inputs` and
-    unchanged package sources loads them, bit for bit. The file name is a hash of `kind`,
-    `inputs` (:func:`_canonical`: types and exact values) and, through the folder, every source
-    file of the package, so any edit of the package computes afresh. ``QTHEORY_VALUE_CACHE=0``
+    unchanged code loads them, bit for bit. The file name is a hash of `kind`, `inputs`
+    (:func:`_canonical`: types and exact values) and the code that computes them: the file that
+    defines `compute` and every package file it imports, directly or through others
+    (:func:`qtheory._kernelcache.dependency_hash`), so an edit of that code computes afresh and
+    an edit elsewhere (the runner, another page) keeps the values. ``QTHEORY_VALUE_CACHE=0``
     turns the cache off; a file that cannot be read is computed again.
     """
     import hashlib
@@ -449,7 +445,9 @@ def cached_values(kind: str, inputs: dict, compute: Callable[[], dict]) -> dict:
 
     if os.environ.get("QTHEORY_VALUE_CACHE", "1") in ("0", "false", "no"):
         return compute()
-    text: list[str] = [kind]
+    from . import _kernelcache
+
+    text: list[str] = [kind, _kernelcache.dependency_hash(compute.__code__.co_filename).hex()]
     _canonical(inputs, text)
     name = hashlib.sha256("\n".join(text).encode()).hexdigest()[:32]
     path = value_cache_dir() / kind / f"{name}.npz"

@@ -1,13 +1,17 @@
-"""The kernel cache follows every source file, not only the kernel's own."""
+"""The kernel cache follows every file a kernel imports, not only the kernel's own, and nothing
+else (issue 42): an edit of a helper recompiles, an edit of an unrelated module does not; a
+user's NUMBA_CACHE_DIR is respected."""
 
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
+import qtheory
 from qtheory import _kernelcache
 
 
-def _write_package(root, constant):
+def _write_package(root, constant, unrelated="x = 1"):
     pkg = root / "toy"
     pkg.mkdir(exist_ok=True)
     (pkg / "__init__.py").write_text(textwrap.dedent("""
@@ -30,34 +34,53 @@ def _write_package(root, constant):
         def kernel(x):
             return x + constant()
     """))
+    (pkg / "runner.py").write_text(unrelated + "\n")     # imports nothing the kernel imports, and is not imported
 
 
-def _run(root, cache_base):
-    code = "from toy.kernel import kernel; print(kernel(1))"
+def _run(root, env):
+    code = ("from toy.kernel import kernel; import numba; r = kernel(1); "
+            "print(r, len(kernel.stats.cache_misses), numba.config.CACHE_DIR or '-')")
     # no .pyc files: Python validates them by the source's mtime in whole seconds and its
     # size, so a same-size rewrite within one second would run the old bytecode
-    env = {"PATH": "/usr/bin:/bin", "QTHEORY_CACHE_DIR": str(cache_base), "PYTHONPATH": str(root),
-           "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1", **env}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    return int(out.stdout.strip())
+    value, misses, numba_dir = out.stdout.split()
+    return int(value), int(misses), numba_dir
 
 
 def test_editing_a_called_module_is_not_hidden_by_a_stale_kernel_cache(tmp_path):
+    env = {"QTHEORY_CACHE_DIR": str(tmp_path / "cache")}
     _write_package(tmp_path, 10)
-    assert _run(tmp_path, tmp_path / "cache") == 11
+    assert _run(tmp_path, env)[:2] == (11, 1)           # compiled
+    assert _run(tmp_path, env)[:2] == (11, 0)           # loaded
     # the kernel's own file is unchanged: numba alone would reuse the cached 11
     _write_package(tmp_path, 20)
-    assert _run(tmp_path, tmp_path / "cache") == 21
+    assert _run(tmp_path, env)[:2] == (21, 1)
 
 
-def test_the_cache_folder_changes_with_any_source_file_and_only_then(tmp_path):
-    (tmp_path / "a.py").write_text("x = 1\n")
-    (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "b.py").write_text("y = 2\n")
-    first = _kernelcache.source_hash(tmp_path)
-    assert _kernelcache.source_hash(tmp_path) == first
-    (tmp_path / "sub" / "b.py").write_text("y = 3\n")
-    assert _kernelcache.source_hash(tmp_path) != first
+def test_editing_a_module_no_kernel_imports_compiles_nothing(tmp_path):
+    env = {"QTHEORY_CACHE_DIR": str(tmp_path / "cache")}
+    _write_package(tmp_path, 10)
+    assert _run(tmp_path, env)[:2] == (11, 1)
+    _write_package(tmp_path, 10, unrelated="x = 2  # an edit of the runner")
+    assert _run(tmp_path, env)[:2] == (11, 0)
+
+
+def test_the_dependencies_of_a_kernel_are_what_it_imports_and_not_the_runner():
+    from qtheory.locality import simulation
+
+    deps = {p.relative_to(Path(qtheory.__file__).parent).as_posix() for p in _kernelcache.dependencies(simulation.__file__)}
+    assert {"locality/simulation.py", "_rng.py", "_splice.py", "locality/policies/__init__.py"} <= deps
+    assert not deps & {"reproduce.py", "results.py", "plotting.py", "locality/items/l_f2.py"}
+
+
+def test_a_users_numba_cache_dir_is_respected(tmp_path):
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "mine")}
+    _write_package(tmp_path, 10)
+    value, misses, numba_dir = _run(tmp_path, env)
+    assert (value, misses) == (11, 1) and numba_dir == str(tmp_path / "mine")   # numba's setting is the user's
+    assert any((tmp_path / "mine" / "qtheory" / "numba").rglob("*.nbi"))        # ours beneath it
+    assert _run(tmp_path, env)[:2] == (11, 0)
 
 
 def test_a_second_process_loads_the_policy_kernels_from_the_cache(tmp_path):

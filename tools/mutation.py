@@ -34,11 +34,11 @@ run as ``python -m pytest -x -q`` on the test paths with a timeout and classifie
   mutmut does: an infinite loop is a detected fault);
 * ``error``: any other exit code (internal error, no tests collected): not counted.
 
-Numba: qtheory names its kernel cache after a hash of all its sources
-(:mod:`qtheory._kernelcache`), so a mutated file gets a fresh cache folder and every
-kernel is recompiled from the mutated source. Every run additionally gets its own empty
-``QTHEORY_CACHE_DIR`` and ``NUMBA_CACHE_DIR`` (``--shared-cache`` turns that off to save
-compile time; the source hash still separates mutants). The original checkout is never
+Numba: qtheory keys each compiled kernel on its file and every package file it imports
+(:mod:`qtheory._kernelcache`), so a kernel that reads a mutated file is recompiled from the
+mutated source. Every run additionally gets its own empty ``QTHEORY_CACHE_DIR`` and
+``NUMBA_CACHE_DIR`` (``--shared-cache`` turns that off to save compile time; the dependency
+hash still separates mutants). The original checkout is never
 edited; the copy is deleted at the end.
 
 Mutants shown to be equivalent (no test can kill them) are listed with a reason in a JSON

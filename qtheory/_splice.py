@@ -43,6 +43,8 @@ import textwrap
 import types
 from pathlib import Path
 
+import numpy as np
+
 from .errors import SpliceError
 
 __all__ = ["specialise"]
@@ -151,10 +153,12 @@ def _rule_statements(rule, call_args: list[str], target: str, *, placeholder: st
                     and isinstance(n.ctx, ast.Store) and n.id in assigned), key=lambda n: (n.lineno, n.col_offset))
         raise SpliceError(f"{where(node)} assigns to its parameter `{node.id}`, which in the kernel is the "
                           f"template's own variable: use a new name for the new value")
+    _check_stores(body, params, where)
     loaded = {n.id for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.Name)}
     # attribute bases such as `np` in `np.zeros` are Names too
     free = loaded - stored - set(params)
     _check_free_names(py, body, free, call_args, placeholder, template, where)
+    _check_draws(py, body, where)
     locals_ = stored - set(params)
     tag = py.__module__.rsplit(".", 1)[-1] + ("" if placeholder == _PLACEHOLDER else f"_{placeholder}")
     mapping = {local: f"_{tag}_{local}" for local in locals_}
@@ -168,6 +172,64 @@ def _rule_statements(rule, call_args: list[str], target: str, *, placeholder: st
     stmts.append(ast.Assign(targets=[ast.Name(target, ast.Store())], value=rename.visit(body[-1].value),
                             lineno=0))
     return [ast.fix_missing_locations(s) for s in stmts], free
+
+
+#: the arrays a rule may store into: the policy's own (``params`` arrays, U's state ``st``); every
+#: other array it is given is the kernel's (queue lengths, occupancies, the graph), and a store
+#: there would change the run behind the kernel's back
+WRITABLE = frozenset({"params", "st"})
+
+
+def _stored_base(target):
+    """The name a store ``name[...] = ...`` or ``name.attr[...] = ...`` writes into, or None."""
+    while isinstance(target, (ast.Subscript, ast.Attribute)):
+        target = target.value
+    return target.id if isinstance(target, ast.Name) else None
+
+
+def _check_stores(body, params, where) -> None:
+    """Refuse a store into an array the kernel owns (:data:`WRITABLE`)."""
+    for stmt in body:
+        for node in ast.walk(stmt):
+            targets = (node.targets if isinstance(node, ast.Assign) else
+                       [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])
+            for target in targets:
+                for part in (target.elts if isinstance(target, ast.Tuple) else [target]):
+                    if not isinstance(part, ast.Subscript):
+                        continue
+                    base = _stored_base(part)
+                    if base in params and base not in WRITABLE:
+                        raise SpliceError(f"{where(part)} stores into `{base}`, which the kernel owns: a rule "
+                                          f"writes only into its own state ({', '.join(sorted(WRITABLE))})")
+
+
+def _is_unseeded(obj) -> bool:
+    """Whether `obj` is Python's or numpy's global random module, or something taken from them."""
+    import random
+
+    if obj is random or obj is np.random:
+        return True
+    home = getattr(obj, "__module__", None) or ""
+    return home == "random" or home.startswith("numpy.random")
+
+
+def _check_draws(py, body, where) -> None:
+    """Refuse a draw from ``np.random`` or ``random``: their streams are not the run's seed (two
+    processes with one seed would differ); a rule draws from the kernel's generator ``rng``
+    through :mod:`qtheory._rng`."""
+    for stmt in body:
+        for node in ast.walk(stmt):
+            found = None
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr == "random" \
+                    and py.__globals__.get(node.value.id) is np:
+                found = f"{node.value.id}.random"
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) \
+                    and _is_unseeded(py.__globals__.get(node.id)):
+                found = node.id
+            if found:
+                raise SpliceError(f"{where(node)} draws from `{found}`, whose stream is not the run's seed (the same "
+                                  "seed would give other numbers in another process): draw from the kernel's "
+                                  "generator `rng` with qtheory._rng")
 
 
 def _check_free_names(py, body, free, call_args, placeholder, template, where) -> None:

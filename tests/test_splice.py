@@ -299,3 +299,35 @@ def test_every_registered_locality_policy_splices_into_the_kernel():
     for name, cls in L_REGISTRY.items():
         text = _splice._source(_lsim._kernel_template, l_rule_of(cls), {"touch": cls.lookahead or prefetch_list})
         assert "decide(" not in text and "touch(" not in text, name
+
+
+@njit
+def _stores_into_state(params, i, state, offset, neighbors):
+    best = neighbors[_ix(offset[_ix(i)])]
+    state[_ix(best)] += 0  # mistake: stores into state
+    return best
+
+
+@njit
+def _writes_its_params(params, i, offset, neighbors):
+    best = neighbors[_ix(offset[_ix(i)])]
+    params.memory[0] = best   # its own state: allowed
+    return best
+
+
+def _draws_from_numpy(params, i, offset, degree, neighbors):
+    k = np.random.randint(degree[_ix(i)])  # mistake: np.random
+    return neighbors[_ix(offset[_ix(i)] + k)]
+
+
+def test_a_rule_storing_into_a_kernel_array_is_refused_and_into_its_own_params_is_not():
+    """L's `state` holds the queue lengths in a width the kernel chooses and may rerun: a store there changes
+    the run behind the kernel's back (issue 42)."""
+    _refused(_stores_into_state, "mistake: stores into state", "stores into `state`, which the kernel owns")
+    text = _splice._source(_lsim._kernel_template, _writes_its_params, {"touch": prefetch_list})   # not refused
+    assert "params.memory[0] =" in text
+
+
+def test_a_rule_drawing_from_numpys_global_generator_is_refused():
+    """np.random's stream is not the run's seed: the same seed gave other numbers in another process."""
+    _refused(_draws_from_numpy, "mistake: np.random", r"draws from `np\.random`.*generator `rng`")

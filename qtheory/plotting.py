@@ -22,7 +22,8 @@ import numpy as np
 __all__ = ["PALETTE", "COLUMN_WIDTH", "DISPLAY_DPI", "MIN_FONT_PX", "MIN_TICK_PX", "INTERVALS", "use_style",
            "ci_band", "new_figure", "figure_legend", "smallest_font", "rendered_font_px", "declutter_log_ticks",
            "interval_words", "mark_interval", "figure_problems", "figure_problems_started", "series_visibility",
-           "SeriesVisibility", "MIN_SHOWN_FRACTION", "MIN_MARKER_FRACTION", "coinciding_curves", "code_like"]
+           "SeriesVisibility", "MIN_SHOWN_FRACTION", "MIN_MARKER_FRACTION", "coinciding_curves", "coincide_sentence",
+           "code_like"]
 
 #: the book's text column is 688 CSS px wide; figures are drawn at this width (inches) ...
 COLUMN_WIDTH = 6.9
@@ -632,7 +633,7 @@ def _colour_scale_problems(fig, renderer) -> list[str]:
 #: inside its box (with the book's frameless legends, data under a legend run through its text) ...
 LEGEND_DATA_PX = 25
 #: ... and they are more than this fraction of the box (a stray antialiased edge is not a covered curve)
-LEGEND_DATA_FRACTION = 0.005
+LEGEND_DATA_FRACTION = 0.02
 
 
 def _legends_over_data(fig, canvas, legends) -> list[str]:
@@ -738,6 +739,48 @@ def _moving_range_problems(fig) -> list[str]:
 COINCIDE_FRACTION = 0.015
 #: words a caption uses to say that curves coincide
 COINCIDE_WORDS = ("coincide", "indistinguishable", "on top of each other")
+
+
+def coincide_sentence(fig, caption: str) -> str:
+    """The sentence :meth:`qtheory.results.ResultWriter.save_figure` adds to `caption` when
+    labelled curves of `fig` coincide (:func:`coinciding_curves`) and the caption does not say so
+    already (:data:`COINCIDE_WORDS`): which curves, grouped, and in which panels. Empty otherwise."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    if any(w in caption.lower() for w in COINCIDE_WORDS):
+        return ""
+    original = fig.canvas
+    try:
+        FigureCanvasAgg(fig).draw()                     # the limits and layout the book shows
+        pairs = coinciding_curves(fig)
+    finally:
+        fig.set_canvas(original)
+    if not pairs:
+        return ""
+    groups: dict[str, list] = {}                        # per panel: label -> its group (a shared list)
+    for title, a, b in pairs:
+        panel = groups.setdefault(title, {})
+        ga, gb = panel.get(a), panel.get(b)
+        if ga is None and gb is None:
+            panel[a] = panel[b] = [a, b]
+        elif ga is None:
+            gb.append(a); panel[a] = gb
+        elif gb is None:
+            ga.append(b); panel[b] = ga
+        elif ga is not gb:
+            ga.extend(gb)
+            for label in gb:
+                panel[label] = ga
+    where: dict[tuple, list] = {}
+    for title, panel in groups.items():
+        for group in {id(g): g for g in panel.values()}.values():
+            where.setdefault(tuple(group), []).append(title)
+    parts = []
+    for labels, titles in where.items():
+        names = ", ".join(f"‘{x}’" for x in labels[:-1]) + f" and ‘{labels[-1]}’"
+        shown = [t for t in titles if t]
+        parts.append(names + (f" ({'panel' if len(shown) == 1 else 'panels'} {', '.join(shown)})" if shown else ""))
+    return " At this scale these curves coincide: " + "; ".join(parts) + "."
 
 
 def _labelled_lines(ax) -> list:

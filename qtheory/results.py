@@ -266,12 +266,17 @@ class ResultWriter:
         """Save a matplotlib figure as PNG and SVG (``<ID>[_<name>].png`` / ``.svg``).
 
         In a notebook the figure is then shown as a numbered HTML figure with alt text and
-        a caption: `caption` (what is plotted) followed by the item, the preset, the seed
-        and the data files, so that every figure of the book says where it comes from.
+        a caption: `caption` (what is plotted; with a sentence naming the curves that coincide
+        at the figure's scale, :func:`qtheory.plotting.coincide_sentence`) followed by the item,
+        the preset, the seed and the data files, so that every figure of the book says where it
+        comes from.
         """
-        from .plotting import MIN_FONT_PX, declutter_log_ticks, figure_problems_started, rendered_font_px, smallest_font
+        from .plotting import (MIN_FONT_PX, coincide_sentence, declutter_log_ticks, figure_problems_started,
+                               rendered_font_px, smallest_font)
 
         declutter_log_ticks(fig)
+        if caption is not None:   # curves drawn on top of each other: the caption says which
+            caption += coincide_sentence(fig, caption)
         # what would make it hard to read (tick sizes, overlapping text, hidden series, interval
         # wording): recorded in the sidecar, where the book's check reads it
         # (checked in a forked copy while the figure is saved; collected by metadata())

@@ -455,3 +455,25 @@ def test_a_flat_panel_is_flagged_and_the_default_rows_are_not():
         for ax in np.ravel(axes):
             ax.plot([0, 1, 2], [0, 1, 0])
         assert not any("px high" in p for p in figure_problems(fig)), (ncols, nrows)
+
+
+def test_the_coincide_sentence_groups_the_curves_per_panel_and_is_empty_when_the_caption_says_so():
+    from qtheory.plotting import coincide_sentence, new_figure
+
+    t = np.linspace(0.0, 2.0, 21)
+    fig, axes = new_figure(2)
+    for ax, title in zip(axes[0], ("$q_{1,1}$", "$q_{1,2}$")):
+        ax.plot(t, np.exp(-t), label="$N = 1000$")
+        ax.plot(t, np.exp(-t) * 1.001, "--", label="ODE (3.7)")
+        ax.plot(t, np.exp(-t) * 1.002, ":", label="refined")
+        ax.plot(t, 0.2 + 0.3 * t, label="other")
+        ax.set_title(title)
+    sentence = coincide_sentence(fig, "Occupancies against time.")
+    assert sentence == (" At this scale these curves coincide: ‘$N = 1000$’, ‘ODE (3.7)’ and ‘refined’ "
+                        "(panels $q_{1,1}$, $q_{1,2}$).")
+    assert coincide_sentence(fig, "The simulation and the ODE coincide.") == ""
+    assert not any("coincide" in p for p in figure_problems(fig, "Occupancies against time." + sentence))
+    fig2, axes2 = new_figure(1)
+    axes2[0][0].plot(t, t, label="a")
+    axes2[0][0].plot(t, 2 * t, label="b")
+    assert coincide_sentence(fig2, "Two lines.") == ""

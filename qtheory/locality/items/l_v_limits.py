@@ -450,7 +450,7 @@ def theorem6(*, seed: int, system: LocalitySystem, n_list, n_runs: int, warmup: 
 def draw_theorem6(result: ItemResult):
     """The L-V-thm6 figure: the time-averaged :math:`q_{m,\\ell}`, :math:`\\ell = 1, 2`, against N beside
     the fixed point (left), and their :math:`\\ell_1` distance to it (right)."""
-    from ...plotting import PALETTE, new_figure
+    from ...plotting import PALETTE, figure_legend, new_figure
     from ...results import column, select
 
     n_list = result.figure["n_list"]
@@ -466,7 +466,7 @@ def draw_theorem6(result: ItemResult):
     log_n_axis(ax, n_list)
     ax.set_xlabel("$N$")
     ax.set_ylabel("time-averaged occupancy (dashed: $q^*$)")
-    ax.legend(ncol=2)
+    figure_legend(fig, axes[0][:1], ncol=6)
     ax = axes[0][1]
     dist = select(result.rows, server_type="all")
     d = np.array(column(dist, "mean"))

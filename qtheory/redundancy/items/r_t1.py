@@ -544,7 +544,7 @@ def draw_cdfs(result: ItemResult):
         for k in range(result.figure["n_runs"]):
             pts = [r for r in mine if r["method"] == "simulation" and r["run"] == k]
             ax.step([r["q"] for r in pts], [r["cdf"] for r in pts], where="post", color=PALETTE[0], lw=0.7,
-                    alpha=0.6, label="simulation runs" if k == 0 else None)
+                    alpha=0.6, label="simulation runs")   # one series: every run (the legend lists it once)
         # the exact CDF wide and grey beneath the runs: where they agree, the runs still show on top of it
         for meth, style in (("exact", dict(color="0.55", lw=3.2, zorder=1)),
                             ("heavy traffic", dict(color=PALETTE[4], ls="--"))):

@@ -445,8 +445,8 @@ def compute(*, seed: int, rho: float, base_n: int, base_horizon: float, base_war
              f"{ptest.size} per-count probabilities of all policies at once: $p = {number(ptest.p, digits=2)}$.",
         figure={"policies": list(POLICIES), "mean": poisson_n * rho, "caption": (
             rf"stationary distribution of the number of tasks $n s_n$ under each policy (fraction of time), "
-            rf"$n = {poisson_n}$ pools, $\rho = {rho:g}$, {poisson_runs} runs of length {poisson_horizon:g}, beside the "
-            rf"Poisson({poisson_n * rho:g}) probability mass function")})
+            rf"$n = {poisson_n}$ pools, $\rho = {rho:g}$, {poisson_runs} runs of length {poisson_horizon:g} (thin line), "
+            rf"over the Poisson({poisson_n * rho:g}) probability mass function (wide grey line), one panel per policy")})
     mains = theorem_claims(lp_gap=worst, n_cases=len(lp), orders=orders, final=final, fluid_horizon=fluid_horizon,
                            errors=err, slope=slope, slta=ssum)
     prop1, thm3, thm4, thm5, thm6 = (dataclasses.replace(r, claims=(*r.claims, mains[r.item]))
@@ -495,7 +495,7 @@ def draw_baselines(result: ItemResult):
 
 def draw_fluid_convergence(result: ItemResult):
     """U-V-thm4: the distance to :math:`q_*` and the total mass along each fluid trajectory."""
-    from ...plotting import PALETTE
+    from ...plotting import PALETTE, figure_legend
 
     fig, axes = _figure(2)
     floor = result.figure["floor"]
@@ -505,15 +505,16 @@ def draw_fluid_convergence(result: ItemResult):
         axes[0][0].semilogy(t, [max(r["l1_to_q_star"], floor) for r in pts], color=PALETTE[c], label=name)
         axes[0][1].plot(t, [r["total"] for r in pts], color=PALETTE[c], label=name)
         axes[0][1].plot(t, [r["total_closed_form"] for r in pts], color="k", ls=":", lw=1)
-    axes[0][0].set_xlabel("time $t$"); axes[0][0].set_ylabel(r"$\|q(t) - q_*\|_1$"); axes[0][0].legend()
+    axes[0][0].set_xlabel("time $t$"); axes[0][0].set_ylabel(r"$\|q(t) - q_*\|_1$")
     axes[0][1].set_xlabel("time $t$"); axes[0][1].set_ylabel("total mass $s(t)$ (dotted: $\\rho + (s_0-\\rho)e^{-t}$)")
+    figure_legend(fig, axes[0][:1], ncol=3)    # the starts, one colour each in both panels
     return fig
 
 
 def draw_fluid_limit(result: ItemResult):
     """U-V-thm5: the sup-norm error against :math:`n` with an :math:`n^{-1/2}` guide, and four
     occupancy paths of the largest system beside the fluid model."""
-    from ...plotting import PALETTE, ci_band
+    from ...plotting import PALETTE, ci_band, figure_legend
 
     err, paths = result.rows, result.tables["paths"]
     fig, axes = _figure(2)
@@ -523,7 +524,7 @@ def draw_fluid_limit(result: ItemResult):
             label="JLMU")
     ax.plot(ns, err[0]["sup_l1_error"] * np.sqrt(ns[0] / ns), color="grey", ls=":", label=r"$\propto n^{-1/2}$")
     ax.set_xscale("log"); ax.set_yscale("log"); ax.set_xlabel("number of pools $n$")
-    ax.set_ylabel(r"$\sup_t \|q_n(t) - q(t)\|_1$"); ax.legend()
+    ax.set_ylabel(r"$\sup_t \|q_n(t) - q(t)\|_1$")
     ax = axes[0][1]
     big = result.figure["big"]
     for c, (i, j) in enumerate(result.figure["track"]):
@@ -531,7 +532,8 @@ def draw_fluid_limit(result: ItemResult):
         t = [r["t"] for r in pts]
         ax.plot(t, [r["fluid"] for r in pts], color=PALETTE[c], label=f"$q({i + 1},{j})$ fluid")
         ax.plot(t, [r["sim_mean"] for r in pts], color=PALETTE[c], ls="none", marker=".", label=f"$n = {big}$")
-    ax.set_xlabel("time $t$"); ax.set_ylabel("fraction of pools"); ax.legend(ncol=2)
+    ax.set_xlabel("time $t$"); ax.set_ylabel("fraction of pools")
+    figure_legend(fig, axes, ncol=5)       # below the panels: the paths cross where a legend would sit
     return fig
 
 
@@ -556,18 +558,31 @@ def draw_learning(result: ItemResult):
 
 
 def draw_poisson(result: ItemResult):
-    """U-X-poisson: each policy's time fraction of each task count beside the Poisson pmf."""
-    from ...plotting import PALETTE
+    """U-X-poisson: one panel per policy, its time fraction of each task count over the Poisson pmf
+    (the laws coincide, so one panel for all would show one curve)."""
+    from ...plotting import PALETTE, figure_legend, new_figure
 
-    fig, axes = _figure(1)
-    ax = axes[0][0]
+    policies = result.figure["policies"]
+    ncols = min(4, len(policies))
+    nrows = -(-len(policies) // ncols)
+    fig, axes = new_figure(ncols, nrows, sharex=True, sharey=True)
     pmf = result.tables["pmf"]
-    for c, pol in enumerate(result.figure["policies"]):
-        pts = [r for r in pmf if r["policy"] == pol]
-        ax.plot([r["tasks"] for r in pts], [r["time_fraction"] for r in pts], color=PALETTE[c], lw=1, label=pol)
-    pts = [r for r in pmf if r["policy"] == result.figure["policies"][0]]
     mean = result.figure["mean"]
-    ax.plot([r["tasks"] for r in pts], [r["poisson_pmf"] for r in pts], "k:", lw=2, label=f"Poisson({mean:g})")
-    ax.set_xlabel("number of tasks $n s_n$"); ax.set_ylabel("fraction of time"); ax.legend()
-    ax.set_xlim(mean - 5 * np.sqrt(mean), mean + 5 * np.sqrt(mean))
+    for k, ax in enumerate(np.ravel(axes)):
+        if k >= len(policies):
+            ax.set_visible(False)
+            continue
+        pol = policies[k]
+        pts = [r for r in pmf if r["policy"] == pol]
+        ax.plot([r["tasks"] for r in pts], [r["poisson_pmf"] for r in pts], color="0.6", lw=3.2,
+                label=f"Poisson({mean:g})")
+        ax.plot([r["tasks"] for r in pts], [r["time_fraction"] for r in pts], color=PALETTE[0], lw=1,
+                label="time fraction under the policy")
+        ax.set_title(pol)
+        ax.set_xlim(mean - 4 * np.sqrt(mean), mean + 4 * np.sqrt(mean))
+        if k % ncols == 0:
+            ax.set_ylabel("fraction of time")
+        if k >= len(policies) - ncols:
+            ax.set_xlabel("tasks $n s_n$")
+    figure_legend(fig, axes[0][:1], ncol=2)
     return fig

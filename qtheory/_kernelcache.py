@@ -16,7 +16,8 @@ The folder is ``$QTHEORY_CACHE_DIR/numba``; without that variable,
 ``$NUMBA_CACHE_DIR/qtheory/numba`` when the user set ``NUMBA_CACHE_DIR``, else
 ``~/.cache/qtheory/numba`` (or the system's temporary folder where that is not
 writable). ``NUMBA_CACHE_DIR`` itself is left as the user set it: numba caches other
-code where it always would. The locator is registered when numba's caching module is
+code where it always would. With ``QTHEORY_BOUNDSCHECK=1`` (:func:`boundscheck`) every kernel is
+compiled with bounds checking, into ``numba-boundscheck`` beside that folder. The locator is registered when numba's caching module is
 imported (:func:`configure`, from :mod:`qtheory`'s ``__init__``), so importing qtheory
 does not import numba.
 """
@@ -32,7 +33,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-__all__ = ["dependency_hash", "dependencies", "kernel_cache_dir", "configure", "QtheoryCacheLocator"]
+__all__ = ["dependency_hash", "dependencies", "kernel_cache_dir", "configure", "boundscheck", "QtheoryCacheLocator"]
 
 #: packages whose files the locator keys on their imports: name -> folder (:func:`configure`)
 _ROOTS: dict[str, Path] = {}
@@ -112,6 +113,13 @@ def dependency_hash(path: str | os.PathLike) -> bytes:
     return digest.digest()
 
 
+def boundscheck() -> bool:
+    """Whether kernels are compiled with bounds checking: ``QTHEORY_BOUNDSCHECK=1`` (a debug switch;
+    an index out of range then raises ``IndexError`` instead of reading or writing wild memory, at
+    a cost in speed). Such kernels are kept in a folder of their own."""
+    return os.environ.get("QTHEORY_BOUNDSCHECK", "").strip() not in ("", "0", "false", "no")
+
+
 def _base() -> Path:
     env = os.environ.get("QTHEORY_CACHE_DIR")
     if env:
@@ -124,7 +132,7 @@ def _base() -> Path:
 
 def kernel_cache_dir() -> Path:
     """The folder of qtheory's compiled kernels (the module docstring says which)."""
-    folder = _base() / "numba"
+    folder = _base() / ("numba-boundscheck" if boundscheck() else "numba")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
@@ -212,6 +220,10 @@ def configure(root: str | os.PathLike) -> Path:
     when it is. Returns :func:`kernel_cache_dir`."""
     root = Path(root).resolve()
     _ROOTS[root.name] = root
+    if boundscheck():          # numba reads NUMBA_BOUNDSCHECK when it is imported; set both
+        os.environ["NUMBA_BOUNDSCHECK"] = "1"
+        if "numba" in sys.modules:
+            sys.modules["numba"].config.BOUNDSCHECK = 1
     if "numba.core.caching" in sys.modules:
         _install(sys.modules["numba.core.caching"])
     elif not any(isinstance(f, _AfterImport) for f in sys.meta_path):

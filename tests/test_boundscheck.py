@@ -1,0 +1,69 @@
+"""The debug switch QTHEORY_BOUNDSCHECK=1 compiles every kernel with bounds checking (issue 42): an
+index out of range raises IndexError instead of reading wild memory, and every registered policy
+and mechanism of the three papers runs once under it without one."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+RUN_EVERY_POLICY = textwrap.dedent("""
+    import numpy as np
+    from numba import njit
+    import qtheory
+    from qtheory.locality.policies import _ix
+
+    @njit
+    def read(a, i):
+        return a[_ix(i)]
+
+    try:
+        read(np.arange(3), -1)       # _ix casts to uint64: without the switch this reads wild memory
+        print("no IndexError")
+    except IndexError:
+        print("IndexError")
+
+    import qtheory.locality.simulation as ls
+    from qtheory.locality.graphs import irg
+    from qtheory.locality.model import paper_system
+    from qtheory.locality.policies import REGISTRY as L
+    system = paper_system("design")
+    graph = irg(system, 30, seed=3)
+    grid = np.linspace(0.0, 2.0, 3)
+    for name in sorted(L):
+        ls.simulate(system, graph, name, np.zeros(30, np.int64), grid, 1)
+        print("L", name)
+
+    from qtheory.utility import simulate as us, table1_system
+    from qtheory.utility.policies import REGISTRY as U
+    for name in sorted(U):
+        us(table1_system(10.0), 20, name, horizon=2.0, seed=1, sample_times=np.linspace(0.0, 2.0, 3))
+        print("U", name)
+
+    from qtheory.redundancy.mechanisms import MECHANISMS
+    from qtheory.redundancy.model import m_model
+    from qtheory.redundancy.simulation import simulate as rs
+    for name in sorted(MECHANISMS):
+        rs(m_model(7 / 12), 0.5, 2000, mechanism=name, seed=1)
+        print("R", name)
+""")
+
+
+def test_every_registered_policy_runs_with_bounds_checking(tmp_path):
+    from qtheory.locality.policies import REGISTRY as L
+    from qtheory.redundancy.mechanisms import MECHANISMS
+    from qtheory.utility.policies import REGISTRY as U
+
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "QTHEORY_BOUNDSCHECK": "1",
+           "QTHEORY_CACHE_DIR": str(tmp_path / "cache"), "PYTHONDONTWRITEBYTECODE": "1"}
+    out = subprocess.run([sys.executable, "-c", RUN_EVERY_POLICY], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]      # a crash (rc -11) or an IndexError from a kernel
+    lines = out.stdout.split("\n")
+    assert lines[0] == "IndexError"                    # the switch is on
+    ran = set(lines[1:]) - {""}
+    assert ran == {f"L {n}" for n in L} | {f"U {n}" for n in U} | {f"R {n}" for n in MECHANISMS}
+    assert (tmp_path / "cache" / "numba-boundscheck").is_dir() and not (tmp_path / "cache" / "numba").exists()

@@ -302,7 +302,7 @@ def theorems_1_2(*, seed: int, system: LocalitySystem, q0, t_grid, ode, n_list, 
 def draw_theorem1(result: ItemResult):
     """The L-V-thm1 figure: the correlation per type against N (bootstrap intervals, symlog scale)
     and N times it."""
-    from ...plotting import PALETTE, new_figure
+    from ...plotting import PALETTE, figure_legend, new_figure
     from ...results import column, select
 
     n_list = result.figure["n_list"]
@@ -323,8 +323,7 @@ def draw_theorem1(result: ItemResult):
     log_n_axis(axes[0][1], n_list)
     axes[0][1].set_xlabel("$N$")
     axes[0][1].set_ylabel(r"$N \times$ correlation")
-    axes[0][0].legend()
-    axes[0][1].legend()
+    figure_legend(fig, axes[0][:1], ncol=3)    # one colour per type in both panels, below them
     return fig
 
 

@@ -84,6 +84,13 @@ details.qtheory-stats > p { margin: 0.3em 0 0.3em 1em; }
 html[data-theme="dark"] [data-qtheory-scrolls="right"] { box-shadow: inset -14px 0 12px -12px rgba(255, 255, 255, 0.5) !important; }
 html[data-theme="dark"] [data-qtheory-scrolls="left"] { box-shadow: inset 14px 0 12px -12px rgba(255, 255, 255, 0.5) !important; }
 html[data-theme="dark"] [data-qtheory-scrolls="both"] { box-shadow: inset -14px 0 12px -12px rgba(255, 255, 255, 0.5), inset 14px 0 12px -12px rgba(255, 255, 255, 0.5) !important; }
+@media (max-width: 700px) {
+  .bd-article table.qtheory-cards, .bd-article table.qtheory-cards tbody, .bd-article table.qtheory-cards tr, .bd-article table.qtheory-cards td { display: block; width: 100%; }
+  .bd-article table.qtheory-cards thead { display: none; }
+  .bd-article table.qtheory-cards tr { border-bottom: 1px solid var(--pst-color-border); padding: 0.4em 0; }
+  .bd-article table.qtheory-cards td { border: none; padding: 0.15em 0.3em; text-align: left; }
+  .bd-article table.qtheory-cards td[data-label]::before { content: attr(data-label); display: block; font-size: 0.8em; font-weight: 600; color: var(--pst-color-text-muted); }
+}
 figure.qtheory-figure img { cursor: zoom-in; }
 .qtheory-figure-links { font-size: 0.85em; margin-top: 0.2em; }
 .qtheory-figure-links a + a::before { content: " \\00b7  "; color: var(--pst-color-text-muted); }
@@ -130,11 +137,43 @@ document.addEventListener("DOMContentLoaded", function () {
       }
     });
   }
+  window.qtheoryMarkScrolls = mark;
   var timer = null;
   window.addEventListener("resize", function () { clearTimeout(timer); timer = setTimeout(mark, 150); });
   function start() {
     mark();
     if (window.MathJax && MathJax.startup && MathJax.startup.promise) { MathJax.startup.promise.then(mark); }
+  }
+  if (document.readyState === "complete") { start(); } else { window.addEventListener("load", start); }
+})();
+// a table of sentences (errata, reconstructions) too wide for a phone is read row by row: each row
+// a card, each cell under its column's name (the style sheet lays them out below 700 px); tables
+// of numbers keep their columns and scroll sideways, with the shadow above
+(function () {
+  function cards() {
+    var narrow = window.matchMedia("(max-width: 700px)").matches;
+    document.querySelectorAll(".bd-article table").forEach(function (table) {
+      var heads = Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) { return th.textContent.trim(); });
+      var cells = table.querySelectorAll("tbody td");
+      if (!heads.length || !cells.length) { return; }
+      var chars = 0;
+      cells.forEach(function (td) { chars += td.textContent.trim().length; });
+      var wordy = chars / cells.length > 30;
+      table.classList.remove("qtheory-cards");
+      var box = table.parentElement;
+      if (!(narrow && wordy && table.scrollWidth > box.clientWidth + 1)) { return; }
+      table.querySelectorAll("tbody tr").forEach(function (tr) {
+        Array.prototype.forEach.call(tr.children, function (td, k) { if (heads[k]) { td.setAttribute("data-label", heads[k]); } });
+      });
+      table.classList.add("qtheory-cards");
+    });
+    if (window.qtheoryMarkScrolls) { window.qtheoryMarkScrolls(); }   // the cards no longer scroll
+  }
+  var timer = null;
+  window.addEventListener("resize", function () { clearTimeout(timer); timer = setTimeout(cards, 150); });
+  function start() {
+    cards();
+    if (window.MathJax && MathJax.startup && MathJax.startup.promise) { MathJax.startup.promise.then(cards); }
   }
   if (document.readyState === "complete") { start(); } else { window.addEventListener("load", start); }
 })();

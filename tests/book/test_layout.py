@@ -122,3 +122,19 @@ def test_at_1280_px_equations_code_and_tables_fit_their_box(doc, server, desktop
     bad = page.evaluate(_DESKTOP)
     page.close()
     assert not bad, f"{doc} at 1280 px:\n" + "\n".join(bad[:12])
+
+
+def test_a_table_of_sentences_reads_as_cards_on_a_phone_and_as_a_table_on_a_desktop(server, phone, desktop):  # noqa: F811
+    """The errata page's table (sentences in five columns) was a strip of very tall rows cut at the
+    right edge at 390 px (issue 41): on a phone each row is a card, each cell under its column's name."""
+    probe = """() => Array.from(document.querySelectorAll('.bd-article table')).map(t => ({
+        cards: t.classList.contains('qtheory-cards'), labelled: t.querySelectorAll('td[data-label]').length,
+        scrolls: t.parentElement.scrollWidth > t.parentElement.clientWidth + 1}))"""
+    page = _open(phone, server, "book/errata")
+    tables = page.evaluate(probe)
+    page.close()
+    assert tables and all(t["cards"] and t["labelled"] and not t["scrolls"] for t in tables), tables
+    page = _open(desktop, server, "book/errata")
+    tables = page.evaluate(probe)
+    page.close()
+    assert tables and not any(t["cards"] for t in tables), tables

@@ -543,9 +543,10 @@ def _run_kernel(kernel, params, rng_state, graph: Graph, types: Types, config: C
     """Run `kernel` from ``work.state`` (int32), with the queue lengths held in the narrowest
     unsigned type that holds them, from N = 2**16 servers on: at N = 10^6 a uint8 state is
     1 MB and stays in a core's private cache, int32 (4 MB) does not. When a queue outgrows the
-    type the kernel stops, and the run restarts from the same state and generator with the
-    next wider type (uint8, uint16, int32): the same draws give the same path, so the result
-    does not depend on the type, only the time does. Returns the kernel's :class:`Outputs` and
+    type the kernel stops, and the run restarts from the same state, generator and policy
+    parameters (fresh copies of their arrays, in which a rule may keep state) with the next
+    wider type (uint8, uint16, int32): the same draws give the same path, so the result does
+    not depend on the type, only the time does. Returns the kernel's :class:`Outputs` and
     the final state."""
     state = work.state
     widths = [np.int32]
@@ -554,7 +555,10 @@ def _run_kernel(kernel, params, rng_state, graph: Graph, types: Types, config: C
         widths = [w for w in (np.uint8, np.uint16) if top < np.iinfo(w).max] + widths
     for width in widths:
         held = _memory.copy(state.astype(width))
-        out = kernel(params, rng_state, graph, types, config._replace(cap=int(np.iinfo(width).max)),
+        # each attempt from the policy's params as built: a rule may keep state in their arrays
+        # (a remembered server), and an attempt that overflowed has written into them
+        fresh = type(params)(*(np.copy(v) if isinstance(v, np.ndarray) else v for v in params))
+        out = kernel(fresh, rng_state, graph, types, config._replace(cap=int(np.iinfo(width).max)),
                      work._replace(state=held))
         if out.events >= 0:
             return out, held

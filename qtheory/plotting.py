@@ -23,7 +23,7 @@ __all__ = ["PALETTE", "COLUMN_WIDTH", "DISPLAY_DPI", "MIN_FONT_PX", "MIN_TICK_PX
            "ci_band", "new_figure", "figure_legend", "smallest_font", "rendered_font_px", "declutter_log_ticks",
            "interval_words", "mark_interval", "figure_problems", "figure_problems_started", "series_visibility",
            "SeriesVisibility", "MIN_SHOWN_FRACTION", "MIN_MARKER_FRACTION", "coinciding_curves", "coincide_sentence",
-           "code_like"]
+           "with_coincidences", "code_like"]
 
 #: the book's text column is 688 CSS px wide; figures are drawn at this width (inches) ...
 COLUMN_WIDTH = 6.9
@@ -781,6 +781,16 @@ def coincide_sentence(fig, caption: str) -> str:
         shown = [t for t in titles if t]
         parts.append(names + (f" ({'panel' if len(shown) == 1 else 'panels'} {', '.join(shown)})" if shown else ""))
     return " At this scale these curves coincide: " + "; ".join(parts) + "."
+
+
+def with_coincidences(fig, caption: str) -> str:
+    """`caption` followed by :func:`coincide_sentence` of `fig` (a full stop first where the
+    caption has none); `caption` itself when no curves coincide or it says so already."""
+    extra = coincide_sentence(fig, caption)
+    if not extra:
+        return caption
+    body = caption.rstrip()
+    return (body if body.endswith((".", "!", "?")) else body + ".") + extra
 
 
 def _labelled_lines(ax) -> list:

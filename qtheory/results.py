@@ -271,12 +271,12 @@ class ResultWriter:
         the preset, the seed and the data files, so that every figure of the book says where it
         comes from.
         """
-        from .plotting import (MIN_FONT_PX, coincide_sentence, declutter_log_ticks, figure_problems_started,
-                               rendered_font_px, smallest_font)
+        from .plotting import (MIN_FONT_PX, declutter_log_ticks, figure_problems_started, rendered_font_px,
+                               smallest_font, with_coincidences)
 
         declutter_log_ticks(fig)
         if caption is not None:   # curves drawn on top of each other: the caption says which
-            caption += coincide_sentence(fig, caption)
+            caption = with_coincidences(fig, caption)
         # what would make it hard to read (tick sizes, overlapping text, hidden series, interval
         # wording): recorded in the sidecar, where the book's check reads it
         # (checked in a forked copy while the figure is saved; collected by metadata())

@@ -477,3 +477,16 @@ def test_the_coincide_sentence_groups_the_curves_per_panel_and_is_empty_when_the
     axes2[0][0].plot(t, t, label="a")
     axes2[0][0].plot(t, 2 * t, label="b")
     assert coincide_sentence(fig2, "Two lines.") == ""
+
+
+def test_a_caption_gets_its_coincidences_after_a_full_stop():
+    from qtheory.plotting import new_figure, with_coincidences
+
+    t = np.linspace(0.0, 2.0, 21)
+    fig, axes = new_figure(1)
+    axes[0][0].plot(t, np.exp(-t), label="simulation")
+    axes[0][0].plot(t, np.exp(-t), "--", label="limit")
+    assert with_coincidences(fig, "Paths, one panel per policy") == (
+        "Paths, one panel per policy. At this scale these curves coincide: ‘simulation’ and ‘limit’.")
+    assert with_coincidences(fig, "Paths.") == "Paths. At this scale these curves coincide: ‘simulation’ and ‘limit’."
+    assert with_coincidences(fig, "The simulation and the limit coincide") == "The simulation and the limit coincide"

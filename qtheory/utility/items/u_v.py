@@ -582,7 +582,8 @@ def draw_poisson(result: ItemResult):
         ax.set_xlim(mean - 4 * np.sqrt(mean), mean + 4 * np.sqrt(mean))
         if k % ncols == 0:
             ax.set_ylabel("fraction of time")
-        if k >= len(policies) - ncols:
+        if k >= len(policies) - ncols:       # no panel below: its own tick labels and axis label
             ax.set_xlabel("tasks $n s_n$")
+            ax.tick_params(labelbottom=True)
     figure_legend(fig, axes[0][:1], ncol=2)
     return fig

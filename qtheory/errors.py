@@ -38,6 +38,12 @@ class SpliceError(QTheoryError, ValueError):
     function's file and line."""
 
 
+class RuleError(QTheoryError, ValueError):
+    """A policy's or mechanism's rule took an action its kernel cannot carry out (a server that
+    does not exist, a busy one, a start under cancel-on-completion); the kernel stops instead of
+    writing outside its arrays. The message names the rule's file and line."""
+
+
 class WorkerLostError(QTheoryError):
     """The workers of a Dask scheduler died running replications more often than the
     scheduler allows (Dask's ``KilledWorker``); the message names the scheduler and what to do."""

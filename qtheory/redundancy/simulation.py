@@ -51,7 +51,7 @@ from numba import njit
 
 from .. import _splice
 from .._policy import decide  # noqa: F401 (the template's dispatch point)
-from ..errors import ParameterError
+from ..errors import ParameterError, RuleError
 from .._rng import _TWO_M53, _U11, _U17, _U19, _U45
 from ..runtime import RunRecord, kernel_state
 from ..stats import batch_means
@@ -252,7 +252,8 @@ class Outputs(NamedTuple):
     """What the kernel returns: its running sums (:class:`RunSums`), the time with Q = 0
     (``empty_time``), the time- and event-weighted histograms of Q, the time and event
     integrals of the type counts, the batch integrals (:class:`BatchSums`), and `code`: 0,
-    or 1 if a job type's FIFO overflowed (the run stops there). Without
+    1 if a job type's FIFO overflowed, 2 if the start rule returned a server the mechanism
+    cannot start (the run stops there). Without
     ``all_statistics`` only ``sums.time``, ``sums.time_q``, ``sums.events``, ``empty_time``
     and the batches' ``time``, ``q`` and ``empty`` are computed."""
 
@@ -484,6 +485,11 @@ def _kernel_simulate(system, config, rng_state):
                 best = decide(rng, t, deg, type_servers, busy, idle_since)
                 if rule_draws:
                     g0, g1, g2, g3 = rng[0], rng[1], rng[2], rng[3]
+                if best >= 0 and (not cancel_on_start or best >= n or (keep_busy and busy[_ix(best)])):
+                    # an action the mechanism cannot take: a server under cancel-on-completion (its
+                    # jobs always join their type's queue), one that does not exist, or a busy one
+                    code = 2
+                    break
                 if best >= 0:
                     if all_statistics:
                         serving[_ix(best)] = t
@@ -726,6 +732,15 @@ def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: 
     if out.code == 1:
         raise ParameterError(f"the queue of a job type overflowed (more than {config.fifo_cap} jobs): the system "
                              "is too congested to simulate; lower `lam`")
+    if out.code == 2:
+        mech = as_mechanism(mechanism)
+        rule = getattr(mech.rule, "py_func", mech.rule)
+        where = f"{rule.__code__.co_filename}:{rule.__code__.co_firstlineno}"
+        raise RuleError(f"the start rule of mechanism {mech.name!r} ({where}) returned a server it cannot start: "
+                              + ("under cancel-on-completion a job always joins its type's queue, so the rule must "
+                                 "return -1" if not mech.cancel_on_start else
+                                 "not one of the system's servers, or a busy one (it must return an idle compatible "
+                                 "server or -1)"))
     return _result(out, wall, config.all_statistics)
 
 

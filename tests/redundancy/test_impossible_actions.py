@@ -1,0 +1,62 @@
+"""A start rule that returns a server its mechanism cannot start is a named error naming the
+rule's file and line, never a crash (issue 42: a cancel-on-completion mechanism whose rule
+returned an idle server ended the interpreter with a segmentation fault, rc 139). Run in a
+fresh interpreter, so that a regression fails this test instead of the test run."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SCRIPT = textwrap.dedent("""
+    from dataclasses import dataclass
+    from numba import njit
+    from qtheory.errors import RuleError
+    from qtheory.redundancy.mechanisms import Mechanism, REGISTRY
+    from qtheory.redundancy.model import m_model
+    from qtheory.redundancy.simulation import simulate
+
+    @njit(cache=True)
+    def first_compatible(t, type_servers):
+        return type_servers[t, 0]                     # idle or not: wrong under c.o.c.
+
+    @njit(cache=True)
+    def past_the_end(t, deg, type_servers):
+        return 1000                                   # no such server
+
+    @dataclass(frozen=True)
+    class StartsUnderCoc(Mechanism):
+        name = "test-starts-under-coc"
+        rule = first_compatible
+        cancel_on_start = False
+
+    @dataclass(frozen=True)
+    class PastTheEnd(Mechanism):
+        name = "test-past-the-end"
+        rule = past_the_end
+
+    for mech in (StartsUnderCoc(), PastTheEnd()):
+        name = mech.name
+        try:
+            simulate(m_model(7 / 12), 0.5, 5000, mechanism=mech, seed=1)
+            print(name, "ran")
+        except RuleError as err:
+            print(name, "RuleError", err)
+""")
+
+
+def test_an_impossible_start_is_a_named_error_not_a_crash(tmp_path):
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "QTHEORY_CACHE_DIR": str(tmp_path / "cache"),
+           "PYTHONDONTWRITEBYTECODE": "1"}
+    script = tmp_path / "impossible_rules.py"
+    script.write_text(SCRIPT)
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0, f"rc {out.returncode}: {out.stderr[-2000:]}"
+    lines = dict(line.split(" ", 1) for line in out.stdout.strip().split("\n"))
+    coc, end = lines["test-starts-under-coc"], lines["test-past-the-end"]
+    assert coc.startswith("RuleError") and "must return -1" in coc and f"{script}:9" in coc   # the rule's file and line
+    assert end.startswith("RuleError") and "idle compatible server or -1" in end

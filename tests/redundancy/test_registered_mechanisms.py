@@ -49,7 +49,8 @@ def test_the_name_and_the_object_are_one_registered_mechanism(name):
 def test_the_start_rule_picks_an_idle_compatible_server(name):
     """On every busy pattern of circular-3 with N = 5 (idle times distinct), for each job
     type: the rule's server is compatible and idle, or -1; a cancel-on-start mechanism
-    returns -1 only when every compatible server is busy."""
+    returns -1 only when every compatible server is busy, a cancel-on-completion one always
+    (the kernel stops a run on any other answer, tests/redundancy/test_impossible_actions.py)."""
     mechanism = MECHANISMS[name]
     kernel = _kernel_system(circular_d(5, 3))
     passed = dict(rng=seed_state(11), type_servers=kernel.type_servers,
@@ -65,6 +66,8 @@ def test_the_start_rule_picks_an_idle_compatible_server(name):
             assert server == -1 or server in idle, (pattern, t, server)
             if mechanism.cancel_on_start:
                 assert (server == -1) == (not idle), (pattern, t, server)
+            else:       # under cancel-on-completion every job joins its type's queue
+                assert server == -1, (pattern, t, server)
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -107,7 +107,7 @@ class StationaryStatistics:
 
 
 def familywise_t_bound(df: float, comparisons: int = 1, *, alpha: float) -> float:
-    """The bound :math:`c` that the largest of `comparisons` statistics :math:`|T_i|`, each
+    r"""The bound :math:`c` that the largest of `comparisons` statistics :math:`|T_i|`, each
     Student :math:`t` with `df` degrees of freedom under its null, exceeds with probability at
     most `alpha` (two-sided, Bonferroni: :math:`c = t_{1 - \alpha / (2k)}`). The one familywise
     bound of the book (L-P-jsqd's distinct-picks check, U-V's random-assignment check, tests)."""

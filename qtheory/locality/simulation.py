@@ -561,6 +561,9 @@ def _run_kernel(kernel, params, rng_state, graph: Graph, types: Types, config: C
         out = kernel(fresh, rng_state, graph, types, config._replace(cap=int(np.iinfo(width).max)),
                      work._replace(state=held))
         if out.events >= 0:
+            for mine, theirs in zip(params, fresh):        # the policy's state after the run, as a
+                if isinstance(mine, np.ndarray):          # kernel writing into `params` leaves it
+                    np.copyto(mine, theirs)
             return out, held
     raise OverflowError(f"a queue grew past {np.iinfo(np.int32).max} tasks: the simulator keeps queue lengths "
                         f"in 32 bits (shorten `t_grid` or lower the load)")

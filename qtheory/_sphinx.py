@@ -115,6 +115,16 @@ document.addEventListener("DOMContentLoaded", function () {
     if (!a.hasAttribute("download")) { a.setAttribute("download", a.pathname.split("/").pop()); }
   });
 });
+// run `fn` once the page is laid out, again when MathJax has typeset it, and after each resize
+function qtheoryOnLayout(fn) {
+  var timer = null;
+  window.addEventListener("resize", function () { clearTimeout(timer); timer = setTimeout(fn, 150); });
+  function start() {
+    fn();
+    if (window.MathJax && MathJax.startup && MathJax.startup.promise) { MathJax.startup.promise.then(fn); }
+  }
+  if (document.readyState === "complete") { start(); } else { window.addEventListener("load", start); }
+}
 // a box that scrolls sideways (a wide table, equation or code block on a phone) shows that it does:
 // a shadow on each side where more content lies, updated as it scrolls and at every resize
 (function () {
@@ -138,13 +148,7 @@ document.addEventListener("DOMContentLoaded", function () {
     });
   }
   window.qtheoryMarkScrolls = mark;
-  var timer = null;
-  window.addEventListener("resize", function () { clearTimeout(timer); timer = setTimeout(mark, 150); });
-  function start() {
-    mark();
-    if (window.MathJax && MathJax.startup && MathJax.startup.promise) { MathJax.startup.promise.then(mark); }
-  }
-  if (document.readyState === "complete") { start(); } else { window.addEventListener("load", start); }
+  qtheoryOnLayout(mark);
 })();
 // a table of sentences (errata, reconstructions) too wide for a phone is read row by row: each row
 // a card, each cell under its column's name (the style sheet lays them out below 700 px); tables
@@ -169,13 +173,7 @@ document.addEventListener("DOMContentLoaded", function () {
     });
     if (window.qtheoryMarkScrolls) { window.qtheoryMarkScrolls(); }   // the cards no longer scroll
   }
-  var timer = null;
-  window.addEventListener("resize", function () { clearTimeout(timer); timer = setTimeout(cards, 150); });
-  function start() {
-    cards();
-    if (window.MathJax && MathJax.startup && MathJax.startup.promise) { MathJax.startup.promise.then(cards); }
-  }
-  if (document.readyState === "complete") { start(); } else { window.addEventListener("load", start); }
+  qtheoryOnLayout(cards);
 })();
 // figures: a click (or tap) opens the figure at its full size over the page, a link under each
 // figure does the same and another fetches its SVG (the run record's download of the same name)

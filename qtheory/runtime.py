@@ -441,13 +441,16 @@ def cached_values(kind: str, inputs: dict, compute: Callable[[], dict]) -> dict:
     turns the cache off; a file that cannot be read is computed again.
     """
     import hashlib
+    import inspect
     import tempfile
 
     if os.environ.get("QTHEORY_VALUE_CACHE", "1") in ("0", "false", "no"):
         return compute()
     from . import _kernelcache
 
-    text: list[str] = [kind, _kernelcache.dependency_hash(compute.__code__.co_filename).hex()]
+    code = getattr(compute, "__code__", None)       # a function; else the class of a callable object
+    source = code.co_filename if code is not None else inspect.getfile(type(compute))
+    text: list[str] = [kind, _kernelcache.dependency_hash(source).hex()]
     _canonical(inputs, text)
     name = hashlib.sha256("\n".join(text).encode()).hexdigest()[:32]
     path = value_cache_dir() / kind / f"{name}.npz"

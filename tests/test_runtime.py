@@ -211,3 +211,17 @@ def test_replications_in_blocks_are_those_run_one_by_one_in_order():
     assert len(blocks) == 40
     for a, b in zip(serial, blocks):
         np.testing.assert_array_equal(a, b)
+
+
+def test_cached_values_take_a_callable_object_and_key_on_its_code(tmp_path, monkeypatch):
+    monkeypatch.setenv("QTHEORY_CACHE_DIR", str(tmp_path))
+
+    class Compute:                     # no __code__: keyed on the file defining its class
+        calls = 0
+
+        def __call__(self):
+            Compute.calls += 1
+            return {"x": 3.0}
+
+    assert runtime.cached_values("toy-object", {"n": 1}, Compute()) == {"x": 3.0}
+    assert runtime.cached_values("toy-object", {"n": 1}, Compute()) == {"x": 3.0} and Compute.calls == 1

@@ -741,46 +741,41 @@ COINCIDE_FRACTION = 0.015
 COINCIDE_WORDS = ("coincide", "indistinguishable", "on top of each other")
 
 
+def _says_coincide(caption: str) -> bool:
+    """Whether `caption` says that curves coincide (:data:`COINCIDE_WORDS`)."""
+    return any(w in caption.lower() for w in COINCIDE_WORDS)
+
+
 def coincide_sentence(fig, caption: str) -> str:
     """The sentence :meth:`qtheory.results.ResultWriter.save_figure` adds to `caption` when
     labelled curves of `fig` coincide (:func:`coinciding_curves`) and the caption does not say so
     already (:data:`COINCIDE_WORDS`): which curves, grouped, and in which panels. Empty otherwise."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    if any(w in caption.lower() for w in COINCIDE_WORDS):
-        return ""
+    if _says_coincide(caption) or not any(_same_x_pairs(ax) for ax in fig.get_axes()):
+        return ""                                       # no pair to draw the figure for
     original = fig.canvas
     try:
         FigureCanvasAgg(fig).draw()                     # the limits and layout the book shows
         pairs = coinciding_curves(fig)
     finally:
         fig.set_canvas(original)
-    if not pairs:
-        return ""
-    groups: dict[str, list] = {}                        # per panel: label -> its group (a shared list)
+    groups: dict[str, list[list[str]]] = {}             # per panel: its groups of coinciding labels
     for title, a, b in pairs:
-        panel = groups.setdefault(title, {})
-        ga, gb = panel.get(a), panel.get(b)
-        if ga is None and gb is None:
-            panel[a] = panel[b] = [a, b]
-        elif ga is None:
-            gb.append(a); panel[a] = gb
-        elif gb is None:
-            ga.append(b); panel[b] = ga
-        elif ga is not gb:
-            ga.extend(gb)
-            for label in gb:
-                panel[label] = ga
+        panel = groups.setdefault(title, [])
+        joined = [g for g in panel if a in g or b in g]
+        merged = [x for g in joined for x in g] + [x for x in (a, b) if not any(x in g for g in joined)]
+        panel[:] = [g for g in panel if g not in joined] + [merged]
     where: dict[tuple, list] = {}
     for title, panel in groups.items():
-        for group in {id(g): g for g in panel.values()}.values():
+        for group in panel:
             where.setdefault(tuple(group), []).append(title)
     parts = []
     for labels, titles in where.items():
         names = ", ".join(f"‘{x}’" for x in labels[:-1]) + f" and ‘{labels[-1]}’"
         shown = [t for t in titles if t]
         parts.append(names + (f" ({'panel' if len(shown) == 1 else 'panels'} {', '.join(shown)})" if shown else ""))
-    return " At this scale these curves coincide: " + "; ".join(parts) + "."
+    return " At this scale these curves coincide: " + "; ".join(parts) + "." if parts else ""
 
 
 def with_coincidences(fig, caption: str) -> str:
@@ -808,6 +803,26 @@ def _labelled_lines(ax) -> list:
     return [(label, line) for label, line in out if line.get_linestyle() not in ("None", "none", " ", "")]
 
 
+def _same_x_pairs(ax) -> list:
+    """(label, label, mask, line, line) of each pair of labelled curves of `ax` drawn at the same x
+    values, with the mask of the points where both are drawn (two or more): the candidates of
+    :func:`coinciding_curves`, found from the data alone."""
+    lines = _labelled_lines(ax)
+    out = []
+    for k, (label1, line1) in enumerate(lines):
+        x1, y1 = (np.asarray(v, dtype=float) for v in line1.get_data())
+        for label2, line2 in lines[k + 1:]:
+            x2, y2 = (np.asarray(v, dtype=float) for v in line2.get_data())
+            if label1 == label2 or x1.shape != x2.shape or not np.array_equal(x1, x2, equal_nan=True):
+                continue
+            both = np.isfinite(x1) & np.isfinite(y1) & np.isfinite(y2)
+            if ax.get_yscale() == "log":
+                both &= (y1 > 0) & (y2 > 0)
+            if both.sum() >= 2:
+                out.append((label1, label2, both, line1, line2))
+    return out
+
+
 def coinciding_curves(fig) -> list[tuple[str, str, str]]:
     """(panel title, label, label) of each pair of labelled curves of `fig` drawn on top of each
     other (:data:`COINCIDE_FRACTION`): the same x values, at least two of them with both curves
@@ -815,22 +830,12 @@ def coinciding_curves(fig) -> list[tuple[str, str, str]]:
     found = []
     for ax in fig.get_axes():
         height = ax.get_window_extent().height
-        lines = _labelled_lines(ax)
-        for k, (label1, line1) in enumerate(lines):
-            x1, y1 = (np.asarray(v, dtype=float) for v in line1.get_data())
-            for label2, line2 in lines[k + 1:]:
-                x2, y2 = (np.asarray(v, dtype=float) for v in line2.get_data())
-                if label1 == label2 or x1.shape != x2.shape or not np.array_equal(x1, x2, equal_nan=True):
-                    continue
-                both = np.isfinite(x1) & np.isfinite(y1) & np.isfinite(y2)
-                if ax.get_yscale() == "log":
-                    both &= (y1 > 0) & (y2 > 0)
-                if both.sum() < 2 or height <= 0:
-                    continue
-                a = ax.transData.transform(np.column_stack([x1[both], y1[both]]))[:, 1]
-                b = ax.transData.transform(np.column_stack([x2[both], y2[both]]))[:, 1]
-                if np.max(np.abs(a - b)) <= COINCIDE_FRACTION * height:
-                    found.append((ax.get_title(), label1, label2))
+        for label1, label2, both, line1, line2 in (_same_x_pairs(ax) if height > 0 else []):
+            a, b = (ax.transData.transform(np.column_stack([np.asarray(line.get_xdata(), dtype=float)[both],
+                                                            np.asarray(line.get_ydata(), dtype=float)[both]]))[:, 1]
+                    for line in (line1, line2))
+            if np.max(np.abs(a - b)) <= COINCIDE_FRACTION * height:
+                found.append((ax.get_title(), label1, label2))
     return found
 
 
@@ -913,13 +918,10 @@ def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0
         problems += _flat_panel_problems(fig, column_px)
         problems += _legends_over_data(fig, canvas, legends)
         if caption is not None:
-            words = caption.lower()
-            for title, label1, label2 in coinciding_curves(fig):
-                if not any(w in words for w in COINCIDE_WORDS):
-                    where = f" in {title!r}" if title else ""
-                    problems.append(f"the curves '{label1}' and '{label2}' coincide{where}; the caption does not "
-                                    f"say so (with one of: {', '.join(COINCIDE_WORDS)})")
-
+            for title, label1, label2 in ([] if _says_coincide(caption) else coinciding_curves(fig)):
+                where = f" in {title!r}" if title else ""
+                problems.append(f"the curves '{label1}' and '{label2}' coincide{where}; the caption does not "
+                                f"say so (with one of: {', '.join(COINCIDE_WORDS)})")
             drawn = set(getattr(fig, "_qtheory_intervals", set()))
             named = {kind for kind, words in INTERVALS.items() if words in caption}
             for kind in drawn - named:

@@ -123,8 +123,10 @@ def se_from_interval(low, high, df: float | None = None, level: float = 0.95):
     normal quantile when `df` is None (a bootstrap percentile interval). The inverse of
     :func:`mean_ci`'s interval, for tables that keep the interval and not the error."""
     level = check_real("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
-    q = _st.norm.isf((1 - level) / 2) if df is None else _st.t.isf((1 - level) / 2, check_real("df", df, low=0.0,
-                                                                                                 low_open=True))
+    if df is None:
+        q = _st.norm.isf((1 - level) / 2)
+    else:
+        q = _st.t.isf((1 - level) / 2, check_real("df", df, low=0.0, low_open=True))
     half = (np.asarray(high, dtype=float) - np.asarray(low, dtype=float)) / 2
     out = half / float(q)
     return float(out) if out.ndim == 0 else out

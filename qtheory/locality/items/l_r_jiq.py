@@ -340,10 +340,11 @@ def coinciding_pairs(rows, labels) -> list[tuple[str, str, float]]:
     if not drawn:
         return []
     span = np.log(max(r["high"] for r in drawn) / min(r["low"] for r in drawn if r["low"] > 0))
+    loads = sorted({r["load"] for r in drawn})
     pairs = []
     for k, a in enumerate(labels):
         for b in labels[k + 1:]:
-            means = [(policy_row(rows, load, a), policy_row(rows, load, b)) for load in sorted({r["load"] for r in drawn})]
+            means = [(policy_row(rows, load, a), policy_row(rows, load, b)) for load in loads]
             means = [(x["mean_queue_length"], y["mean_queue_length"]) for x, y in means if reported(x) and reported(y)]
             if len(means) >= 2:
                 gap = max(abs(np.log(x / y)) for x, y in means)

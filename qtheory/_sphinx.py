@@ -56,8 +56,8 @@ table.qtheory-table tbody tr:nth-child(odd) { background: var(--pst-color-surfac
 .bd-article .cell_output table.qtheory-table { width: auto; }
 .bd-article table.qtheory-table td { overflow-wrap: normal; }
 .bd-article .cell_output pre { white-space: pre-wrap; overflow-wrap: anywhere; }
-.bd-article table:has(th:nth-child(6)) { font-size: 0.8em; }
-.bd-article table:has(th:nth-child(6)) th, .bd-article table:has(th:nth-child(6)) td { padding-left: 0.3em; padding-right: 0.3em; }
+.bd-article table:has(th:nth-child(6)):not(.qtheory-cards-wide) { font-size: 0.8em; }
+.bd-article table:has(th:nth-child(6)):not(.qtheory-cards-wide) th, .bd-article table:has(th:nth-child(6)):not(.qtheory-cards-wide) td { padding-left: 0.3em; padding-right: 0.3em; }
 .bd-article a code.xref, .bd-article a code.xref span.pre { white-space: normal; overflow-wrap: anywhere; }
 .bd-article dt.sig, .bd-article dt.sig span.pre { overflow-wrap: anywhere; white-space: normal; }
 .bd-article h1, .bd-article h2, .bd-article h3 { overflow-wrap: anywhere; }
@@ -91,6 +91,11 @@ html[data-theme="dark"] [data-qtheory-scrolls="both"] { box-shadow: inset -14px 
   .bd-article table.qtheory-cards td { border: none; padding: 0.15em 0.3em; text-align: left; }
   .bd-article table.qtheory-cards td[data-label]::before { content: attr(data-label); display: block; font-size: 0.8em; font-weight: 600; color: var(--pst-color-text-muted); }
 }
+.bd-article table.qtheory-cards-wide, .bd-article table.qtheory-cards-wide tbody, .bd-article table.qtheory-cards-wide tr, .bd-article table.qtheory-cards-wide td { display: block; width: 100%; }
+.bd-article table.qtheory-cards-wide thead { display: none; }
+.bd-article table.qtheory-cards-wide tr { border-bottom: 1px solid var(--pst-color-border); padding: 0.5em 0; }
+.bd-article table.qtheory-cards-wide td { border: none; padding: 0.15em 0.3em 0.15em 8em; display: flow-root; text-align: left; }
+.bd-article table.qtheory-cards-wide td[data-label]::before { content: attr(data-label); float: left; width: 8.2em; margin-left: -9.2em; font-size: 0.85em; line-height: 1.4; font-weight: 600; color: var(--pst-color-text-muted); padding-top: 0.2em; }
 figure.qtheory-figure img { cursor: zoom-in; }
 .qtheory-figure-links { font-size: 0.85em; margin-top: 0.2em; }
 .qtheory-figure-links a + a::before { content: " \\00b7  "; color: var(--pst-color-text-muted); }
@@ -151,26 +156,40 @@ function qtheoryOnLayout(fn) {
   qtheoryOnLayout(mark);
 })();
 // a table of sentences (errata, reconstructions) too wide for a phone is read row by row: each row
-// a card, each cell under its column's name (the style sheet lays them out below 700 px); tables
-// of numbers keep their columns and scroll sideways, with the shadow above
+// a card, each cell under its column's name (the style sheet lays them out below 700 px). On a wider
+// screen the page's tables of sentences are read the same way, each cell beside its column's name,
+// when that makes them, together, at least 15% shorter in lines of text (sentences squeezed into
+// narrow columns); all of them or none, so that a page reads one way. Tables of numbers keep their
+// columns (and scroll sideways on a phone, with the shadow above)
 (function () {
   function cards() {
-    var narrow = window.matchMedia("(max-width: 700px)").matches;
+    var narrow = window.matchMedia("(max-width: 700px)").matches, wordy = [];
     document.querySelectorAll(".bd-article table").forEach(function (table) {
       var heads = Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) { return th.textContent.trim(); });
       var cells = table.querySelectorAll("tbody td");
+      table.classList.remove("qtheory-cards", "qtheory-cards-wide");
       if (!heads.length || !cells.length) { return; }
       var chars = 0;
       cells.forEach(function (td) { chars += td.textContent.trim().length; });
-      var wordy = chars / cells.length > 30;
-      table.classList.remove("qtheory-cards");
-      var box = table.parentElement;
-      if (!(narrow && wordy && table.scrollWidth > box.clientWidth + 1)) { return; }
+      if (chars / cells.length <= 30) { return; }   // a table of numbers
       table.querySelectorAll("tbody tr").forEach(function (tr) {
         Array.prototype.forEach.call(tr.children, function (td, k) { if (heads[k]) { td.setAttribute("data-label", heads[k]); } });
       });
-      table.classList.add("qtheory-cards");
+      wordy.push(table);
     });
+    if (narrow) {
+      wordy.forEach(function (table) {
+        if (table.scrollWidth > table.parentElement.clientWidth + 1) { table.classList.add("qtheory-cards"); }
+      });
+    } else if (wordy.length) {
+      // heights in lines of the table's own text: a table of six columns is set smaller than its cards
+      var height = function () {
+        return wordy.reduce(function (h, t) { return h + t.offsetHeight / parseFloat(getComputedStyle(t).fontSize); }, 0);
+      };
+      var tall = height();
+      wordy.forEach(function (table) { table.classList.add("qtheory-cards-wide"); });
+      if (height() > 0.85 * tall) { wordy.forEach(function (table) { table.classList.remove("qtheory-cards-wide"); }); }
+    }
     if (window.qtheoryMarkScrolls) { window.qtheoryMarkScrolls(); }   // the cards no longer scroll
   }
   qtheoryOnLayout(cards);

@@ -124,17 +124,33 @@ def test_at_1280_px_equations_code_and_tables_fit_their_box(doc, server, desktop
     assert not bad, f"{doc} at 1280 px:\n" + "\n".join(bad[:12])
 
 
-def test_a_table_of_sentences_reads_as_cards_on_a_phone_and_as_a_table_on_a_desktop(server, phone, desktop):  # noqa: F811
+def test_a_table_of_sentences_reads_as_cards_on_a_phone_and_on_a_desktop(server, phone, desktop):  # noqa: F811
     """The errata page's table (sentences in five columns) was a strip of very tall rows cut at the
-    right edge at 390 px (issue 41): on a phone each row is a card, each cell under its column's name."""
+    right edge at 390 px (issue 41): on a phone each row is a card, each cell under its column's name.
+    At 1280 px the same sentences squeezed into five or six narrow columns ran to 22 lines a cell
+    (errata) and 71 (reconstructions, set smaller to fit six columns): there each cell stands beside
+    its column's name, at the text's own size. A table of numbers keeps its columns."""
     probe = """() => Array.from(document.querySelectorAll('.bd-article table')).map(t => ({
-        cards: t.classList.contains('qtheory-cards'), labelled: t.querySelectorAll('td[data-label]').length,
-        scrolls: t.parentElement.scrollWidth > t.parentElement.clientWidth + 1}))"""
+        cards: t.classList.contains('qtheory-cards'), wide: t.classList.contains('qtheory-cards-wide'),
+        labelled: t.querySelectorAll('td[data-label]').length,
+        scrolls: t.parentElement.scrollWidth > t.parentElement.clientWidth + 1,
+        lines: Math.max(...Array.from(t.querySelectorAll('td')).map(td => {
+            const s = getComputedStyle(td);
+            return (td.clientHeight - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom)) / parseFloat(s.lineHeight); })),
+        font: parseFloat(getComputedStyle(t).fontSize) / parseFloat(getComputedStyle(t.parentElement).fontSize)}))"""
     page = _open(phone, server, "book/errata")
     tables = page.evaluate(probe)
     page.close()
     assert tables and all(t["cards"] and t["labelled"] and not t["scrolls"] for t in tables), tables
-    page = _open(desktop, server, "book/errata")
-    tables = page.evaluate(probe)
-    page.close()
-    assert tables and not any(t["cards"] for t in tables), tables
+    for doc in ("book/errata", "book/reconstructions"):
+        page = _open(desktop, server, doc)
+        tables = page.evaluate(probe)
+        page.close()
+        assert tables and all(t["wide"] and not t["cards"] and t["labelled"] for t in tables), (doc, tables)
+        assert max(t["lines"] for t in tables) <= 20 and min(t["font"] for t in tables) > 0.95, (doc, tables)
+    for doc, size in (("book/redundancy/R-T1", desktop), ("book/redundancy/R-T1", phone)):
+        page = _open(size, server, doc)
+        tables = page.evaluate(probe)
+        page.close()
+        numbers = [t for t in tables if not t["labelled"]]
+        assert numbers and not any(t["cards"] or t["wide"] for t in numbers), (doc, tables)

@@ -88,3 +88,29 @@ def test_resume_refuses_a_report_of_another_commit_or_plan(sweep, tmp_path, chan
     out = _report(sweep, tmp_path, **change)
     with pytest.raises(SystemExit):
         sweep.main(["--only", "R-F2c", "--seeds", "2", "--out", str(out), "--resume"])
+
+
+def test_retry_failed_reruns_only_the_failed_runs_and_says_so(sweep, tmp_path, monkeypatch):
+    """A run that reached the time limit on a loaded machine is run again alone with a longer limit;
+    the runs that ran are kept, the retried one replaces its entry, the report names the retry."""
+    import json
+
+    failed = dict(notebook="R-F2c", preset="quick", parameters={"seed": 3}, outcome="failed", seconds=900.0,
+                  message="time limit reached")
+    ran = dict(notebook="R-F2c", preset="quick", parameters={"seed": 2}, outcome="ran", seconds=1.0, message="")
+    out = _report(sweep, tmp_path, what="seeds 2-3", planned=2, runs=[ran, failed])
+    calls = []
+
+    def run_one(nb, preset, params, timeout):
+        calls.append((params, timeout))
+        return dict(failed, outcome="ran", seconds=1200.0, message="")
+    monkeypatch.setattr(sweep, "run_one", run_one)
+    argv = ["--only", "R-F2c", "--seeds", "2-3", "--timeout", "3600", "--out", str(out), "--resume", "--retry-failed"]
+    assert sweep.main(argv) == 0
+    assert calls == [({"seed": 3}, 3600.0)]
+    kept = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    assert [(r["parameters"], r["outcome"]) for r in kept["runs"]] == [({"seed": 2}, "ran"), ({"seed": 3}, "ran")]
+    assert kept["retried"] == ["python tools/sweep.py " + " ".join(argv)]
+    assert "retried by" in out.with_suffix(".md").read_text(encoding="utf-8")
+    with pytest.raises(SystemExit):   # without --resume there is no report to retry
+        sweep.main(["--only", "R-F2c", "--seeds", "2-3", "--retry-failed"])

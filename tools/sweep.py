@@ -148,7 +148,8 @@ def markdown(report: dict) -> str:
     done = len(report["runs"])
     lines = [f"# Parameter sweep: {report['what']}", "",
              f"{report['date']}, commit {report['commit']}, preset {report['preset']}; command "
-             f"`{report['command']}`; {done} of {report.get('planned', done)} planned runs done.", "",
+             f"`{report['command']}`; {done} of {report.get('planned', done)} planned runs done."
+             + "".join(f" Failed runs retried by `{c}`." for c in report.get("retried", [])), "",
              "| notebook | ran | refused by name | refused, naming another parameter | failed |",
              "|---|---|---|---|---|"]
     for nb, c in counts.items():
@@ -182,7 +183,12 @@ def main(argv=None) -> int:
     parser.add_argument("--resume", action="store_true",
                         help="continue the report --out of an interrupted sweep: same commit, preset and plan; "
                              "the runs it holds are kept, not rerun")
+    parser.add_argument("--retry-failed", action="store_true",
+                        help="with --resume: run again the report's failed runs (with this --timeout), each "
+                             "replacing its entry; the report lists the command that retried them")
     args = parser.parse_args(argv)
+    if args.retry_failed and not args.resume:
+        parser.error("--retry-failed needs --resume (it reruns the failed runs of an earlier report)")
     runs = plan(args.preset, args.only)
     jobs = []
     # seed by seed over every notebook: a report cut short still covers every notebook
@@ -213,9 +219,13 @@ def main(argv=None) -> int:
                              "(a report holds one commit's runs of one plan)")
         results += old["runs"]
         report["command"] = old["command"]
+        if args.retry_failed:
+            results[:] = [r for r in results if r["outcome"] != "failed"]
+            report["retried"] = old.get("retried", []) + [
+                "python tools/sweep.py " + " ".join(argv if argv is not None else sys.argv[1:])]
         if old["date"] != report["date"]:
             report["date"] = f"{old['date'].split(' to ')[0]} to {report['date']}"
-        done = {(r["notebook"], json.dumps(r["parameters"], sort_keys=True)) for r in old["runs"]}
+        done = {(r["notebook"], json.dumps(r["parameters"], sort_keys=True)) for r in results}
     for k, (nb, params) in enumerate(jobs, 1):
         if (nb, json.dumps(params, sort_keys=True)) in done:
             continue

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.sparse import csr_matrix
 
+from .._chain import reachable_chain, stationary_law
 from ..errors import ParameterError
 from ..validation import check_array, check_integer, check_positive, check_real
 
@@ -112,36 +113,28 @@ def stationary(candidates_per_dispatcher, arrival_rate, server_rates, buffer):
 
 
 def _power_stationary(rows, cols, vals, size) -> np.ndarray:
-    """The stationary law of the chain with rates ``vals`` from ``rows`` to ``cols``."""
+    """The stationary law of the chain with rates ``vals`` from ``rows`` to ``cols``, by power
+    iteration on the uniformised chain (a direct sparse solve fills in badly on this
+    grid-shaped chain): :func:`qtheory._chain.stationary_law`."""
     Q = csr_matrix((vals, (rows, cols)), shape=(size, size))
-    out = np.asarray(Q.sum(axis=1)).ravel()
-    # power iteration on the uniformised chain P = I + Q / rate (a direct sparse solve
-    # fills in badly on this grid-shaped chain)
-    rate = out.max() * 1.05
-    PT = (Q / rate).T.tocsr()
-    stay = 1.0 - out / rate
-    pi = np.full(size, 1.0 / size)
-    for it in range(200000):
-        new = PT @ pi + stay * pi
-        new /= new.sum()
-        if it % 50 == 0 and np.abs(new - pi).sum() < 1e-15:
-            pi = new
-            break
-        pi = new
-    else:
-        raise RuntimeError("power iteration did not converge")
-    return pi
+    return stationary_law(Q, method="power")
 
 
-def policy_stationary(system, graph, policy, buffer: int):
-    """Stationary law over :math:`\\{0, \\dots, b\\}^N` (`b` = `buffer`) of `policy` on a tiny
-    `graph`, from the policy's ``exact_rule`` (its plain-Python reading, independent of the
-    simulator's rule); returns ``(states, pi)`` as :func:`stationary` does.
+def policy_stationary(system, graph, policy, buffer: int, *, max_states: int = 2_000_000):
+    """Stationary law of `policy` on a tiny `graph` with queues truncated at `buffer`, from the
+    policy's ``exact_rule`` (its plain-Python reading, independent of the simulator's rule);
+    returns ``(states, pi)``: the queue-length vectors (one row per state of the chain) and
+    their stationary probabilities.
 
     Tasks arrive at every dispatcher at rate ``system.arrival_rate`` and go where
     ``policy.exact_rule(system, graph, i, state)`` sends them (dropped at a full queue);
-    server j completes at rate ``system.u[server_type[j]]``. The caller checks that the
-    truncated mass is negligible.
+    server j completes at rate ``system.u[server_type[j]]``. A policy with memory
+    (``exact_start`` not None) is a chain over (queue lengths, policy state): its exact rule
+    also takes and returns the policy state; a row of ``states`` is then repeated for each
+    policy state it is seen with (sum ``pi`` over equal rows for the law of the queues).
+    The chain is enumerated from the empty queues and the policy's start
+    (:func:`qtheory._chain.reachable_chain`) and solved by power iteration. The caller checks
+    that the truncated mass is negligible.
     """
     from .policies import as_policy
 
@@ -149,23 +142,38 @@ def policy_stationary(system, graph, policy, buffer: int):
     if pol.exact_rule is None:
         raise ParameterError(f"policy {pol!r} has no `exact_rule`: its exact chain cannot be built")
     buffer = check_integer("buffer", buffer, low=1)
+    max_states = check_integer("max_states", max_states, low=1)
     n = graph.n_servers
-    if (buffer + 1) ** n > 2_000_000:
-        raise ParameterError(f"the chain has (buffer + 1)^N = {(buffer + 1) ** n} states: lower `buffer` or use a "
-                             f"smaller graph")
+    if (buffer + 1) ** n > max_states:
+        raise ParameterError(f"the chain has (buffer + 1)^N = {(buffer + 1) ** n} queue states > `max_states` = "
+                             f"{max_states}: lower `buffer` or use a smaller graph")
     rates = np.asarray(system.u, dtype=float)[np.asarray(graph.server_type)]
-    states = np.array(list(itertools.product(range(buffer + 1), repeat=n)), dtype=np.int64)
-    base = (buffer + 1) ** np.arange(n - 1, -1, -1)
-    rows, cols, vals = [], [], []
-    for k, state in enumerate(states):
+    lam = float(system.arrival_rate)
+    start = pol.exact_start(system, graph)
+    stateful = start is not None
+
+    def moves(chain_state):
+        queues, memory = chain_state
         for i in range(graph.n_dispatchers):
-            for j, prob in pol.exact_rule(system, graph, i, state):
-                if state[j] < buffer and prob > 0:
-                    rows.append(k), cols.append(k + base[j]), vals.append(system.arrival_rate * prob)
+            law = (pol.exact_rule(system, graph, i, np.array(queues), memory) if stateful
+                   else pol.exact_rule(system, graph, i, np.array(queues)))
+            for outcome in law:
+                j, prob = int(outcome[0]), outcome[1]
+                nxt_memory = outcome[2] if stateful else None
+                if queues[j] < buffer:
+                    nxt = list(queues)
+                    nxt[j] += 1
+                    yield (tuple(nxt), nxt_memory), lam * prob
         for j in range(n):
-            if state[j] > 0:
-                rows.append(k), cols.append(k - base[j]), vals.append(rates[j])
-    return states, _power_stationary(np.array(rows), np.array(cols), np.array(vals), states.shape[0])
+            if queues[j] > 0:
+                nxt = list(queues)
+                nxt[j] -= 1
+                yield (tuple(nxt), memory), rates[j]
+
+    order, Q = reachable_chain(((0,) * n, start), moves, max_states=max_states,
+                               hint="lower `buffer` or use a smaller graph")
+    states = np.array([q for q, _ in order], dtype=np.int64)
+    return states, stationary_law(Q, method="power")
 
 
 def type_occupancy(states, pi, server_type, levels):

@@ -34,6 +34,8 @@ differently, so a seed gives other (equally distributed) numbers with it than wi
 
 from __future__ import annotations
 
+import dataclasses
+
 import time
 from math import lgamma
 from dataclasses import dataclass
@@ -135,10 +137,11 @@ class Outputs(NamedTuple):
     events: int
 
 
-def _kernel_template(params, rng_state, graph, types, config, work):
+def _kernel_template(params, st, rng_state, graph, types, config, work):
     """One run. A template: :func:`_kernel` compiles it once per policy with the policy's
-    rule in place of ``decide`` (:mod:`qtheory._splice`). Besides the policy's `params` and
-    the generator, it takes four bundles built by :func:`_prepare`: `graph` (:class:`Graph`),
+    rule in place of ``decide`` (:mod:`qtheory._splice`). Besides the policy's `params`, its
+    state `st` (an int64 array the rule may update, :meth:`Policy.initial_state`) and the
+    generator, it takes four bundles built by :func:`_prepare`: `graph` (:class:`Graph`),
     `types` (:class:`Types`), `config` (:class:`Configuration`) and `work` (:class:`Work`),
     whose fields it unpacks under their own names, the names the rule takes. It returns
     :class:`Outputs`.
@@ -240,7 +243,7 @@ def _kernel_template(params, rng_state, graph, types, config, work):
                 else:
                     # a uniform dispatcher and, left over, a uniform u independent of it
                     i, u = dispatcher_and_u(r * inv_lam, n_disp)
-                target = decide(params, rng, i, u, state, offset, degree, neighbors, dispatcher_cluster,
+                target = decide(params, st, rng, i, u, state, offset, degree, neighbors, dispatcher_cluster,
                                 server_type, type_members, type_first, type_size)
                 x = state[_ix(target)]
                 if x == cap:
@@ -391,6 +394,9 @@ class SimulationResult(RunRecord):
         Arrivals plus departures simulated.
     wall_time : float
         Wall time of the kernel (seconds).
+    policy_state : int64 array
+        The policy's own state at the last recording time (:meth:`Policy.initial_state`;
+        empty for a policy without memory).
     """
 
     times: np.ndarray
@@ -400,6 +406,7 @@ class SimulationResult(RunRecord):
     final_state: np.ndarray
     events: int
     wall_time: float
+    policy_state: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, np.int64))
 
     @property
     def t(self) -> np.ndarray:
@@ -514,11 +521,12 @@ def simulate(system: LocalitySystem, graph: CompatibilityGraph, policy, initial_
     pol = as_policy(policy)
     kgraph, types, config, work = _prepare(system, graph, pol, initial_state, t_grid, levels, average_from)
     params = pol.kernel_params(system, graph)
+    st = pol.checked_initial_state(system, graph)
     start = time.perf_counter()
-    out, state = _run_kernel(_kernel(pol), params, kernel_state(seed), kgraph, types, config, work)
+    out, state, st = _run_kernel(_kernel(pol), params, st, kernel_state(seed), kgraph, types, config, work)
     times = config.t_grid if average_from is None else config.t_grid[config.average_from:]
     return SimulationResult(times, out.occupancy, out.mean_queue_length, out.mean_square,
-                            state.astype(np.int64), int(out.events), time.perf_counter() - start)
+                            state.astype(np.int64), int(out.events), time.perf_counter() - start, st)
 
 
 #: below this many servers the per-server arrays stay in the caches whatever their width
@@ -539,15 +547,17 @@ _AHEAD = 16
 _AHEAD_DEGREE = 1024
 
 
-def _run_kernel(kernel, params, rng_state, graph: Graph, types: Types, config: Configuration, work: Work):
+def _run_kernel(kernel, params, st, rng_state, graph: Graph, types: Types, config: Configuration, work: Work):
     """Run `kernel` from ``work.state`` (int32), with the queue lengths held in the narrowest
     unsigned type that holds them, from N = 2**16 servers on: at N = 10^6 a uint8 state is
     1 MB and stays in a core's private cache, int32 (4 MB) does not. When a queue outgrows the
     type the kernel stops, and the run restarts from the same state, generator and policy
     parameters (fresh copies of their arrays, in which a rule may keep state) with the next
     wider type (uint8, uint16, int32): the same draws give the same path, so the result does
-    not depend on the type, only the time does. Returns the kernel's :class:`Outputs` and
-    the final state."""
+    not depend on the type, only the time does. Each attempt starts from the policy's state
+    `st` as built (:meth:`Policy.initial_state`; a fresh copy, as are the arrays of `params`:
+    a failed attempt has written into its own). Returns the kernel's :class:`Outputs`, the
+    final queue lengths and the policy's final state."""
     state = work.state
     widths = [np.int32]
     if state.size >= _NARROW_FROM:
@@ -555,16 +565,14 @@ def _run_kernel(kernel, params, rng_state, graph: Graph, types: Types, config: C
         widths = [w for w in (np.uint8, np.uint16) if top < np.iinfo(w).max] + widths
     for width in widths:
         held = _memory.copy(state.astype(width))
-        # each attempt from the policy's params as built: a rule may keep state in their arrays
-        # (a remembered server), and an attempt that overflowed has written into them
+        # each attempt from the policy's state and params as built: an attempt that overflowed
+        # has written into its copies (a remembered server, scratch)
         fresh = type(params)(*(np.copy(v) if isinstance(v, np.ndarray) else v for v in params))
-        out = kernel(fresh, rng_state, graph, types, config._replace(cap=int(np.iinfo(width).max)),
+        st_run = st.copy()
+        out = kernel(fresh, st_run, rng_state, graph, types, config._replace(cap=int(np.iinfo(width).max)),
                      work._replace(state=held))
         if out.events >= 0:
-            for mine, theirs in zip(params, fresh):        # the policy's state after the run, as a
-                if isinstance(mine, np.ndarray):          # kernel writing into `params` leaves it
-                    np.copyto(mine, theirs)
-            return out, held
+            return out, held, st_run
     raise OverflowError(f"a queue grew past {np.iinfo(np.int32).max} tasks: the simulator keeps queue lengths "
                         f"in 32 bits (shorten `t_grid` or lower the load)")
 

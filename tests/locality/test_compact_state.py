@@ -54,9 +54,9 @@ def test_narrow_queue_lengths_give_the_int32_result(monkeypatch, policy, top):
     widths = []
     kernel = sim._kernel(policy)
 
-    def spy(params, rng_state, graph, types, config, work):
+    def spy(params, st, rng_state, graph, types, config, work):
         widths.append(work.state.dtype)
-        return kernel(params, rng_state, graph, types, config, work)
+        return kernel(params, st, rng_state, graph, types, config, work)
 
     monkeypatch.setattr(sim, "_NARROW_FROM", 1 << 40)        # int32 throughout
     wide = sim.simulate(SYSTEM, graph, policy, x0, grid, 7)
@@ -75,9 +75,9 @@ def test_a_queue_past_int32_is_an_error_not_a_wrapped_length(monkeypatch):
     graph = complete_bipartite(SYSTEM, 4)
     kernel = sim._kernel(LocalJSQ(d=1))
 
-    def capped(params, rng_state, graph, types, config, work):
+    def capped(params, st, rng_state, graph, types, config, work):
         # pretend int32 holds at most 3 tasks
-        return kernel(params, rng_state, graph, types, config._replace(cap=3), work)
+        return kernel(params, st, rng_state, graph, types, config._replace(cap=3), work)
 
     monkeypatch.setattr(sim, "_kernel", lambda pol: capped)
     with pytest.raises(OverflowError, match="32 bits"):
@@ -168,9 +168,9 @@ def _spy_modes(monkeypatch):
     def spying(policy):
         kernel = kernel_of(policy)
 
-        def run(params, rng_state, graph, types, config, work):
+        def run(params, st, rng_state, graph, types, config, work):
             modes.append((work.ahead.size, config.scan))
-            return kernel(params, rng_state, graph, types, config, work)
+            return kernel(params, st, rng_state, graph, types, config, work)
         return run
 
     monkeypatch.setattr(sim, "_kernel", spying)
@@ -351,16 +351,21 @@ def test_the_lookahead_is_given_each_arrival_and_its_uniform_before_the_rule(mon
 
     monkeypatch.setattr(sim, "_AHEAD_FROM_BYTES", 0)
     kernel = _splice.specialise(sim._kernel_template, _tracing_rule, {"touch": _tracing_lookahead})
-    monkeypatch.setattr(sim, "_kernel", lambda policy: kernel)
+    passed = []
+
+    def spy(params, *rest):       # the kernel writes its logs into the copy of params it is given
+        passed.append(params)
+        return kernel(params, *rest)
+    monkeypatch.setattr(sim, "_kernel", lambda policy: spy)
     size = 4000
-    params = TraceParams(np.zeros((size, 2)), np.zeros((size, 2)), np.zeros(2, np.int64))
 
     class Tracing(Policy):  # no `name`: not registered
         def kernel_params(self, system, graph):
-            return params
+            return TraceParams(np.zeros((size, 2)), np.zeros((size, 2)), np.zeros(2, np.int64))
 
     graph = irg(SYSTEM, N, seed=2)
     sim.simulate(SYSTEM, graph, Tracing(), np.zeros(N, np.int64), [0.0, 10.0], 9)
+    (params,) = passed
     decided, looked = params.count
     half = sim._AHEAD // 2
     assert size > decided > 1000 and looked == decided

@@ -10,7 +10,7 @@ What a policy file provides (class attributes of the policy, except ``kernel_par
 
 ``Params``
     a :func:`collections.namedtuple` of the rule's parameters (numbers, arrays).
-``rule(...)``, taking any of ``params``, ``rng``, ``i``, ``u``, ``state``, ``offset``, ``degree``, ``neighbors``,
+``rule(...)``, taking any of ``params``, ``st``, ``rng``, ``i``, ``u``, ``state``, ``offset``, ``degree``, ``neighbors``,
     ``dispatcher_cluster``, ``server_type``, ``type_members``, ``type_first``, ``type_size`` (only those
     it uses, by name: JIQ's is ``rule(rng, i, state, offset, degree, neighbors)``):
     a ``numba.njit`` function evaluated for every arrival at dispatcher ``i``; it returns
@@ -33,12 +33,22 @@ What a policy file provides (class attributes of the policy, except ``kernel_par
     the list entries the rule will read for an arrival at ``i`` whose uniform is ``u``; the
     kernel calls it (spliced in like the rule) some arrivals ahead, once the lists are large
     (see :attr:`Policy.lookahead`). Draws of the rule from ``rng`` cannot be foreseen.
+``initial_state(system, graph)`` (a method; optional)
+    the policy's own state, a 1-D int64 array that the rule takes as ``st`` and is the only
+    array it may write into besides the scratch arrays of its ``Params``: what it remembers
+    from one arrival to the next (JSQ(d) with memory keeps a server per dispatcher). Every
+    kernel attempt starts from a fresh copy (the overflow rerun of a narrow queue type
+    included) and the result returns the final value (``policy_state``). Default: none.
 ``exact_rule(self, system, graph, i, state)`` (a method)
     the law of the server that receives a task arriving at dispatcher ``i`` in ``state``
     (queue lengths), as a list of ``(server, probability)``, written in plain Python
     independently of ``rule``; :func:`qtheory.locality.exact.policy_stationary` builds the
     exact chain of a tiny system from it, and the generic policy tests compare the
-    simulator with that chain.
+    simulator with that chain. Every registered policy has one. A policy with memory also
+    defines ``exact_start(system, graph)``, its state at the start of the chain (hashable),
+    and its exact rule is ``exact_rule(self, system, graph, i, state, policy_state)``
+    returning ``(server, probability, next policy state)``: the chain's state is the pair
+    (queue lengths, policy state).
 """
 
 from __future__ import annotations
@@ -76,6 +86,28 @@ class Policy(_policy.Policy, family=True):
     def kernel_params(self, system, graph):
         """The ``Params`` tuple of a run of `system` on `graph`."""
         raise NotImplementedError
+
+    def initial_state(self, system, graph) -> np.ndarray:
+        """The policy's own state at the start of a run of `system` on `graph`: a 1-D int64
+        array the rule takes as ``st`` and may update (a remembered server per dispatcher);
+        every kernel attempt starts from a fresh copy, and the run's result returns its final
+        value (``policy_state``). A policy without memory has none (an empty array)."""
+        return np.zeros(0, np.int64)
+
+    def exact_start(self, system, graph):
+        """The policy's state at the start of its exact chain, a hashable value, or ``None``
+        for a policy without memory. A policy with memory returns it and its ``exact_rule``
+        then takes the policy state as a last argument and returns ``(server, probability,
+        next policy state)`` triples (:func:`qtheory.locality.exact.policy_stationary`)."""
+        return None
+
+    def checked_initial_state(self, system, graph) -> np.ndarray:
+        """:meth:`initial_state`, checked to be what the kernel takes (a 1-D int64 array)."""
+        st = self.initial_state(system, graph)
+        if not (isinstance(st, np.ndarray) and st.ndim == 1 and st.dtype == np.int64):
+            raise TypeError(f"{type(self).__qualname__}.initial_state must return a 1-D int64 numpy array "
+                            f"(got {type(st).__name__} {getattr(st, 'dtype', '')})")
+        return np.ascontiguousarray(st)
 
 
 @njit(cache=True)

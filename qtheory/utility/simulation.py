@@ -519,7 +519,7 @@ def _prepare(system: PoolSystem, n: int, pol, horizon: float, warmup: float, ini
     tasks = np.empty(max_tasks, dtype=np.int32)
     tasks[:n0] = np.repeat(np.arange(n), occ)
     params = pol.kernel_params(system, n, J)  # checks what depends on the system (r0, target_class)
-    st = pol.kernel_state(params, m)
+    st = pol.initial_state(params, m)
     if sample_times is None:
         sample_t = np.zeros(0)
     else:

@@ -15,7 +15,7 @@ import pytest
 
 from qtheory.errors import ParameterError
 from qtheory.utility import LogUtility, PoolSystem, exact_stationary
-from qtheory.utility.exact import _dispatch
+from qtheory.utility.exact import ExactChain
 from qtheory.utility.model import TIE_DECIMALS, enumeration, tabulate
 from qtheory.utility.policies import SLTA, Conservative
 
@@ -71,18 +71,14 @@ def test_policies_without_an_index_report_r_equal_to_one(policy):
 # SMALL's order: (1,1), (0,1), (1,2), (0,2), (1,3), ... (checked in test_rules.py). At r = 4:
 # i_{r-1} = i_3 = class 1, (i_4, j_4) = (0, 2); thresholds l_0 = 1, l_1 = 2. Pools [c0, c0, c1, c1].
 def _scripted(occ, r=4, beta=0.5):
+    """SLTA's exact rule (its plain-Python reading, the chain's) at index `r`: ``(law, next r)``."""
     n = len(occ)
     cls = np.repeat(np.arange(SMALL.m), SMALL.pool_counts(n))
-    en = enumeration(SMALL, 8)
     key = np.round(np.diff(tabulate(SMALL.utilities, 9), axis=1), TIE_DECIMALS)
-
-    def thresholds(rr):
-        thr = np.zeros(SMALL.m, dtype=int)
-        for k in range(rr - 1):
-            thr[en.cls[k]] += 1
-        return thr
-
-    return _dispatch(SLTA(), list(occ), cls, r, key, thresholds, en.cls, en.level, n * beta)
+    chain = ExactChain(SMALL, n, cls, key, enumeration(SMALL, 8), 6)
+    law = SLTA(beta=beta).exact_rule(chain, list(occ), r)
+    assert len({nxt for _, _, nxt in law}) == 1          # the index moves once, whatever the pool
+    return [(p, pr) for p, pr, _ in law], law[0][2]
 
 
 @pytest.mark.parametrize("occ, r_after", [

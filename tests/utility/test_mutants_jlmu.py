@@ -54,4 +54,4 @@ def test_rule_stops_when_a_least_occupancy_leaves_the_table():
 def test_params_and_state():
     params = JLMU().kernel_params(SMALL, 6, J)
     assert params.m == 2
-    assert JLMU().kernel_state(params, 2).tolist() == [1]
+    assert JLMU().initial_state(params, 2).tolist() == [1]

@@ -68,7 +68,7 @@ def _call(system, occ, r, beta, seed=0, calls=1):
     u = np.random.default_rng(seed).integers(0, 2**64, size=calls, dtype=np.uint64)  # the kernel's word of each arrival
     chosen, first = [], None
     for k in range(calls):
-        st = pol.kernel_state(params, system.m)
+        st = pol.initial_state(params, system.m)
         chosen.append(rule(params, st, u[k], n, offset, bound, perm))
         if first is None:
             first = st.copy()
@@ -83,12 +83,12 @@ def test_scripted_systems_have_the_order_the_cases_assume():
         (0, 1), (1, 1), (2, 1), (0, 2), (1, 2), (2, 2)]
 
 
-def test_kernel_state_holds_the_thresholds_of_r0_and_params_hold_n_beta():
+def test_initial_state_holds_the_thresholds_of_r0_and_params_hold_n_beta():
     # l(4) in SMALL: i_1..i_3 = 1, 0, 1 -> l_0 = 1, l_1 = 2; scratch entries zero
     pol = SLTA(beta=0.25, r0=4)
     params = pol.kernel_params(SMALL, 8, J)
     assert params.green_min == 2.0  # n beta_n = 8 * 0.25
-    assert pol.kernel_state(params, 2).tolist() == [4, 1, 2, 0, 0]
+    assert pol.initial_state(params, 2).tolist() == [4, 1, 2, 0, 0]
     assert pol.index_bound(params) == params.ecls.shape[0] == enumeration(SMALL, J).valid
     assert SLTA().r0 == 1
 

@@ -57,3 +57,16 @@ def test_the_loop_with_drawn_holding_times_matches_the_exact_chain(name):
     for sims, value in ((util, exact.mean_utility), (tasks, exact.mean_tasks)):
         se = sims.std(ddof=1) / np.sqrt(sims.size)
         assert abs(sims.mean() - value) <= t * se, (sims.mean(), value, se)
+
+
+def test_every_policy_has_an_exact_rule_and_a_policy_with_memory_its_start():
+    """The generic exact-chain tests above cover every registered policy: one without an exact
+    rule, or with the index ``r_n`` but no ``exact_start``, fails here by name."""
+    from qtheory.utility.exact import ExactChain
+
+    missing = [n for n in POLICIES if REGISTRY[n].exact_rule is None]
+    assert not missing, f"registered policies without an `exact_rule`: {missing}"
+    chain = ExactChain(SMALL, N, np.repeat([0, 1], 2), None, None, 22)
+    for n in POLICIES:
+        if REGISTRY[n].has_index:
+            assert REGISTRY[n]().exact_start(chain) is not None, f"{n} keeps an index but has no `exact_start`"

@@ -5,6 +5,7 @@ exact chain of this reading."""
 import numpy as np
 
 from qtheory.utility import LogUtility, PoolSystem, exact_stationary
+from qtheory.utility.exact import ExactChain
 from qtheory.utility.policies import REGISTRY, Random, Threshold
 
 SMALL = PoolSystem((LogUtility(3), LogUtility(5)), (0.5, 0.5), 1.5)
@@ -16,8 +17,9 @@ def test_it_is_registered_by_its_file_alone():
 
 
 def test_pools_below_the_threshold_share_the_task():
-    assert Threshold(threshold=2).exact_rule([3, 1, 0, 2], CLS, None) == [(1, 0.5), (2, 0.5)]
-    assert Threshold(threshold=1).exact_rule([3, 1, 0, 2], CLS, None) == [(2, 1.0)]
+    chain = ExactChain(SMALL, 4, CLS, None, None, 22)
+    assert Threshold(threshold=2).exact_rule(chain, [3, 1, 0, 2]) == [(1, 0.5), (2, 0.5)]
+    assert Threshold(threshold=1).exact_rule(chain, [3, 1, 0, 2]) == [(2, 1.0)]
 
 
 def test_a_threshold_above_every_pool_is_random_assignment():

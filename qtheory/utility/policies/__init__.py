@@ -33,14 +33,18 @@ What a policy file provides (class attributes of the policy, except the methods)
     the kernel's generator (:mod:`qtheory._rng`) for any further draw. A rule reads the
     arrays of ``params`` in place (``params.levels[k]``), without binding them to a name:
     in the kernel such a name would hold a reference counted at every arrival.
-``kernel_params(system, n, depth)`` and ``kernel_state(params, m)``
+``kernel_params(system, n, depth)`` and ``initial_state(params, m)``
     methods that build ``Params`` (for a run of ``n`` pools with `depth` tabulated levels,
-    checking the parameters that depend on the system) and ``st``.
-``exact_rule(occ, cls, key)`` (a method; optional)
-    the list of ``(pool, probability)`` of an arrival in state ``occ``, written in plain
-    Python independently of ``rule``, from which :func:`qtheory.utility.exact.exact_stationary`
-    builds the exact chain (SLTA, whose index ``r_n`` changes with each arrival, is read in
-    :mod:`qtheory.utility.exact` itself).
+    checking the parameters that depend on the system) and ``st``, the policy's own state.
+``exact_rule(chain, occ)`` (a method)
+    the list of ``(pool, probability)`` of an arrival in state ``occ`` (``chain`` holds the
+    pools' classes ``chain.cls``, the rounded marginal utilities ``chain.key`` and the
+    system: :class:`~qtheory.utility.exact.ExactChain`), written in plain Python independently
+    of ``rule``, from which :func:`qtheory.utility.exact.exact_stationary` builds the exact
+    chain. Every registered policy has one. A policy with memory also defines
+    ``exact_start(chain)``, its state at the start of the chain, and its exact rule is
+    ``exact_rule(chain, occ, policy_state)`` returning ``(pool, probability, next policy
+    state)``: SLTA's state is its index ``r_n``.
 
 :func:`as_policy` turns the registered names (``"jlmu"``, ``"slta"``, ...) plus keyword
 parameters into these objects, so ``simulate(..., policy="slta", beta=b)`` and
@@ -111,10 +115,20 @@ class Policy(_policy.Policy, family=True):
         """The ``Params`` tuple of a run of ``n`` pools with `depth` tabulated levels."""
         raise NotImplementedError
 
-    def kernel_state(self, params, m: int) -> np.ndarray:
-        """The policy's mutable int64 state for a run with `params` and `m` classes;
-        ``st[0]`` is the recorded index ``r_n``."""
+    def initial_state(self, params, m: int) -> np.ndarray:
+        """The policy's own state at the start of a run with `params` and `m` classes: a 1-D
+        int64 array the rule takes as ``st`` and may update; ``st[0]`` is the recorded index
+        ``r_n`` (1 for a policy without one). Every run starts from a fresh one."""
         return np.ones(1, dtype=np.int64)
+
+    def exact_start(self, chain):
+        """The policy's state at the start of its exact chain (hashable; ``chain`` is the
+        :class:`~qtheory.utility.exact.ExactChain`), or ``None`` for a policy without memory.
+        A policy with memory has ``exact_rule(self, chain, occ, policy_state)`` returning
+        ``(pool, probability, next policy state)``; its state must not depend on the order of
+        the pools within a class (the chain merges states that differ by such a permutation).
+        With ``has_index`` the state is the index ``r_n``."""
+        return None
 
     def index_bound(self, params) -> int:
         """Largest value ``st[0]`` may take (the length of the recorded law of ``r_n``)."""

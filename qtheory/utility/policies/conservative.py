@@ -42,8 +42,9 @@ class Conservative(Policy):
             return Params(system.m - 1)
         return Params(check_integer("target_class", self.target_class, low=0, high=system.m - 1))
 
-    def exact_rule(self, occ, cls, key):
+    def exact_rule(self, chain, occ):
         """``(pool, probability)``: uniform over the least-occupied pools of the target class."""
+        cls = chain.cls
         target = int(max(cls)) if self.target_class is None else self.target_class
         pools = [p for p in range(len(occ)) if cls[p] == target]
         low = min(occ[p] for p in pools)

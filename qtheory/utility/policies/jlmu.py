@@ -37,10 +37,12 @@ class JLMU(Policy):
     def kernel_params(self, system, n, depth):
         return Params(system.m)
 
-    def exact_rule(self, occ, cls, key):
+    def exact_rule(self, chain, occ):
         """``(pool, probability)``: the best-ranked coordinate among occupied levels, the
         largest marginal utility of a least-occupied pool of each class, ties to the smaller
         class (eq. (8)); uniform over the least-occupied pools of that class."""
+        cls = chain.cls
+        key = chain.key
         best = None
         for i in range(int(max(cls)) + 1):
             low = min(occ[p] for p in range(len(occ)) if cls[p] == i)

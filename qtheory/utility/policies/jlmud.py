@@ -63,9 +63,11 @@ class JLMUd(Policy):
     def kernel_params(self, system, n, depth):
         return Params(self.d)
 
-    def exact_rule(self, occ, cls, key):
+    def exact_rule(self, chain, occ):
         """``(pool, probability)`` pairs: every one of the ``n^d`` ordered samples is equally
         likely; the winner of a sample is its best-ranked pool, first sampled on ties."""
+        cls = chain.cls
+        key = chain.key
         n = len(occ)
         weight = 1.0 / n ** self.d
         probs: dict[int, float] = {}

@@ -47,7 +47,7 @@ class JSQ(Policy):
     def kernel_params(self, system, n, depth):
         return Params(system.m)
 
-    def exact_rule(self, occ, cls, key):
+    def exact_rule(self, chain, occ):
         """``(pool, probability)``: uniform over the least-occupied pools of all classes."""
         low = min(occ)
         chosen = [p for p in range(len(occ)) if occ[p] == low]

@@ -29,6 +29,6 @@ class Random(Policy):
     def kernel_params(self, system, n, depth):
         return Params(system.m)
 
-    def exact_rule(self, occ, cls, key):
+    def exact_rule(self, chain, occ):
         """``(pool, probability)``: every pool equally likely."""
         return [(p, 1.0 / len(occ)) for p in range(len(occ))]

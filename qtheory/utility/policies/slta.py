@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from ...errors import ParameterError
 from ...validation import check_integer, check_positive
 from ..model import enumeration
 from ..rules import slta_decrement, slta_increment
@@ -104,12 +105,43 @@ class SLTA(Policy):
         check_integer("r0", self.r0, low=1, high=en.valid)
         return Params(en.cls.astype(np.int64), en.level.astype(np.int64), float(n * self.beta_for(n)))
 
-    def kernel_state(self, params, m):
+    def initial_state(self, params, m):
+        """``[r0, thresholds l_i(r0) of the m classes, m scratch entries]``."""
         st = np.zeros(1 + 2 * m, dtype=np.int64)
         st[0] = self.r0
         for k in range(self.r0 - 1):
             st[1 + params.ecls[k]] += 1
         return st
+
+    def exact_start(self, chain):
+        """The index ``r = 1``: the stationary law does not depend on ``r0``."""
+        return 1
+
+    def exact_rule(self, chain, occ, r):
+        """Sec. 3.2 read in plain Python, independently of :func:`rule`: ``(pool, probability,
+        next r)``. Green tokens are the free slots below the thresholds ``l_i(r) = #{k < r - 1 :
+        i_k = i}``, yellow ones those of the coordinate ``(i_r, j_r)``; the task goes to a
+        uniform green pool of a class other than ``i_{r-1}`` if any, else a uniform green pool,
+        else a uniform yellow one, else a uniform pool; ``r`` decreases when at least ``n
+        beta_n`` green tokens remain and one is of class ``i_{r-1}``, increases when none is
+        green and at most one yellow, both judged before the task is placed."""
+        en = chain.enumeration
+        n, cls = chain.n, chain.cls
+        thr = [0] * chain.system.m
+        for k in range(r - 1):
+            thr[int(en.cls[k])] += 1
+        ir, jr = int(en.cls[r - 1]), int(en.level[r - 1])
+        prev = int(en.cls[r - 2]) if r >= 2 else -1
+        green = [p for p in range(n) if occ[p] < thr[cls[p]]]
+        yellow = [p for p in range(n) if cls[p] == ir and occ[p] <= jr - 1]
+        dec = prev >= 0 and len(green) >= n * self.beta_for(n) and any(cls[p] == prev for p in green)
+        inc = not green and len(yellow) <= 1
+        chosen = [p for p in green if cls[p] != prev] or green or yellow or list(range(n))
+        new_r = r - 1 if dec else (r + 1 if inc else r)
+        if new_r > en.valid:
+            raise ParameterError("SLTA's index r ran past the enumerated coordinates of the exact chain; "
+                                 "raise `max_tasks`")
+        return [(p, 1.0 / len(chosen), new_r) for p in chosen]
 
     def index_bound(self, params):
         return params.ecls.shape[0]

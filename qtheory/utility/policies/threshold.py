@@ -57,7 +57,7 @@ class Threshold(Policy):
     def kernel_params(self, system, n, depth):
         return Params(self.threshold)
 
-    def exact_rule(self, occ, cls, key):
+    def exact_rule(self, chain, occ):
         """``(pool, probability)``: uniform over the pools below the threshold, else over all."""
         chosen = [p for p in range(len(occ)) if occ[p] < self.threshold] or list(range(len(occ)))
         return [(p, 1.0 / len(chosen)) for p in chosen]

@@ -19,8 +19,15 @@ chains need of it are class attributes:
     optional (paper L): the ``numba.njit`` prefetch function spliced at the kernel's
     lookahead point.
 ``exact_rule``
-    optional: a plain-Python method giving the law of an arrival's destination, written
-    independently of ``rule``, read by the paper's exact chain.
+    a plain-Python method giving the law of an arrival's destination, written independently
+    of ``rule``, read by the paper's exact chain (every registered policy has one: the
+    registry tests of each paper fail a policy without).
+``initial_state``, ``exact_start``
+    methods of a policy with memory: its state ``st`` at the start of a run (a 1-D int64
+    array the rule updates; every kernel attempt starts from a fresh one) and at the start
+    of the exact chain (hashable), whose states are then (queues, policy state) and whose
+    ``exact_rule`` takes the policy state and returns ``(destination, probability, next
+    policy state)`` (:mod:`qtheory._chain` builds both papers' chains).
 
 A paper's base class is declared with ``family=True``
 (``class Policy(_policy.Policy, family=True)``) and holds that paper's ``REGISTRY``.

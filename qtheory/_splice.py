@@ -50,6 +50,9 @@ from .errors import SpliceError
 __all__ = ["specialise"]
 
 _PLACEHOLDER = "decide"
+#: the name of the generated kernel function in its module: a rule may not read a module-level
+#: name of its own called so (in the generated module it would be the kernel itself)
+KERNEL_NAME = "kernel"
 _LOADED: dict[tuple, object] = {}
 
 
@@ -250,6 +253,10 @@ def _check_free_names(py, body, free, call_args, placeholder, template, where) -
                 f"kernel cannot see it. Put the value in the policy's `Params` (read as `params.{free_name}`) or "
                 f"at module level")
         in_globals = free_name in py.__globals__
+        if free_name == KERNEL_NAME and in_globals:
+            raise SpliceError(
+                f"{where(node)} reads the module-level `{free_name}`, which in the generated module is the name of "
+                f"the compiled kernel itself (numba would report a recursive call): rename it")
         if free_name in template_bound:
             if in_globals:
                 raise SpliceError(
@@ -319,7 +326,7 @@ def _source(template, rule, extra=None) -> str:
             return node
 
     _Splice().visit(tdef)
-    tdef.name = "kernel"
+    tdef.name = KERNEL_NAME
     template_globals = {n.id for n in ast.walk(_function_def(template)) if isinstance(n, ast.Name)}
     imports = ["from numba import njit"] + _import_lines(template, template_globals - set(rules))
     for func, names in rule_globals.items():

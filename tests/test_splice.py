@@ -155,6 +155,26 @@ def test_a_module_level_name_the_template_also_binds_is_refused():
     _refused(_reads_module_constant, "mistake: cap", "module-level `cap`.*variable `cap` of its own")
 
 
+kernel = 2  # a module-level constant named like the generated kernel function
+
+
+@njit
+def _reads_a_constant_named_kernel(params, i, state, offset, degree, neighbors):
+    deg = degree[_ix(i)]
+    best = neighbors[_ix(offset[_ix(i)])]
+    for c in range(min(deg, kernel)):  # mistake: kernel
+        j = neighbors[_ix(offset[_ix(i)] + c)]
+        if state[_ix(j)] < state[_ix(best)]:
+            best = j
+    return best
+
+
+def test_a_module_level_constant_named_kernel_is_refused():
+    """In the generated module `kernel` is the compiled kernel: numba reported a typing error
+    about a recursive dispatcher, naming neither the rule nor the constant (issue 42)."""
+    _refused(_reads_a_constant_named_kernel, "mistake: kernel", "module-level `kernel`.*compiled kernel itself")
+
+
 @njit
 def _reuses_dispatcher_index(params, rng, i, state, offset, degree, neighbors):
     base = offset[_ix(i)]

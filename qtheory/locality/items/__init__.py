@@ -48,6 +48,9 @@ PAPER = Paper(
              "local JSQ(2), GWSQ(2) and random routing on the Sec. 6 system", "L-R-jiq"),
         Item("L-R-graph", "R", "beyond the paper: the mean field of one given graph (per server) and its refinement "
              "against (3.7) and simulation of the same irg graphs", "L-R-graph"),
+        Item("L-R-memory", "R", "beyond the paper: JSQ(d) with memory (Mitzenmacher, Prabhakar and Shah 2002), a "
+             "remembered server per dispatcher, against local JSQ(2): exact chain of a tiny graph and the Sec. 6 system",
+             "L-R-memory"),
     ),
     noted=(
         Noted("L-V-lemma10", "reconstruction",

@@ -1,0 +1,283 @@
+"""L-R-memory: JSQ(d) with memory on paper L's graphs (beyond the paper).
+
+:class:`~qtheory.locality.policies.JSQdMemory` (Mitzenmacher, Prabhakar and Shah 2002, read per
+dispatcher: each dispatcher remembers one compatible server, the least loaded of its last
+arrival's candidates after that arrival was placed) is compared with local JSQ(2) (Sec. 2.2).
+
+:func:`compute` does two things:
+
+* **The exact chain.** On a tiny graph (:data:`TINY_ADJACENCY`: 3 dispatchers, 4 servers of 2
+  types) the chain over (queue lengths, remembered servers) is enumerated from the policy's
+  own plain-Python reading (:meth:`JSQdMemory.exact_rule`, :func:`qtheory.locality.exact.policy_stationary`)
+  and the simulator is checked against it: the stationary mean queue length of each server
+  type, simulated over ``exact_runs`` independent runs, is an internal check with the book's
+  Student :math:`t` test (:mod:`qtheory.verdicts`). The same chain for local JSQ(2) gives the
+  exact gain of the memory on that graph.
+* **The Sec. 6 system.** Stationary mean queue length per server against the load on an
+  irg(:math:`p^1`) graph of ``n_servers`` servers, for both policies. Local JSQ(2) is checked
+  for stability first (Lemma 10); no condition is known for the policy with memory, so its rows
+  carry the drift check of :func:`qtheory.locality.items.l_r_jiq.drift_check`. At each load where
+  both have a mean, the difference (memory minus JSQ(2)) is judged by Welch's :math:`t`, the loads
+  one family under Holm's procedure at the book's familywise level (:mod:`qtheory.verdicts`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+from scipy import stats as _st
+
+from ...claims import Claim, Finding
+from ...display import Table, listing
+from ...errors import ParameterError
+from ...results import ItemResult
+from ...runtime import cached_values, child_seed, replicate, spawn
+from ... import verdicts
+from ...stats import mean_ci
+from ...validation import check_integer, check_positive, check_runs, check_window
+from ..exact import policy_stationary
+from ..experiments import stationary_replication
+from ..graphs import from_adjacency
+from ..model import LocalitySystem, paper_system
+from ..policies import JSQdMemory, LocalJSQ
+from ..simulation import simulate
+from ..stability import policy_stability
+from .l_r_jiq import _row, cell_text, drift_check, policy_row, reported
+
+__all__ = ["ITEM", "TINY_ADJACENCY", "compared_policies", "exact_check", "compute", "welch", "comparison_rows",
+           "draw"]
+
+ITEM = "L-R-memory"
+MEMORY = "JSQ(2) with memory"
+JSQ2 = "local JSQ(2)"
+#: the tiny graph of the exact chain: dispatcher rows, server columns (servers 0, 1 of type 1,
+#: 2, 3 of type 2; dispatchers 0, 1 of cluster 1, dispatcher 2 of cluster 2)
+TINY_ADJACENCY = ((1, 1, 1, 0), (0, 1, 1, 1), (1, 0, 0, 1))
+TINY_TYPES = (0, 0, 1, 1)
+TINY_CLUSTERS = (0, 0, 1)
+#: its system: arrival rate 0.6 per dispatcher, rates u = (1, 1.5); d = 2
+TINY_SYSTEM = LocalitySystem(0.6, 0.75, (2 / 3, 1 / 3), (0.5, 0.5), (1.0, 1.5), ((0.3, 1.0), (1.0, 0.5)), 2)
+#: queues truncated at 8 tasks: 260,416 states (queues x remembered servers); the truncated mass is reported
+TINY_BUFFER = 8
+#: start of the time averages of the tiny graph's runs (from empty queues)
+TINY_WARMUP = 100.0
+
+
+def compared_policies() -> dict:
+    """The compared policies by label, in the table's column order."""
+    return {JSQ2: LocalJSQ(d=2), MEMORY: JSQdMemory(d=2)}
+
+
+def _type_means(states, pi, types) -> np.ndarray:
+    types = np.asarray(types)
+    return np.array([(pi[:, None] * states[:, types == m]).sum() / (types == m).sum() for m in range(types.max() + 1)])
+
+
+def exact_check(seed: int, exact_runs: int, exact_horizon: float) -> tuple[list[dict], tuple[Claim, ...], float]:
+    """The tiny graph's exact chain for both policies and the simulation of the policy with
+    memory against it: ``(rows, claims, truncated mass)``, a row per server type with the
+    exact mean queue length of each policy and the simulated one of the policy with memory
+    (mean, 95% interval, standard error over ``exact_runs`` runs)."""
+    graph = from_adjacency(np.array(TINY_ADJACENCY), list(TINY_TYPES), list(TINY_CLUSTERS))
+
+    def chains() -> dict:
+        out = {}
+        for k, pol in enumerate(compared_policies().values()):
+            states, pi = policy_stationary(TINY_SYSTEM, graph, pol, TINY_BUFFER)
+            out[f"means_{k}"] = _type_means(states, pi, TINY_TYPES)
+            out[f"truncated_{k}"] = float(pi[states.max(axis=1) == TINY_BUFFER].sum())
+        return out
+    # the chains depend on no seed: computed once per version of this code (260,416 states, about 20 s)
+    values = cached_values("locality-memory-tiny-chains", dict(buffer=TINY_BUFFER), chains)
+    labels = list(compared_policies())
+    exact = {label: np.asarray(values[f"means_{k}"]) for k, label in enumerate(labels)}
+    truncated = max(float(values[f"truncated_{k}"]) for k in range(len(labels)))
+    grid = np.linspace(0.0, exact_horizon, int(exact_horizon) + 1)
+    keep = grid >= TINY_WARMUP
+    runs = np.array([simulate(TINY_SYSTEM, graph, JSQdMemory(d=2), np.zeros(len(TINY_TYPES), np.int64), grid, ss)
+                     .mean_queue_length[keep].mean(axis=0) for ss in spawn(child_seed(seed, "tiny"), exact_runs)])
+    est = mean_ci(runs)
+    rows, claims = [], []
+    for m in range(len(exact[MEMORY])):
+        rows.append(dict(server_type=m + 1, exact_jsq2=float(exact[JSQ2][m]), exact_memory=float(exact[MEMORY][m]),
+                         simulated=float(est.mean[m]), low=float(est.ci_low[m]), high=float(est.ci_high[m]),
+                         se=float(est.se[m])))
+        claims.append(Claim(item=ITEM, category="check", ours=float(est.mean[m]), ours_se=float(est.se[m]),
+                            ours_df=exact_runs - 1, reference=float(exact[MEMORY][m]),
+                            text=f"tiny graph, JSQ(2) with memory: mean queue length of type {m + 1}, simulated "
+                                 "against the exact chain of the policy's own reading",
+                            family="tiny graph: simulation against the exact chain",
+                            evidence=f"{exact_runs} independent runs of length {exact_horizon:g} from empty queues, "
+                                     f"time averages from {TINY_WARMUP:g}; exact chain over (queues, remembered "
+                                     f"servers) truncated at {TINY_BUFFER} tasks per queue (mass at the truncation "
+                                     f"{truncated:.1e})"))
+    return rows, tuple(claims), truncated
+
+
+def welch(a: dict, b: dict) -> tuple[float, float, float]:
+    """``(difference, t, df)`` of row `a`'s mean minus row `b`'s, Welch's test from their
+    standard errors and runs (:func:`qtheory.verdicts.welch`)."""
+    diff = a["mean_queue_length"] - b["mean_queue_length"]
+    se, df = verdicts.welch(a["se"], a["runs"] - 1, b["se"], b["runs"] - 1)
+    return diff, diff / se, df
+
+
+def comparison_rows(rows, loads, level: float = verdicts.FAMILY_LEVEL) -> list[dict]:
+    """At each load: the difference of the mean queue lengths (memory minus local JSQ(2)), its
+    Welch :math:`t`, degrees of freedom and two-sided p-value, the Holm threshold it is compared
+    with (the loads where both have a mean are one family at familywise `level`, the book's
+    procedure: :func:`qtheory.verdicts.holm_thresholds`), and the verdict "lower" or "higher"
+    (rejected, by the sign of the difference) or "not resolved"; a load where either policy has no
+    mean is "not compared"."""
+    both = [load for load in loads if reported(policy_row(rows, load, MEMORY)) and reported(policy_row(rows, load, JSQ2))]
+    tests = {load: welch(policy_row(rows, load, MEMORY), policy_row(rows, load, JSQ2)) for load in both}
+    pvalues = {load: float(2 * _st.t.sf(abs(t), df)) for load, (_, t, df) in tests.items()}
+    thresholds = dict(zip(both, verdicts.holm_thresholds([pvalues[load] for load in both], level))) if both else {}
+    rejected = dict(zip(both, verdicts.holm([pvalues[load] for load in both], level))) if both else {}
+    out = []
+    for load in loads:
+        if load not in both:
+            nan = float("nan")
+            out.append(dict(load=load, difference=nan, t=nan, df=nan, p=nan, threshold=nan, verdict="not compared"))
+            continue
+        diff, t, df = tests[load]
+        verdict = ("lower" if diff < 0 else "higher") if rejected[load] else "not resolved"
+        out.append(dict(load=load, difference=diff, t=t, df=df, p=pvalues[load], threshold=thresholds[load],
+                        verdict=verdict))
+    return out
+
+
+def _comparison_text(comparisons, n_compared: int) -> str:
+    lines = []
+    for c in comparisons:
+        if c["verdict"] == "not compared":
+            lines.append(f"- Load {c['load']:g}: not compared (one of the policies has no stationary mean).")
+        else:
+            lines.append(f"- Load {c['load']:g}: difference {c['difference']:+.4f}, Welch $t = {c['t']:.2f}$ with "
+                         f"{c['df']:.1f} degrees of freedom, $p = {verdicts.p_text(c['p'])}$, against the Holm "
+                         f"threshold {c['threshold']:.3g} of the {n_compared} loads compared (familywise "
+                         f"{verdicts.FAMILY_LEVEL:g}): **{c['verdict']}**.")
+    return "\n".join(lines)
+
+
+def compute(*, seed: int, n_servers: int, loads, n_runs: int, warmup: float, horizon: float, exact_runs: int,
+            exact_horizon: float) -> ItemResult:
+    """L-R-memory at the notebook's parameters (see the notebook for their meaning).
+
+    Rows: ``load, policy, stable, rho, critical_types, reason, mean_queue_length, low, high, se,
+    type_1, type_2, type_3, drift, drift_low, drift_high, drifting, stationarity, runs, events``
+    (as :func:`qtheory.locality.items.l_r_jiq.compute`); tables ``tiny`` (:func:`exact_check`)
+    and ``comparison`` (:func:`comparison_rows`)."""
+    loads = list(loads)
+    if not loads or len(set(loads)) != len(loads):
+        raise ParameterError(f"`loads` must be distinct values, at least one (got {loads!r})")
+    if not all(0 < load < 1 for load in loads):
+        raise ParameterError(f"`loads` must lie in (0, 1) for a stationary system (got {loads!r})")
+    check_positive("warmup", warmup)
+    check_window("warmup", warmup, "horizon", horizon)
+    check_runs(n_runs=n_runs, exact_runs=exact_runs)
+    check_integer("n_servers", n_servers, low=10)
+    exact_horizon = check_positive("exact_horizon", exact_horizon)
+    if exact_horizon <= 2 * TINY_WARMUP:
+        raise ParameterError(f"`exact_horizon` must exceed {2 * TINY_WARMUP:g}, twice the tiny graph's warm-up "
+                             f"(got {exact_horizon!r})")
+    params = dict(seed=seed, n_servers=n_servers, loads=loads, n_runs=n_runs, warmup=warmup, horizon=horizon,
+                  exact_runs=exact_runs, exact_horizon=exact_horizon)
+    tiny, claims, truncated = exact_check(seed, exact_runs, exact_horizon)
+    base = paper_system("design")
+    capacity = float(np.dot(base.type_fractions, base.service_rates))
+    v = np.asarray(base.type_fractions)
+    policies = compared_policies()
+    for pol in policies.values():   # compile or load each kernel once: the forked workers inherit it
+        stationary_replication(np.random.SeedSequence(0), base, 20, "irg", 0.5, 1.0, n_samples=4, policy=pol)
+    rows = []
+    for k, load in enumerate(loads):
+        system = dataclasses.replace(base, arrival_rate=load * capacity / base.zeta)
+        for label, pol in policies.items():
+            verdict = policy_stability(system, pol)
+            row = _row(load, label, verdict, base.n_types)
+            rows.append(row)
+            if verdict.stable is False:
+                row["stationarity"] = "unstable (Lemma 10)"
+                continue
+            runs = replicate(stationary_replication, n_runs, child_seed(seed, label, k),
+                             args=(system, n_servers, "irg", warmup, horizon), kwargs={"policy": pol, "halves": True},
+                             desc=f"{label}, load {load}")
+            drift = drift_check([float(v @ r.half_means[0]) for r in runs], [float(v @ r.half_means[1]) for r in runs])
+            row.update(drift=drift["drift"], drift_low=drift["drift_low"], drift_high=drift["drift_high"],
+                       drifting=drift["drifting"], runs=n_runs, events=int(sum(r.events for r in runs)))
+            if verdict.stable is None and drift["drifting"]:
+                row["stationarity"] = "not established"
+                continue
+            row["stationarity"] = ("stable (Lemma 10)" if verdict.stable else
+                                   "drift within the margin" if drift["significant"] else "no significant drift")
+            total = mean_ci([float(v @ r.mean_queue_length) for r in runs])
+            per_type = [mean_ci([r.mean_queue_length[m] for r in runs]) for m in range(base.n_types)]
+            row.update(mean_queue_length=float(total.mean), low=float(total.ci_low), high=float(total.ci_high),
+                       se=float(total.se), **{f"type_{m + 1}": float(per_type[m].mean) for m in range(base.n_types)})
+    comparisons = comparison_rows(rows, loads)
+    n_compared = sum(c["verdict"] != "not compared" for c in comparisons)
+    labels = list(policies)
+    table = Table(tuple({"load": load, **{lab: policy_row(rows, load, lab) for lab in labels},
+                         "test": next(c for c in comparisons if c["load"] == load)} for load in loads),
+                  {"load": lambda x: f"{x['load']:g}",
+                   **{lab: (lambda x, lab=lab: cell_text(x[lab])) for lab in labels},
+                   "memory − JSQ(2), Welch t": lambda x: ("—" if x["test"]["verdict"] == "not compared" else
+                                                          f"{x['test']['difference']:+.4f}, t = {x['test']['t']:.2f} "
+                                                          f"({x['test']['verdict']})")},
+                  caption=f"Mean queue length per server ± 95% CI half-width, Sec. 6 system, irg($p^1$), "
+                          f"$N$ = {n_servers}, {n_runs} runs per point; the last column: the difference of the means, "
+                          f"Welch's $t$ and its verdict (Holm's procedure over the loads, familywise "
+                          f"{verdicts.FAMILY_LEVEL:g})")
+    tiny_table = Table(tuple(tiny),
+                       {"server type": lambda x: str(x["server_type"]),
+                        "exact, local JSQ(2)": lambda x: f"{x['exact_jsq2']:.5f}",
+                        "exact, with memory": lambda x: f"{x['exact_memory']:.5f}",
+                        "simulated, with memory": lambda x: f"{x['simulated']:.5f} [{x['low']:.5f}, {x['high']:.5f}]"},
+                       caption=f"Tiny graph (3 dispatchers, 4 servers of 2 types): stationary mean queue length per "
+                               f"server type from the exact chains (queues truncated at {TINY_BUFFER}, mass at the "
+                               f"truncation {truncated:.1e}) and from {exact_runs} simulated runs (95% CIs)")
+    lower = [c["load"] for c in comparisons if c["verdict"] == "lower"]
+    both = [c["load"] for c in comparisons if c["verdict"] != "not compared"]
+    ratios = {load: policy_row(rows, load, MEMORY)["mean_queue_length"] / policy_row(rows, load, JSQ2)["mean_queue_length"]
+              for load in both}
+    title = ("JSQ(2) with memory has " + " and ".join(
+                f"{ratios[load]:.2f} times local JSQ(2)'s mean queue length at load {load:g}"
+                for load in ([both[0], both[-1]] if len(both) > 1 else both))
+             if both else "no load at which both policies have a stationary mean")
+    finding = Finding(f"{ITEM}-result", ITEM, title,
+                      f"Significantly lower (Welch's $t$, Holm's procedure over {n_compared} loads at familywise "
+                      f"{verdicts.FAMILY_LEVEL:g}) at "
+                      f"{('loads ' + listing(lower, conjunction='and')) if lower else 'no load'}; on the tiny graph the "
+                      f"exact chains give {tiny[0]['exact_memory'] / tiny[0]['exact_jsq2']:.3f} and "
+                      f"{tiny[1]['exact_memory'] / tiny[1]['exact_jsq2']:.3f} times local JSQ(2)'s mean queue length "
+                      "for the two server types.", "beyond the papers")
+    caption = (f"Mean queue length per server against the load for local JSQ(2) and JSQ(2) with memory on the Sec. 6 "
+               f"system with an irg($p^1$) graph of $N$ = {n_servers} servers (95% CIs over {n_runs} runs, time "
+               f"averages over [{warmup:g}, {horizon:g}], seed {seed}).")
+    return ItemResult(ITEM, params, seed, rows, claims=claims, findings=(finding,),
+                      tables={"tiny": tuple(tiny), "comparison": tuple(comparisons)},
+                      displays=(tiny_table, table), text=_comparison_text(comparisons, n_compared),
+                      figure={"caption": caption, "policies": labels})
+
+
+def draw(res: ItemResult):
+    """The page's figure from ``res``: mean queue length per server against the load, one line
+    per policy with 95% CI bars (a point without a stationary mean is not drawn)."""
+    from ...plotting import PALETTE, new_figure
+    from ...results import column, select
+
+    fig, axes = new_figure(1, height=3.4)
+    ax = axes[0][0]
+    for k, lab in enumerate(res.figure["policies"]):
+        sel = select(res.rows, policy=lab)
+        mean, low, high = (np.array(column(sel, c), dtype=float) for c in ("mean_queue_length", "low", "high"))
+        ax.errorbar(column(sel, "load"), mean, yerr=[mean - low, high - mean], fmt="os"[k], ls=["-", "--"][k],
+                    ms=4, capsize=2, color=PALETTE[k], label=lab)
+    ax.set_yscale("log")
+    ax.set_xlabel(r"load $\lambda\zeta / \sum_m v_m u_m$")
+    ax.set_ylabel("mean queue length per server")
+    ax.legend()
+    return fig

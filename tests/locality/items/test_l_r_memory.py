@@ -1,0 +1,115 @@
+"""L-R-memory (JSQ(d) with memory, beyond the paper): the page's comparison rule (Welch's t at a
+familywise level over the loads), its exact-chain check and its parameters. The policy itself
+is covered by the generic tests of every registered policy (tests/locality/test_registered_policies.py:
+the same path in every integer width, the simulator against its exact chain)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from qtheory.errors import ParameterError
+from qtheory.locality.exact import local_candidates, policy_stationary, stationary
+from qtheory.locality.graphs import from_adjacency
+from qtheory.locality.items import l_r_memory as m
+from qtheory.locality.policies import LocalJSQ
+
+
+def _row(load, policy, mean, se, runs=5):
+    return dict(load=load, policy=policy, mean_queue_length=mean, se=se, runs=runs)
+
+
+def test_welch_with_equal_errors_and_runs_has_twice_the_runs_less_two_degrees_of_freedom():
+    diff, t, df = m.welch(_row(0.5, m.MEMORY, 1.0, 0.1), _row(0.5, m.JSQ2, 1.3, 0.1))
+    assert diff == pytest.approx(-0.3)
+    assert t == pytest.approx(-0.3 / (0.1 * math.sqrt(2)))
+    assert df == pytest.approx(8.0)
+
+
+def test_welch_df_follows_the_larger_error_when_the_errors_differ():
+    # Welch-Satterthwaite: with one error negligible, df -> that of the other sample (runs - 1)
+    _, _, df = m.welch(_row(0.5, m.MEMORY, 1.0, 1e-6, runs=4), _row(0.5, m.JSQ2, 1.3, 0.2, runs=9))
+    assert df == pytest.approx(8.0, rel=1e-6)
+
+
+def test_the_verdicts_are_holms_procedure_over_the_compared_loads():
+    """Three loads with p-values p1 < p2 < p3: Holm compares them with 0.01/3, 0.01/2, 0.01 in
+    that order and stops at the first not rejected; the sign names the direction."""
+    loads = [0.5, 0.7, 0.9]
+    se = 0.1
+
+    def at_p(p):                         # the difference whose Welch t (df 8) has two-sided p-value p
+        return stats.t.isf(p / 2, 8) * se * math.sqrt(2)
+    cases = {  # (p-values of the three loads, signs) -> verdicts
+        ((0.002, 0.004, 0.009), (-1, +1, -1)): ["lower", "higher", "lower"],
+        ((0.002, 0.006, 0.009), (-1, -1, -1)): ["lower", "not resolved", "not resolved"],   # 0.006 > 0.01/2
+        ((0.004, 0.0001, 0.02), (-1, -1, -1)): ["lower", "lower", "not resolved"],
+    }
+    for (ps, signs), expected in cases.items():
+        rows = []
+        for load, p, sign in zip(loads, ps, signs):
+            rows += [_row(load, m.JSQ2, 2.0, se), _row(load, m.MEMORY, 2.0 + sign * at_p(p), se)]
+        out = m.comparison_rows(rows, loads)
+        assert [c["verdict"] for c in out] == expected, (ps, out)
+        np.testing.assert_allclose([c["p"] for c in out], ps, rtol=1e-8)
+        assert sorted(c["threshold"] for c in out) == pytest.approx([0.01 / 3, 0.01 / 2, 0.01])
+
+
+def test_a_load_without_both_means_is_not_compared_and_not_counted_in_the_family():
+    loads = [0.5, 0.9]
+    rows = [_row(0.5, m.JSQ2, 2.0, 0.1), _row(0.5, m.MEMORY, 1.0, 0.1),
+            _row(0.9, m.JSQ2, float("nan"), float("nan")), _row(0.9, m.MEMORY, 3.0, 0.1)]
+    first, second = m.comparison_rows(rows, loads)
+    assert second["verdict"] == "not compared"
+    assert first["threshold"] == pytest.approx(0.01) and first["verdict"] == "lower"
+
+
+def test_the_exact_chain_of_local_jsq2_on_the_tiny_graph_is_the_candidate_chain():
+    """The page's exact route (policy_stationary over the policy's exact rule, enumerated from
+    empty queues) against the other exact route of the package: the grid chain of the candidate
+    lists of local JSQ(2) (exact.stationary), on the page's tiny graph."""
+    graph = from_adjacency(np.array(m.TINY_ADJACENCY), list(m.TINY_TYPES), list(m.TINY_CLUSTERS))
+    states, pi = policy_stationary(m.TINY_SYSTEM, graph, LocalJSQ(d=2), 8)
+    cands = [local_candidates(graph.neighbors[graph.offset[i]:graph.offset[i] + graph.degree[i]], 2)
+             for i in range(graph.n_dispatchers)]
+    rates = np.asarray(m.TINY_SYSTEM.u, dtype=float)[np.asarray(graph.server_type)]
+    grid_states, grid_pi = stationary(cands, m.TINY_SYSTEM.arrival_rate, rates, 8)
+    ours = m._type_means(states, pi, m.TINY_TYPES)
+    theirs = m._type_means(grid_states, grid_pi, m.TINY_TYPES)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-9)
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return m.compute(seed=3, n_servers=40, loads=[0.5, 0.8], n_runs=3, warmup=5.0, horizon=30.0, exact_runs=3,
+                     exact_horizon=400.0)
+
+
+def test_the_tiny_page_checks_each_server_type_against_the_exact_chain(tiny):
+    assert len(tiny.claims) == 2
+    for claim, row in zip(tiny.claims, tiny.tables["tiny"]):
+        assert claim.category == "check" and claim.reference == row["exact_memory"]
+        assert claim.ours == row["simulated"] and claim.ours_df == 2 and claim.ours_se == row["se"]
+        assert row["low"] < row["simulated"] < row["high"]
+
+
+def test_the_tiny_page_compares_both_policies_at_every_load_and_says_how(tiny):
+    assert [c["load"] for c in tiny.tables["comparison"]] == [0.5, 0.8]
+    for c in tiny.tables["comparison"]:
+        assert c["verdict"] in ("lower", "higher", "not resolved")
+        assert f"Load {c['load']:g}: difference" in tiny.text and f"**{c['verdict']}**" in tiny.text
+    assert tiny.findings[0].title.startswith("JSQ(2) with memory has ")
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(exact_horizon=150.0), "exact_horizon"), (dict(exact_runs=1), "exact_runs"), (dict(n_runs=1), "n_runs"),
+    (dict(loads=[0.5, 1.0]), "loads"), (dict(loads=[]), "loads"), (dict(n_servers=5), "n_servers"),
+    (dict(warmup=40.0), "warmup")])
+def test_compute_names_a_wrong_parameter(kwargs, name):
+    args = dict(seed=3, n_servers=40, loads=[0.5], n_runs=3, warmup=5.0, horizon=30.0, exact_runs=3,
+                exact_horizon=400.0) | kwargs
+    with pytest.raises(ParameterError, match=f"`{name}`"):
+        m.compute(**args)

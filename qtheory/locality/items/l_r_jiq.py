@@ -39,7 +39,7 @@ from ..model import paper_system
 from ..policies import GWSQ, JIQ, LocalJSQ
 from ..stability import policy_stability
 
-__all__ = ["ITEM", "compared_policies", "compute", "policy_row", "reported", "comparable_loads", "loads_below",
+__all__ = ["ITEM", "compared_policies", "policy_rows", "compute", "policy_row", "reported", "comparable_loads", "loads_below",
            "beats_random_claim", "comparison_text", "drift_check", "cell_text", "draw"]
 
 ITEM = "L-R-jiq"
@@ -243,6 +243,49 @@ def _row(load, label, verdict, n_types: int) -> dict:
                 drift=nan, drift_low=nan, drift_high=nan, drifting=None, stationarity="", runs=0, events=0)
 
 
+def policy_rows(policies: dict, loads, *, seed: int, n_servers: int, n_runs: int, warmup: float,
+                horizon: float) -> list[dict]:
+    """The rows of :func:`compute` (and of L-R-memory's): each policy of `policies` (label ->
+    policy) at each load on the Sec. 6 system with an irg(:math:`p^1`) graph of `n_servers`
+    servers, checked for stability first (Lemma 10; an unstable point is not simulated), else
+    ``n_runs`` runs from empty with time averages over ``[warmup, horizon]``, the drift check
+    (:func:`drift_check`) and, where stationarity holds or is established, the mean with its 95%
+    interval and standard error. Seeds: ``child_seed(seed, label, index of the load)``."""
+    loads = list(loads)
+    base = paper_system("design")
+    capacity = float(np.dot(base.type_fractions, base.service_rates))
+    v = np.asarray(base.type_fractions)
+    # compile or load each kernel once: the forked workers inherit it
+    for pol in policies.values():
+        stationary_replication(np.random.SeedSequence(0), base, 20, "irg", 0.5, 1.0, n_samples=4, policy=pol)
+    rows = []
+    for index, load in enumerate(loads):
+        system = dataclasses.replace(base, arrival_rate=load * capacity / base.zeta)
+        for label, pol in policies.items():
+            verdict = policy_stability(system, pol)
+            row = _row(load, label, verdict, base.n_types)
+            rows.append(row)
+            if verdict.stable is False:  # no stationary mean exists: nothing to simulate
+                row["stationarity"] = "unstable (Lemma 10)"
+                continue
+            runs = replicate(stationary_replication, n_runs, child_seed(seed, label, index),
+                             args=(system, n_servers, "irg", warmup, horizon), kwargs={"policy": pol, "halves": True},
+                             desc=f"{label}, load {load}")
+            drift = drift_check([float(v @ r.half_means[0]) for r in runs], [float(v @ r.half_means[1]) for r in runs])
+            row.update(drift=drift["drift"], drift_low=drift["drift_low"], drift_high=drift["drift_high"],
+                       drifting=drift["drifting"], runs=n_runs, events=int(sum(r.events for r in runs)))
+            if verdict.stable is None and drift["drifting"]:
+                row["stationarity"] = "not established"
+                continue
+            row["stationarity"] = ("stable (Lemma 10)" if verdict.stable else
+                                   "drift within the margin" if drift["significant"] else "no significant drift")
+            total = mean_ci([float(v @ r.mean_queue_length) for r in runs])
+            per_type = [mean_ci([r.mean_queue_length[m] for r in runs]) for m in range(base.n_types)]
+            row.update(mean_queue_length=float(total.mean), low=float(total.ci_low), high=float(total.ci_high),
+                       se=float(total.se), **{f"type_{m + 1}": float(per_type[m].mean) for m in range(base.n_types)})
+    return rows
+
+
 def compute(*, seed: int, n_servers: int, loads, n_runs: int, warmup: float, horizon: float) -> ItemResult:
     """L-R-jiq at the notebook's parameters (see the notebook for their meaning).
 
@@ -272,38 +315,9 @@ def compute(*, seed: int, n_servers: int, loads, n_runs: int, warmup: float, hor
     # the reader's parameters first, in the reader's words
     check_runs(n_runs=n_runs)
     params = dict(seed=seed, n_servers=n_servers, loads=loads, n_runs=n_runs, warmup=warmup, horizon=horizon)
-    base = paper_system("design")
-    capacity = float(np.dot(base.type_fractions, base.service_rates))
-    v = np.asarray(base.type_fractions)
     policies = compared_policies()
-    # compile or load each kernel once: the forked workers inherit it
-    for pol in policies.values():
-        stationary_replication(np.random.SeedSequence(0), base, 20, "irg", 0.5, 1.0, n_samples=4, policy=pol)
-    rows = []
-    for load in loads:
-        system = dataclasses.replace(base, arrival_rate=load * capacity / base.zeta)
-        for label, pol in policies.items():
-            verdict = policy_stability(system, pol)
-            row = _row(load, label, verdict, base.n_types)
-            rows.append(row)
-            if verdict.stable is False:  # no stationary mean exists: nothing to simulate
-                row["stationarity"] = "unstable (Lemma 10)"
-                continue
-            runs = replicate(stationary_replication, n_runs, child_seed(seed, label, loads.index(load)),
-                             args=(system, n_servers, "irg", warmup, horizon), kwargs={"policy": pol, "halves": True},
-                             desc=f"{label}, load {load}")
-            drift = drift_check([float(v @ r.half_means[0]) for r in runs], [float(v @ r.half_means[1]) for r in runs])
-            row.update(drift=drift["drift"], drift_low=drift["drift_low"], drift_high=drift["drift_high"],
-                       drifting=drift["drifting"], runs=n_runs, events=int(sum(r.events for r in runs)))
-            if verdict.stable is None and drift["drifting"]:
-                row["stationarity"] = "not established"
-                continue
-            row["stationarity"] = ("stable (Lemma 10)" if verdict.stable else
-                                   "drift within the margin" if drift["significant"] else "no significant drift")
-            total = mean_ci([float(v @ r.mean_queue_length) for r in runs])
-            per_type = [mean_ci([r.mean_queue_length[m] for r in runs]) for m in range(base.n_types)]
-            row.update(mean_queue_length=float(total.mean), low=float(total.ci_low), high=float(total.ci_high),
-                       se=float(total.se), **{f"type_{m + 1}": float(per_type[m].mean) for m in range(base.n_types)})
+    rows = policy_rows(policies, loads, seed=seed, n_servers=n_servers, n_runs=n_runs, warmup=warmup, horizon=horizon)
+    base = paper_system("design")
     claim = beats_random_claim(rows, loads, n_servers)
     labels = list(policies)
     table = Table(tuple({"load": load, **{lab: policy_row(rows, load, lab) for lab in labels}} for load in loads),

@@ -23,9 +23,6 @@ arrival's candidates after that arrival was placed) is compared with local JSQ(2
 
 from __future__ import annotations
 
-import dataclasses
-import math
-
 import numpy as np
 from scipy import stats as _st
 
@@ -33,18 +30,16 @@ from ...claims import Claim, Finding
 from ...display import Table, listing
 from ...errors import ParameterError
 from ...results import ItemResult
-from ...runtime import cached_values, child_seed, replicate, spawn
+from ...runtime import cached_values, child_seed, spawn
 from ... import verdicts
 from ...stats import mean_ci
 from ...validation import check_integer, check_positive, check_runs, check_window
 from ..exact import policy_stationary
-from ..experiments import stationary_replication
 from ..graphs import from_adjacency
-from ..model import LocalitySystem, paper_system
+from ..model import LocalitySystem
 from ..policies import JSQdMemory, LocalJSQ
 from ..simulation import simulate
-from ..stability import policy_stability
-from .l_r_jiq import _row, cell_text, drift_check, policy_row, reported
+from .l_r_jiq import cell_text, policy_row, policy_rows, reported
 
 __all__ = ["ITEM", "TINY_ADJACENCY", "compared_policies", "exact_check", "compute", "welch", "comparison_rows",
            "draw"]
@@ -186,37 +181,8 @@ def compute(*, seed: int, n_servers: int, loads, n_runs: int, warmup: float, hor
     params = dict(seed=seed, n_servers=n_servers, loads=loads, n_runs=n_runs, warmup=warmup, horizon=horizon,
                   exact_runs=exact_runs, exact_horizon=exact_horizon)
     tiny, claims, truncated = exact_check(seed, exact_runs, exact_horizon)
-    base = paper_system("design")
-    capacity = float(np.dot(base.type_fractions, base.service_rates))
-    v = np.asarray(base.type_fractions)
     policies = compared_policies()
-    for pol in policies.values():   # compile or load each kernel once: the forked workers inherit it
-        stationary_replication(np.random.SeedSequence(0), base, 20, "irg", 0.5, 1.0, n_samples=4, policy=pol)
-    rows = []
-    for k, load in enumerate(loads):
-        system = dataclasses.replace(base, arrival_rate=load * capacity / base.zeta)
-        for label, pol in policies.items():
-            verdict = policy_stability(system, pol)
-            row = _row(load, label, verdict, base.n_types)
-            rows.append(row)
-            if verdict.stable is False:
-                row["stationarity"] = "unstable (Lemma 10)"
-                continue
-            runs = replicate(stationary_replication, n_runs, child_seed(seed, label, k),
-                             args=(system, n_servers, "irg", warmup, horizon), kwargs={"policy": pol, "halves": True},
-                             desc=f"{label}, load {load}")
-            drift = drift_check([float(v @ r.half_means[0]) for r in runs], [float(v @ r.half_means[1]) for r in runs])
-            row.update(drift=drift["drift"], drift_low=drift["drift_low"], drift_high=drift["drift_high"],
-                       drifting=drift["drifting"], runs=n_runs, events=int(sum(r.events for r in runs)))
-            if verdict.stable is None and drift["drifting"]:
-                row["stationarity"] = "not established"
-                continue
-            row["stationarity"] = ("stable (Lemma 10)" if verdict.stable else
-                                   "drift within the margin" if drift["significant"] else "no significant drift")
-            total = mean_ci([float(v @ r.mean_queue_length) for r in runs])
-            per_type = [mean_ci([r.mean_queue_length[m] for r in runs]) for m in range(base.n_types)]
-            row.update(mean_queue_length=float(total.mean), low=float(total.ci_low), high=float(total.ci_high),
-                       se=float(total.se), **{f"type_{m + 1}": float(per_type[m].mean) for m in range(base.n_types)})
+    rows = policy_rows(policies, loads, seed=seed, n_servers=n_servers, n_runs=n_runs, warmup=warmup, horizon=horizon)
     comparisons = comparison_rows(rows, loads)
     n_compared = sum(c["verdict"] != "not compared" for c in comparisons)
     labels = list(policies)

@@ -39,7 +39,7 @@ from ..model import paper_system
 from ..policies import GWSQ, JIQ, LocalJSQ
 from ..stability import policy_stability
 
-__all__ = ["ITEM", "compared_policies", "policy_rows", "compute", "policy_row", "reported", "comparable_loads", "loads_below",
+__all__ = ["ITEM", "compared_policies", "policy_rows", "checked_loads_and_window", "compute", "policy_row", "reported", "comparable_loads", "loads_below",
            "beats_random_claim", "comparison_text", "drift_check", "cell_text", "draw"]
 
 ITEM = "L-R-jiq"
@@ -243,6 +243,19 @@ def _row(load, label, verdict, n_types: int) -> dict:
                 drift=nan, drift_low=nan, drift_high=nan, drifting=None, stationarity="", runs=0, events=0)
 
 
+def checked_loads_and_window(loads, warmup: float, horizon: float) -> list:
+    """`loads` as a list, after checking that they are distinct loads in (0, 1) (stationary
+    systems) and that ``0 < warmup < horizon``; errors name the parameter."""
+    loads = list(loads)
+    if not loads or len(set(loads)) != len(loads):
+        raise ParameterError(f"`loads` must be distinct values, at least one (got {loads!r})")
+    if not all(0 < load < 1 for load in loads):
+        raise ParameterError(f"`loads` must lie in (0, 1) for a stationary system (got {loads!r})")
+    check_positive("warmup", warmup)
+    check_window("warmup", warmup, "horizon", horizon)
+    return loads
+
+
 def policy_rows(policies: dict, loads, *, seed: int, n_servers: int, n_runs: int, warmup: float,
                 horizon: float) -> list[dict]:
     """The rows of :func:`compute` (and of L-R-memory's): each policy of `policies` (label ->
@@ -305,13 +318,7 @@ def compute(*, seed: int, n_servers: int, loads, n_runs: int, warmup: float, hor
     the mean), or "not established" when the drift matters: then the mean columns are NaN too
     (the window average is not a stationary mean).
     """
-    loads = list(loads)
-    if not loads or len(set(loads)) != len(loads):
-        raise ParameterError(f"`loads` must be distinct values, at least one (got {loads!r})")
-    if not all(0 < load < 1 for load in loads):
-        raise ParameterError(f"`loads` must lie in (0, 1) for a stationary system (got {loads!r})")
-    check_positive("warmup", warmup)
-    check_window("warmup", warmup, "horizon", horizon)
+    loads = checked_loads_and_window(loads, warmup, horizon)
     # the reader's parameters first, in the reader's words
     check_runs(n_runs=n_runs)
     params = dict(seed=seed, n_servers=n_servers, loads=loads, n_runs=n_runs, warmup=warmup, horizon=horizon)

@@ -33,13 +33,13 @@ from ...results import ItemResult
 from ...runtime import cached_values, child_seed, spawn
 from ... import verdicts
 from ...stats import mean_ci
-from ...validation import check_integer, check_positive, check_runs, check_window
+from ...validation import check_integer, check_positive, check_runs
 from ..exact import policy_stationary
 from ..graphs import from_adjacency
 from ..model import LocalitySystem
 from ..policies import JSQdMemory, LocalJSQ
 from ..simulation import simulate
-from .l_r_jiq import cell_text, policy_row, policy_rows, reported
+from .l_r_jiq import cell_text, checked_loads_and_window, policy_row, policy_rows, reported
 
 __all__ = ["ITEM", "TINY_ADJACENCY", "compared_policies", "exact_check", "compute", "welch", "comparison_rows",
            "draw"]
@@ -165,13 +165,7 @@ def compute(*, seed: int, n_servers: int, loads, n_runs: int, warmup: float, hor
     type_1, type_2, type_3, drift, drift_low, drift_high, drifting, stationarity, runs, events``
     (as :func:`qtheory.locality.items.l_r_jiq.compute`); tables ``tiny`` (:func:`exact_check`)
     and ``comparison`` (:func:`comparison_rows`)."""
-    loads = list(loads)
-    if not loads or len(set(loads)) != len(loads):
-        raise ParameterError(f"`loads` must be distinct values, at least one (got {loads!r})")
-    if not all(0 < load < 1 for load in loads):
-        raise ParameterError(f"`loads` must lie in (0, 1) for a stationary system (got {loads!r})")
-    check_positive("warmup", warmup)
-    check_window("warmup", warmup, "horizon", horizon)
+    loads = checked_loads_and_window(loads, warmup, horizon)
     check_runs(n_runs=n_runs, exact_runs=exact_runs)
     check_integer("n_servers", n_servers, low=10)
     exact_horizon = check_positive("exact_horizon", exact_horizon)

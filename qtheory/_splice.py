@@ -68,6 +68,15 @@ def _source_of(func) -> tuple[ast.FunctionDef, str, int]:
     return node, file, max(first, 1)
 
 
+def location(func, node: ast.AST | None = None) -> str:
+    """``"file:line: module.name"`` of a rule (a numba function or its Python function), or of
+    `node` of its definition (:func:`_source_of`'s tree): how the errors about a rule point
+    at it, the splice checks' and the kernels' (:class:`~qtheory.errors.RuleError`) alike."""
+    py = getattr(func, "py_func", func)
+    _, file, first = _source_of(py)
+    return f"{file}:{first + (node.lineno - 1 if node is not None else 0)}: {py.__module__}.{py.__qualname__}"
+
+
 def _function_def(func) -> ast.FunctionDef:
     return _source_of(func)[0]
 
@@ -122,11 +131,10 @@ def _rule_statements(rule, call_args: list[str], target: str, *, placeholder: st
     binds itself (which would replace the rule's), a closure variable, or a name that is not
     defined (e.g. a policy parameter without ``params.``)."""
     py = getattr(rule, "py_func", rule)
-    fdef, file, first = _source_of(py)
-    name = f"{py.__module__}.{py.__qualname__}"
+    fdef = _source_of(py)[0]
 
     def where(node=None):
-        return f"{file}:{first + (node.lineno - 1 if node is not None else 0)}: {name}"
+        return location(py, node)
 
     args = fdef.args
     if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:

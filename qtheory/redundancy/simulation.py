@@ -734,13 +734,12 @@ def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: 
                              "is too congested to simulate; lower `lam`")
     if out.code == 2:
         mech = as_mechanism(mechanism)
-        rule = getattr(mech.rule, "py_func", mech.rule)
-        where = f"{rule.__code__.co_filename}:{rule.__code__.co_firstlineno}"
-        raise RuleError(f"the start rule of mechanism {mech.name!r} ({where}) returned a server it cannot start: "
-                              + ("under cancel-on-completion a job always joins its type's queue, so the rule must "
-                                 "return -1" if not mech.cancel_on_start else
-                                 "not one of the system's servers, or a busy one (it must return an idle compatible "
-                                 "server or -1)"))
+        raise RuleError(f"the start rule of mechanism {mech.name!r} ({_splice.location(mech.rule)}) returned a "
+                        "server it cannot start: "
+                        + ("under cancel-on-completion a job always joins its type's queue, so the rule must "
+                           "return -1" if not mech.cancel_on_start else
+                           "not one of the system's servers, or a busy one (it must return an idle compatible "
+                           "server or -1)"))
     return _result(out, wall, config.all_statistics)
 
 

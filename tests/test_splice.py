@@ -351,3 +351,52 @@ def test_a_rule_storing_into_a_kernel_array_is_refused_and_into_its_own_params_i
 def test_a_rule_drawing_from_numpys_global_generator_is_refused():
     """np.random's stream is not the run's seed: the same seed gave other numbers in another process."""
     _refused(_draws_from_numpy, "mistake: np.random", r"draws from `np\.random`.*generator `rng`")
+
+
+def _plain_helper(x):
+    return x + 1
+
+
+@njit
+def _calls_a_plain_helper(params, i, state, offset, degree, neighbors):
+    j = neighbors[_ix(offset[_ix(i)])]
+    k = _plain_helper(j)  # mistake: plain helper
+    return k - 1
+
+
+def test_a_rule_calling_a_plain_python_function_is_refused():
+    """numba's own error pointed at the generated kernel in the cache, not at the rule (issue 42)."""
+    _refused(_calls_a_plain_helper, "mistake: plain helper", "calls `_plain_helper`, a plain Python function")
+
+
+@njit
+def _does_not_type(params, i, state, offset, degree, neighbors):
+    j = neighbors[_ix(offset[_ix(i)])]
+    k = j + "one"  # mistake: does not type
+    return k
+
+
+def test_a_rule_that_does_not_compile_is_named_with_its_file_and_line(monkeypatch, tmp_path):
+    """A typing error inside the spliced rule: numba cites the generated module; the error the
+    reader gets names the rule's own file and the line of the mistake."""
+    import numpy as np
+
+    from qtheory.errors import SpliceError
+    from qtheory.locality.graphs import irg
+    from qtheory.locality.model import paper_system
+    from qtheory.locality.policies import Policy
+
+    monkeypatch.setenv("QTHEORY_CACHE_DIR", str(tmp_path))   # a fresh kernel: compiled (and failing) now
+
+    class DoesNotType(Policy):  # no `name`: not registered
+        rule = _does_not_type
+
+        def kernel_params(self, system, graph):
+            return ()
+
+    system = paper_system("design", d=2)
+    with pytest.raises(SpliceError) as info:
+        _lsim.simulate(system, irg(system, 20, seed=1), DoesNotType(), np.zeros(20, np.int64), [0.0, 1.0], 1)
+    message = str(info.value)
+    assert message.startswith(f"{__file__}:{_line('mistake: does not type')}:"), message[:300]
+    assert "spliced from" in message and "does not compile" in message

@@ -569,8 +569,9 @@ def _run_kernel(kernel, params, st, rng_state, graph: Graph, types: Types, confi
         # has written into its copies (a remembered server, scratch)
         fresh = type(params)(*(np.copy(v) if isinstance(v, np.ndarray) else v for v in params))
         st_run = st.copy()
-        out = kernel(fresh, st_run, rng_state, graph, types, config._replace(cap=int(np.iinfo(width).max)),
-                     work._replace(state=held))
+        with _splice.rule_errors():      # a rule that does not compile: named with its file and line
+            out = kernel(fresh, st_run, rng_state, graph, types, config._replace(cap=int(np.iinfo(width).max)),
+                         work._replace(state=held))
         if out.events >= 0:
             return out, held, st_run
     raise OverflowError(f"a queue grew past {np.iinfo(np.int32).max} tasks: the simulator keeps queue lengths "

@@ -783,7 +783,9 @@ def _run_kernel(mechanism, system: KernelSystem, config: Configuration, rng_stat
     # Walker's table of equal probabilities has every prob 1 (and alias[i] = i): its draw is
     # then the integer part of k x (exactly: y - col < 1 always)
     equal_types = bool(np.all(system.prob == 1.0))
-    return _kernel(mechanism, config.all_statistics, equal_speeds, equal_types)(system, config, rng_state)
+    kernel = _kernel(mechanism, config.all_statistics, equal_speeds, equal_types)
+    with _splice.rule_errors():          # a rule that does not compile: named with its file and line
+        return kernel(system, config, rng_state)
 
 
 def _initial_stream(seed_sequence: np.random.SeedSequence) -> np.random.SeedSequence:

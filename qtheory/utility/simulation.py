@@ -601,7 +601,9 @@ def simulate(system: PoolSystem, n: int, policy: str, *, horizon: float, seed, w
     params, st, pools, state, config, out = _prepare(system, n, pol, horizon, warmup, initial, sample_times,
                                                      max_occupancy, max_tasks)
     start = time.perf_counter()
-    status, events, area_u, _ = _kernel(pol, config.sample_t.size > 0)(params, st, kernel_state(seed), pools, state, config, out)
+    kernel = _kernel(pol, config.sample_t.size > 0)
+    with _splice.rule_errors():          # a rule that does not compile: named with its file and line
+        status, events, area_u, _ = kernel(params, st, kernel_state(seed), pools, state, config, out)
     wall = time.perf_counter() - start
     if status:
         raise ParameterError(f"simulation of {pol.name} with n = {n} stopped: {ERRORS[status]}")

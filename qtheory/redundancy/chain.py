@@ -15,9 +15,9 @@ c.o.c. (Sec. 2.3.1)
 c.o.s. (Sec. 2.3.2)
     State: the types of the *waiting* jobs in order of arrival, and the idle servers in
     order of the time they became idle (longest idle first). An arriving job of type S
-    starts at once on an idle server of S if there is one, chosen by the assignment rule:
-    ``"alis"`` (the longest idle one, rule (iii)), ``"random"`` (uniformly among the idle
-    ones of S, rule (i)) or ``"newest"`` (the most recently idle one); otherwise it waits.
+    starts at once on an idle server of S if there is one, chosen by the mechanism's
+    assignment rule (its ``exact_start``: ALIS takes the longest idle one, rule (iii);
+    c.o.s. with random assignment a uniformly chosen one, rule (i)); otherwise it waits.
     A busy server n completes at rate :math:`\\mu_n` and takes the oldest waiting job
     compatible with it, or becomes the newest idle server. The number of jobs is the
     number waiting plus the number of busy servers.
@@ -40,14 +40,12 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ..errors import ParameterError
+from ..errors import ParameterError, RuleError
 from ..validation import check_integer, check_real
 from .model import RedundancySystem
 
-__all__ = ["ChainSolution", "solve_coc_chain", "solve_cos_chain", "coc_weight", "cos_weight",
-           "ASSIGNMENT_RULES", "MAX_CHAIN_STATES"]
+__all__ = ["ChainSolution", "solve_coc_chain", "solve_cos_chain", "coc_weight", "cos_weight", "MAX_CHAIN_STATES"]
 
-ASSIGNMENT_RULES = ("alis", "random", "newest")
 #: largest state space the solver accepts
 MAX_CHAIN_STATES = 400_000
 
@@ -140,14 +138,23 @@ def solve_coc_chain(system: RedundancySystem, lam: float, max_jobs: int) -> Chai
     return _solve(states, rows, cols, rates, jobs, max_jobs)
 
 
-def solve_cos_chain(system: RedundancySystem, lam: float, max_jobs: int, rule: str = "alis") -> ChainSolution:
+def solve_cos_chain(system: RedundancySystem, lam: float, max_jobs: int, mechanism="cos") -> ChainSolution:
     """Stationary law of the c.o.s. chain truncated at `max_jobs` jobs.
 
-    States are pairs (waiting type tuple, idle server tuple with the longest idle first).
+    States are pairs (waiting type tuple, idle server tuple with the longest idle first). Which
+    idle compatible server starts an arriving job is the mechanism's own plain-Python reading,
+    ``mechanism.exact_start(idle)`` (:meth:`~qtheory.redundancy.mechanisms.Mechanism.exact_start`:
+    the law of the server given the idle compatible servers, longest idle first), checked at
+    every use: a server that is not one of them, or probabilities that do not sum to 1, are a
+    :class:`~qtheory.errors.RuleError` naming the mechanism.
     """
+    from .mechanisms import as_mechanism
+
     lam, max_jobs = _check(system, lam, max_jobs)
-    if rule not in ASSIGNMENT_RULES:
-        raise ParameterError(f"`rule` must be one of {ASSIGNMENT_RULES} (got {rule!r})")
+    mech = as_mechanism(mechanism)
+    if not mech.cancel_on_start:
+        raise ParameterError(f"`mechanism` must be a cancel-on-start mechanism for the c.o.s. chain (got {mech.name!r}; "
+                             "its chain is solve_coc_chain)")
     n_servers = system.n_servers
     arrival = system.n_servers * lam * system.probabilities
     types = [frozenset(t) for t in system.types]
@@ -165,13 +172,9 @@ def solve_cos_chain(system: RedundancySystem, lam: float, max_jobs: int, rule: s
                 free = [u for u in idle if u in types[k]]
                 if not free:
                     yield (waiting + (k,), idle), rate
-                elif rule == "alis":
-                    yield (waiting, tuple(u for u in idle if u != free[0])), rate
-                elif rule == "newest":
-                    yield (waiting, tuple(u for u in idle if u != free[-1])), rate
-                else:
-                    for v in free:
-                        yield (waiting, tuple(u for u in idle if u != v)), rate / len(free)
+                    continue
+                for v, prob in _start_law(mech, free):
+                    yield (waiting, tuple(u for u in idle if u != v)), rate * prob
         for n in range(n_servers):
             if n in idle:
                 continue
@@ -185,6 +188,16 @@ def solve_cos_chain(system: RedundancySystem, lam: float, max_jobs: int, rule: s
     # from it are transient)
     states, rows, cols, rates, jobs = _explore(((), tuple(range(n_servers))), successors, size)
     return _solve(states, rows, cols, rates, jobs, max_jobs)
+
+
+def _start_law(mech, free: list) -> list:
+    """``mech.exact_start(free)``, checked: every server one of `free`, probabilities summing to 1."""
+    law = [(int(v), float(p)) for v, p in mech.exact_start(list(free))]
+    if not law or any(v not in free or not p >= 0 for v, p in law) or abs(sum(p for _, p in law) - 1) > 1e-12:
+        raise RuleError(f"the exact start rule of mechanism {mech.name!r} ({type(mech).__qualname__}.exact_start) "
+                        f"gave {law!r} for the idle compatible servers {free!r} (longest idle first): it must give "
+                        "some of these servers with probabilities summing to 1")
+    return law
 
 
 def coc_weight(system: RedundancySystem, lam: float, c) -> float:

@@ -11,10 +11,11 @@ import functools
 import numpy as np
 import pytest
 
-from qtheory.errors import ParameterError
+from qtheory.errors import ParameterError, RuleError
 from qtheory.redundancy import chain as CH
 from qtheory.redundancy import model as M
 from qtheory.redundancy import productform as PF
+from qtheory.redundancy.mechanisms import Mechanism
 
 SPEEDS = (1.0, 2.0, 0.5)
 NESTED = M.RedundancySystem(SPEEDS, [(0,), (0, 1), (1, 2)], [0.3, 0.3, 0.4])
@@ -24,6 +25,17 @@ CASES = [(name, lam) for name in SYSTEMS for lam in (0.3, 0.5)]
 COC_MAX, COS_MAX = 7, 9
 
 
+class _NewestIdle(Mechanism):  # no `name`: a test's mechanism, not registered
+    """c.o.s. starting a job on the most recently idle compatible server (neither ALIS nor random)."""
+
+    def exact_start(self, idle):
+        return [(idle[-1], 1.0)]
+
+
+#: the c.o.s. assignment rules compared: the paper's ALIS, random assignment, and newest idle
+RULES = {"alis": "cos", "random": "cos-random", "newest": _NewestIdle()}
+
+
 @functools.lru_cache(maxsize=None)
 def coc(name, lam):
     return CH.solve_coc_chain(SYSTEMS[name], lam, COC_MAX)
@@ -31,7 +43,7 @@ def coc(name, lam):
 
 @functools.lru_cache(maxsize=None)
 def cos(name, lam, rule="alis"):
-    return CH.solve_cos_chain(SYSTEMS[name], lam, COS_MAX, rule)
+    return CH.solve_cos_chain(SYSTEMS[name], lam, COS_MAX, RULES[rule])
 
 
 def _normalised(weights):
@@ -70,7 +82,7 @@ def test_projects_pmf_of_q_is_the_chains_law(name, lam, mechanism):
 @pytest.mark.parametrize("name", list(SYSTEMS))
 def test_alis_random_and_newest_idle_assignment_give_different_laws(name):
     lam = 0.5
-    pmfs = {rule: cos(name, lam, rule).pmf for rule in CH.ASSIGNMENT_RULES}
+    pmfs = {rule: cos(name, lam, rule).pmf for rule in RULES}
     exact = PF.total_jobs_pmf(SYSTEMS[name], lam, COS_MAX, "cos")
     exact = exact / exact.sum()
     for rule in ("random", "newest"):
@@ -86,9 +98,18 @@ def test_a_single_server_chain_is_the_truncated_mm1_queue():
         np.testing.assert_allclose(sol.pmf, geo, rtol=1e-12)
 
 
+class _Broken(Mechanism):  # a test's mechanism whose exact start names a server that is not idle
+    def exact_start(self, idle):
+        return [(99, 1.0)]
+
+
 def test_chain_solver_rejects_bad_input():
-    with pytest.raises(ParameterError, match="rule"):
-        CH.solve_cos_chain(NESTED, 0.5, 3, rule="fastest")
+    with pytest.raises(ParameterError, match="mechanism"):
+        CH.solve_cos_chain(NESTED, 0.5, 3, "fastest")
+    with pytest.raises(ParameterError, match="cancel-on-start"):
+        CH.solve_cos_chain(NESTED, 0.5, 3, "coc")
+    with pytest.raises(RuleError, match="exact start rule .* must give some of these servers"):
+        CH.solve_cos_chain(NESTED, 0.5, 3, _Broken())
     with pytest.raises(ParameterError, match="max_jobs"):
         CH.solve_coc_chain(NESTED, 0.5, 0)
     with pytest.raises(ParameterError, match="lam"):

@@ -1,5 +1,5 @@
 """c.o.s. with random assignment (beyond the paper): the simulator against the exact chain
-of :func:`~qtheory.redundancy.chain.solve_cos_chain` with ``rule="random"``, told apart
+of :func:`~qtheory.redundancy.chain.solve_cos_chain` with its own exact start rule, told apart
 from c.o.s.-ALIS, and refused by the product forms, which are not its law."""
 
 import numpy as np

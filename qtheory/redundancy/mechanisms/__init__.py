@@ -68,10 +68,21 @@ class Mechanism(_policy.Policy, family=True):
         from ..productform import total_jobs_pmf
         return total_jobs_pmf(system, lam, max_jobs, self.name)
 
+    def exact_start(self, idle: list) -> list:
+        """The mechanism's start rule read in plain Python, independently of ``rule``: the law
+        of the server that starts an arriving job, as ``(server, probability)`` pairs, given
+        its idle compatible servers `idle` (non-empty, longest idle first). Every c.o.s.
+        mechanism has one: the exact chain is built from it."""
+        raise NotImplementedError(f"mechanism {self.name!r} has no exact start rule")
+
     def exact_chain(self, system, lam: float, max_jobs: int):
         """The chain of this mechanism truncated at `max_jobs` jobs, solved numerically
-        (:mod:`qtheory.redundancy.chain`, written from the definition, not from the product form)."""
-        raise NotImplementedError
+        (:mod:`qtheory.redundancy.chain`, written from the definition, not from the product
+        form): c.o.c.'s, or the c.o.s. chain with this mechanism's :meth:`exact_start`."""
+        from ..chain import solve_coc_chain, solve_cos_chain
+        if self.cancel_on_start:
+            return solve_cos_chain(system, lam, max_jobs, self)
+        return solve_coc_chain(system, lam, max_jobs)
 
     def simulate(self, system, lam: float, n_events: int, **options):
         """:func:`qtheory.redundancy.simulation.simulate` under this mechanism (`options` must

@@ -26,6 +26,3 @@ class CancelOnCompletion(Mechanism):
     rule = serve_everywhere
     cancel_on_start = False
 
-    def exact_chain(self, system, lam: float, max_jobs: int):
-        from ..chain import solve_coc_chain
-        return solve_coc_chain(system, lam, max_jobs)

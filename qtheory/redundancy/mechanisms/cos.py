@@ -30,6 +30,6 @@ class CancelOnStart(Mechanism):
     name: ClassVar[str] = "cos"
     rule = longest_idle
 
-    def exact_chain(self, system, lam: float, max_jobs: int):
-        from ..chain import solve_cos_chain
-        return solve_cos_chain(system, lam, max_jobs, rule="alis")
+    def exact_start(self, idle):
+        """ALIS, rule (iii): the longest idle of the idle compatible servers (the first)."""
+        return [(idle[0], 1.0)]

@@ -36,12 +36,13 @@ def random_idle(rng, t, deg, type_servers, busy):
 class CancelOnStartRandom(Mechanism):
     """c.o.s. with random assignment: an arriving job with idle compatible servers starts on
     one chosen uniformly at random. Its stationary law is not the product form (6); its exact
-    chain is :func:`~qtheory.redundancy.chain.solve_cos_chain` with ``rule="random"``."""
+    chain is the c.o.s. chain of :func:`~qtheory.redundancy.chain.solve_cos_chain` with its
+    :meth:`exact_start`."""
 
     name: ClassVar[str] = "cos-random"
     rule = random_idle
     product_form = False
 
-    def exact_chain(self, system, lam: float, max_jobs: int):
-        from ..chain import solve_cos_chain
-        return solve_cos_chain(system, lam, max_jobs, rule="random")
+    def exact_start(self, idle):
+        """Rule (i): each idle compatible server with equal probability."""
+        return [(v, 1.0 / len(idle)) for v in idle]

@@ -749,6 +749,7 @@ def _prepare(system: RedundancySystem, lam, n_events, mechanism, seed, warmup, i
     ``(system, config, rng_state)``, a :class:`KernelSystem`, a :class:`Configuration` and
     the generator's state. The initial number of jobs is drawn here, from its own stream."""
     mechanism = as_mechanism(mechanism)
+    system = mechanism.system_for(system)     # the system the mechanism runs (redundancy-d: its d-subsets)
     lam = check_arrival_rate(lam)
     require_stable(system, lam)
     n_events = check_integer("n_events", n_events, low=1)

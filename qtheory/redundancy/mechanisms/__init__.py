@@ -68,6 +68,13 @@ class Mechanism(_policy.Policy, family=True):
         from ..productform import total_jobs_pmf
         return total_jobs_pmf(system, lam, max_jobs, self.name)
 
+    def system_for(self, system):
+        """The system this mechanism runs as one of paper R's models: `system` itself, or, for
+        a mechanism that reads the job types otherwise (redundancy-d replicates a job to ``d``
+        of its compatible servers), the equivalent system with other types. The simulator runs
+        it (its ``tracked`` type indices are that system's)."""
+        return system
+
     def exact_start(self, idle: list) -> list:
         """The mechanism's start rule read in plain Python, independently of ``rule``: the law
         of the server that starts an arriving job, as ``(server, probability)`` pairs, given

@@ -27,7 +27,7 @@ import numpy as np
 from scipy import stats as _st
 
 from ...claims import Claim, Finding
-from ...display import Table, listing
+from ...display import Table, listing, number
 from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import cached_values, child_seed, spawn
@@ -107,7 +107,7 @@ def exact_check(seed: int, exact_runs: int, exact_horizon: float) -> tuple[list[
                             evidence=f"{exact_runs} independent runs of length {exact_horizon:g} from empty queues, "
                                      f"time averages from {TINY_WARMUP:g}; exact chain over (queues, remembered "
                                      f"servers) truncated at {TINY_BUFFER} tasks per queue (mass at the truncation "
-                                     f"{truncated:.1e})"))
+                                     f"{number(truncated, digits=2)})"))
     return rows, tuple(claims), truncated
 
 
@@ -198,7 +198,7 @@ def compute(*, seed: int, n_servers: int, loads, n_runs: int, warmup: float, hor
                         "simulated, with memory": lambda x: f"{x['simulated']:.5f} [{x['low']:.5f}, {x['high']:.5f}]"},
                        caption=f"Tiny graph (3 dispatchers, 4 servers of 2 types): stationary mean queue length per "
                                f"server type from the exact chains (queues truncated at {TINY_BUFFER}, mass at the "
-                               f"truncation {truncated:.1e}) and from {exact_runs} simulated runs (95% CIs)")
+                               f"truncation {number(truncated, digits=2)}) and from {exact_runs} simulated runs (95% CIs)")
     lower = [c["load"] for c in comparisons if c["verdict"] == "lower"]
     both = [c["load"] for c in comparisons if c["verdict"] != "not compared"]
     ratios = {load: policy_row(rows, load, MEMORY)["mean_queue_length"] / policy_row(rows, load, JSQ2)["mean_queue_length"]

@@ -113,3 +113,17 @@ def test_compute_names_a_wrong_parameter(kwargs, name):
                 exact_horizon=400.0) | kwargs
     with pytest.raises(ParameterError, match=f"`{name}`"):
         m.compute(**args)
+
+
+def test_the_page_has_no_machine_text(tiny):
+    """Captions, lines, verdict evidence and the finding as the book's prose check reads them
+    (tests/book/test_prose.py: the CI's browser run caught the mass at the truncation written
+    as a raw float)."""
+    from tests.book.test_prose import machine_text
+
+    texts = [tiny.text, *(d.caption for d in tiny.displays), tiny.figure["caption"],
+             *(c.evidence for c in tiny.claims), *(c.text for c in tiny.claims),
+             tiny.findings[0].title, tiny.findings[0].text]
+    import re
+
+    assert machine_text([re.sub(r"\$[^$]*\$", "", t) for t in texts]) == []     # math is typeset, not prose

@@ -31,7 +31,7 @@ def reachable_chain(start: Hashable, moves: Callable[[Hashable], Iterable[tuple[
     rates between them, as ``(states, Q)`` with ``Q[a, b]`` the rate from ``states[a]`` to
     ``states[b]`` (no diagonal; rates of repeated moves add up). A move of rate 0 is not
     followed. More than `max_states` states is refused (a :class:`~qtheory.errors.ParameterError`
-    ending with `hint`, what to lower)."""
+    ending with `hint`: what the caller's reader can change, in the caller's parameter names)."""
     index = {start: 0}
     order = [start]
     queue = deque([start])
@@ -45,8 +45,8 @@ def reachable_chain(start: Hashable, moves: Callable[[Hashable], Iterable[tuple[
             j = index.get(nxt)
             if j is None:
                 if len(order) >= max_states:
-                    raise ParameterError(f"the exact chain has more than `max_states` = {max_states} states"
-                                         + (f"; {hint}" if hint else ""))
+                    raise ParameterError(f"the exact chain has more than {max_states} states"
+                                         + (f": {hint}" if hint else ""))
                 j = index[nxt] = len(order)
                 order.append(nxt)
                 queue.append(nxt)

@@ -154,9 +154,10 @@ def policy_stationary(system, graph, policy, buffer: int, *, max_states: int = 2
 
     def moves(chain_state):
         queues, memory = chain_state
+        state = np.array(queues)
         for i in range(graph.n_dispatchers):
-            law = (pol.exact_rule(system, graph, i, np.array(queues), memory) if stateful
-                   else pol.exact_rule(system, graph, i, np.array(queues)))
+            law = (pol.exact_rule(system, graph, i, state, memory) if stateful
+                   else pol.exact_rule(system, graph, i, state))
             for outcome in law:
                 j, prob = int(outcome[0]), outcome[1]
                 nxt_memory = outcome[2] if stateful else None
@@ -171,7 +172,7 @@ def policy_stationary(system, graph, policy, buffer: int, *, max_states: int = 2
                 yield (tuple(nxt), memory), rates[j]
 
     order, Q = reachable_chain(((0,) * n, start), moves, max_states=max_states,
-                               hint="lower `buffer` or use a smaller graph")
+                               hint="raise `max_states`, lower `buffer` or use a smaller graph")
     states = np.array([q for q, _ in order], dtype=np.int64)
     return states, stationary_law(Q, method="power")
 

@@ -37,9 +37,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
+from .._chain import reachable_chain, stationary_law
 from ..errors import ParameterError, RuleError
 from ..validation import check_integer, check_real
 from .model import RedundancySystem
@@ -80,40 +79,13 @@ def _check(system: RedundancySystem, lam, max_jobs) -> tuple[float, int]:
     return lam, max_jobs
 
 
-def _solve(states: list, rows: list, cols: list, rates: list, jobs: list, max_jobs: int) -> ChainSolution:
-    n = len(states)
-    q = sp.coo_matrix((rates, (rows, cols)), shape=(n, n)).tocsr()
-    out = np.asarray(q.sum(axis=1)).ravel()
-    gen = (q - sp.diags(out)).T.tolil()
-    # pi Q = 0 with sum(pi) = 1: replace the balance equation of state 0 by the normalisation
-    gen[0, :] = np.ones(n)
-    rhs = np.zeros(n)
-    rhs[0] = 1.0
-    pi = spla.spsolve(gen.tocsc(), rhs)
-    return ChainSolution(states, pi, np.asarray(jobs, dtype=np.int64), max_jobs)
-
-
-def _explore(start, successors, size_of):
-    """Breadth-first enumeration of the states reachable from `start`, with the transitions."""
-    index = {start: 0}
-    states = [start]
-    rows, cols, rates = [], [], []
-    i = 0
-    while i < len(states):
-        s = states[i]
-        for t, r in successors(s):
-            j = index.get(t)
-            if j is None:
-                j = index[t] = len(states)
-                states.append(t)
-                if len(states) > MAX_CHAIN_STATES:
-                    raise ParameterError(f"the truncated chain has more than {MAX_CHAIN_STATES} states: "
-                                         f"lower `max_jobs`")
-            rows.append(i)
-            cols.append(j)
-            rates.append(r)
-        i += 1
-    return states, rows, cols, rates, [size_of(s) for s in states]
+def _solve(start, successors, size_of, max_jobs: int) -> ChainSolution:
+    """The states reachable from `start` by `successors` and their stationary law, by the exact
+    chains' shared builder (:func:`qtheory._chain.reachable_chain`, breadth first; at most
+    :data:`MAX_CHAIN_STATES` states) and a direct sparse solve (:func:`qtheory._chain.stationary_law`)."""
+    states, q = reachable_chain(start, successors, max_states=MAX_CHAIN_STATES, hint="lower `max_jobs`")
+    return ChainSolution(states, stationary_law(q), np.asarray([size_of(st) for st in states], dtype=np.int64),
+                         max_jobs)
 
 
 def solve_coc_chain(system: RedundancySystem, lam: float, max_jobs: int) -> ChainSolution:
@@ -134,8 +106,7 @@ def solve_coc_chain(system: RedundancySystem, lam: float, max_jobs: int) -> Chai
                 yield c[:i] + c[i + 1:], float(sum(speeds[n] for n in fresh))
             covered |= types[k]
 
-    states, rows, cols, rates, jobs = _explore((), successors, len)
-    return _solve(states, rows, cols, rates, jobs, max_jobs)
+    return _solve((), successors, len, max_jobs)
 
 
 def solve_cos_chain(system: RedundancySystem, lam: float, max_jobs: int, mechanism="cos") -> ChainSolution:
@@ -186,8 +157,7 @@ def solve_cos_chain(system: RedundancySystem, lam: float, max_jobs: int, mechani
 
     # the empty system: all servers idle (the start order is immaterial: states not reachable
     # from it are transient)
-    states, rows, cols, rates, jobs = _explore(((), tuple(range(n_servers))), successors, size)
-    return _solve(states, rows, cols, rates, jobs, max_jobs)
+    return _solve(((), tuple(range(n_servers))), successors, size, max_jobs)
 
 
 def _start_law(mech, free: list) -> list:

@@ -93,6 +93,7 @@ def exact_stationary(system: PoolSystem, n: int, policy, *, max_tasks: int, beta
         check_integer("target_class", pol.target_class, low=0, high=system.m - 1)
     n = check_integer("n", n, low=1)
     max_tasks = check_integer("max_tasks", max_tasks, low=1)
+    max_states = check_integer("max_states", max_states, low=1)
     counts = system.pool_counts(n)
     cls = np.repeat(np.arange(system.m), counts)
     values = tabulate(system.utilities, max_tasks + 1)
@@ -127,7 +128,7 @@ def exact_stationary(system: PoolSystem, n: int, policy, *, max_tasks: int, beta
                 yield canon(nxt, memory), mu * occ[p]
 
     order, Q = reachable_chain(canon([0] * n, start_memory), moves, max_states=max_states,
-                               hint="lower `n` or `max_tasks`")
+                               hint="raise `max_states`, or lower `n` or `max_tasks`")
     pi = stationary_law(Q)
     util = np.array([sum(values[cls[p], occ[p]] for p in range(n)) / n for occ, _ in order])
     tasks = np.array([sum(occ) / n for occ, _ in order])

@@ -129,3 +129,11 @@ def test_total_jobs_law_is_one_dp_with_the_empty_probability_of_the_chain(name, 
     tail = (law.variance + law.mean ** 2) / (sol.max_jobs + 1) ** 2
     assert law.empty_probability <= sol.pmf[0] * (1 + 1e-12)
     assert sol.pmf[0] <= law.empty_probability / (1 - tail)
+
+
+def test_a_chain_past_its_state_limit_is_refused_naming_what_the_reader_can_lower(monkeypatch):
+    monkeypatch.setattr(CH, "MAX_CHAIN_STATES", 5)
+    with pytest.raises(ParameterError, match=r"more than 5 states: lower `max_jobs`"):
+        CH.solve_coc_chain(NESTED, 0.5, 3)
+    with pytest.raises(ParameterError, match=r"more than 5 states: lower `max_jobs`"):
+        CH.solve_cos_chain(NESTED, 0.5, 3)

@@ -70,3 +70,12 @@ def test_every_policy_has_an_exact_rule_and_a_policy_with_memory_its_start():
     for n in POLICIES:
         if REGISTRY[n].has_index:
             assert REGISTRY[n]().exact_start(chain) is not None, f"{n} keeps an index but has no `exact_start`"
+
+
+def test_a_chain_past_max_states_is_refused_by_name():
+    from qtheory.errors import ParameterError
+
+    with pytest.raises(ParameterError, match=r"more than 10 states: raise `max_states`"):
+        exact_stationary(SMALL, N, "random", max_tasks=22, max_states=10)
+    with pytest.raises(ParameterError, match="`max_states`"):
+        exact_stationary(SMALL, N, "random", max_tasks=22, max_states=0)

@@ -127,3 +127,12 @@ def test_the_page_has_no_machine_text(tiny):
     import re
 
     assert machine_text([re.sub(r"\$[^$]*\$", "", t) for t in texts]) == []     # math is typeset, not prose
+
+
+def test_a_chain_over_queues_and_memory_past_max_states_is_refused_by_name():
+    """16 queue states pass the grid check; the remembered servers multiply them past 20."""
+    from qtheory.locality.policies import JSQdMemory
+
+    graph = from_adjacency(np.array(m.TINY_ADJACENCY), list(m.TINY_TYPES), list(m.TINY_CLUSTERS))
+    with pytest.raises(ParameterError, match=r"more than 20 states: raise `max_states`"):
+        policy_stationary(m.TINY_SYSTEM, graph, JSQdMemory(d=2), 1, max_states=20)

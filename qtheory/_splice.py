@@ -333,6 +333,9 @@ def _generate(template, rule, extra=None) -> tuple[str, dict[int, str]]:
         holder, call_args = _holder(tdef, template, placeholder)
         stmts, names = _rule_statements(func, call_args, holder.targets[0].id, placeholder=placeholder,
                                         template=template)
+        for stmt in stmts:                  # where each spliced node comes from, for error messages
+            for n in ast.walk(stmt):
+                n._qtheory_rule = func
         splices[id(holder)] = stmts
         rule_globals[func] = names
 
@@ -345,10 +348,6 @@ def _generate(template, rule, extra=None) -> tuple[str, dict[int, str]]:
                     setattr(node, field, [new for s in seq for new in splices.get(id(s), [s])])
             return node
 
-    for placeholder, func in rules.items():     # where each spliced node comes from, for error messages
-        for stmt in splices[id(_holder_of(tdef, placeholder))]:
-            for n in ast.walk(stmt):
-                n._qtheory_rule = func
     _Splice().visit(tdef)
     tdef.name = KERNEL_NAME
     template_globals = {n.id for n in ast.walk(_function_def(template)) if isinstance(n, ast.Name)}
@@ -362,11 +361,6 @@ def _generate(template, rule, extra=None) -> tuple[str, dict[int, str]]:
     body = ast.unparse(ast.fix_missing_locations(tdef))
     head = header + "\n".join(dict.fromkeys(imports)) + "\n\n\n@njit(cache=True)\n"
     return head + body + "\n", _line_map(tdef, body, head.count("\n"))
-
-
-def _holder_of(tdef, placeholder):
-    return next(stmt for stmt in ast.walk(tdef) if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call)
-                and isinstance(stmt.value.func, ast.Name) and stmt.value.func.id == placeholder)
 
 
 def _line_map(tdef, body: str, offset: int) -> dict[int, str]:

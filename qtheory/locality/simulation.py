@@ -34,11 +34,9 @@ differently, so a seed gives other (equally distributed) numbers with it than wi
 
 from __future__ import annotations
 
-import dataclasses
-
 import time
 from math import lgamma
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
@@ -406,7 +404,7 @@ class SimulationResult(RunRecord):
     final_state: np.ndarray
     events: int
     wall_time: float
-    policy_state: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, np.int64))
+    policy_state: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
     @property
     def t(self) -> np.ndarray:

@@ -123,3 +123,14 @@ def test_the_product_form_functions_refuse_it_on_the_system_as_given():
 def test_a_bad_d_is_refused_by_name(d):
     with pytest.raises(ParameterError, match="`d`"):
         RedundancyD(d=d)
+
+
+def test_its_exact_chain_is_that_of_the_reduced_system():
+    """Mechanism.exact_chain runs the system the mechanism runs: truncated at 5 jobs, the chain's
+    law of Q is the reduced product form conditioned on Q <= 5 (partial balance), not c.o.c.'s on
+    the system as given."""
+    chain = RedundancyD(d=2).exact_chain(SYSTEM, LAM, 5)
+    reduced = RedundancyD(d=2).total_jobs_pmf(SYSTEM, LAM, 5)
+    np.testing.assert_allclose(chain.pmf, reduced / reduced.sum(), rtol=1e-9)
+    given = CancelOnCompletion().total_jobs_pmf(SYSTEM, LAM, 5)
+    assert np.abs(chain.pmf - given / given.sum()).max() > 1e-3

@@ -85,8 +85,10 @@ class Mechanism(_policy.Policy, family=True):
     def exact_chain(self, system, lam: float, max_jobs: int):
         """The chain of this mechanism truncated at `max_jobs` jobs, solved numerically
         (:mod:`qtheory.redundancy.chain`, written from the definition, not from the product
-        form): c.o.c.'s, or the c.o.s. chain with this mechanism's :meth:`exact_start`."""
+        form): c.o.c.'s, or the c.o.s. chain with this mechanism's :meth:`exact_start`, of the
+        system it runs (:meth:`system_for`)."""
         from ..chain import solve_coc_chain, solve_cos_chain
+        system = self.system_for(system)
         if self.cancel_on_start:
             return solve_cos_chain(system, lam, max_jobs, self)
         return solve_coc_chain(system, lam, max_jobs)

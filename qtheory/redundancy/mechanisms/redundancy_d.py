@@ -71,7 +71,3 @@ class RedundancyD(Mechanism):
     def total_jobs_pmf(self, system, lam: float, max_jobs: int):
         from ..productform import total_jobs_pmf
         return total_jobs_pmf(self.system_for(system), lam, max_jobs, "coc")
-
-    def exact_chain(self, system, lam: float, max_jobs: int):
-        from ..chain import solve_coc_chain
-        return solve_coc_chain(self.system_for(system), lam, max_jobs)

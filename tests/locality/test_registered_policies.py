@@ -85,3 +85,14 @@ def test_the_simulator_matches_the_exact_chain_of_the_exact_rule(name):
     # (about 5.6) keeps the chance of a false alarm below 1e-4 for a correct rule
     t = float(stats.t.ppf(1 - 0.5e-4 / exact.size, runs.shape[0] - 1))
     assert np.all(np.abs(mean - exact) <= t * se), (mean, exact, se)
+
+
+@pytest.mark.parametrize("name", [n for n in POLICIES if REGISTRY[n].reads_lists])
+def test_a_dispatcher_without_a_compatible_server_is_refused_by_name(name):
+    """A policy that sends a task to a neighbour cannot serve a dispatcher with none
+    (`policies.require_served`, the check every such policy's kernel_params makes)."""
+    from qtheory.errors import ParameterError
+
+    lonely = from_adjacency(np.array([[1, 1, 1, 0], [0, 0, 0, 0], [1, 0, 0, 1]]), TYPES, [0, 0, 1])
+    with pytest.raises(ParameterError, match="dispatcher 1 has no compatible server"):
+        REGISTRY[name]().kernel_params(SYSTEM, lonely)

@@ -61,11 +61,13 @@ import numpy as np
 from numba import njit
 
 from ... import _policy
+from ...errors import ParameterError
 from ..._policy import _ix, decide, rule_of  # noqa: F401 (the shared pieces, importable from here)
 from ..._prefetch import prefetch
 from ..._rng import randint
 
-__all__ = ["Policy", "REGISTRY", "rule_of", "as_policy", "decide", "prefetch_list", "distinct_position"]
+__all__ = ["Policy", "REGISTRY", "rule_of", "as_policy", "decide", "prefetch_list", "distinct_position",
+           "require_served"]
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,14 @@ class Policy(_policy.Policy, family=True):
             raise TypeError(f"{type(self).__qualname__}.initial_state must return a 1-D int64 numpy array "
                             f"(got {type(st).__name__} {getattr(st, 'dtype', '')})")
         return np.ascontiguousarray(st)
+
+
+def require_served(graph) -> None:
+    """Refuse a graph with a dispatcher that has no compatible server (its tasks could not be
+    served): the check of the ``kernel_params`` of every policy that sends a task to a neighbour."""
+    if graph.degree.min() < 1:
+        raise ParameterError(f"dispatcher {int(np.argmin(graph.degree))} has no compatible server: "
+                             f"its tasks could not be served")
 
 
 @njit(cache=True)

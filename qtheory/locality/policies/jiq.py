@@ -11,12 +11,10 @@ from __future__ import annotations
 from collections import namedtuple
 from dataclasses import dataclass
 
-import numpy as np
 from numba import njit
 
 from ..._rng import randint
-from ...errors import ParameterError
-from . import Policy, _ix
+from . import Policy, _ix, require_served
 
 #: JIQ has no parameters (its rule does not take `params`)
 Params = namedtuple("JIQParams", [])
@@ -55,9 +53,7 @@ class JIQ(Policy):
     rule = rule
 
     def kernel_params(self, system, graph):
-        if graph.degree.min() < 1:
-            raise ParameterError(f"dispatcher {int(np.argmin(graph.degree))} has no compatible server: "
-                                 f"its tasks could not be served")
+        require_served(graph)
         return Params()
 
     def exact_rule(self, system, graph, i, state):

@@ -10,9 +10,8 @@ import numpy as np
 from numba import njit
 
 from ..._prefetch import prefetch
-from ...errors import ParameterError
 from ...validation import check_integer
-from . import Policy, _ix, _identity_lists, distinct_position, prefetch_list
+from . import Policy, _ix, _identity_lists, distinct_position, prefetch_list, require_served
 
 #: ``identity``: every dispatcher reads one stored list, 0, 1, ..., N - 1 (the complete graph as
 #: :func:`~qtheory.locality.graphs.complete_bipartite` stores it), so position c is server c
@@ -109,9 +108,7 @@ class LocalJSQ(Policy):
             object.__setattr__(self, "d", check_integer("d", self.d, low=1))
 
     def kernel_params(self, system, graph):
-        if graph.degree.min() < 1:
-            raise ParameterError(f"dispatcher {int(np.argmin(graph.degree))} has no compatible server: "
-                                 f"its tasks could not be served")
+        require_served(graph)
         d = system.d if self.d is None else self.d
         return Params(int(d), np.empty(max(int(d), 1), np.int64), _identity_lists(graph))
 

@@ -24,9 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ...errors import ParameterError
 from ...validation import check_integer
-from . import Policy, _ix, distinct_position
+from . import Policy, _ix, distinct_position, require_served
 
 #: ``picks``: scratch for the sampled positions, ``sampled``: for the sampled servers (d entries each)
 Params = namedtuple("MemoryJSQParams", ["d", "picks", "sampled"])
@@ -80,9 +79,7 @@ class JSQdMemory(Policy):
         return int(system.d if self.d is None else self.d)
 
     def kernel_params(self, system, graph):
-        if graph.degree.min() < 1:
-            raise ParameterError(f"dispatcher {int(np.argmin(graph.degree))} has no compatible server: "
-                                 f"its tasks could not be served")
+        require_served(graph)
         d = self._d(system)
         return Params(d, np.empty(d, np.int64), np.empty(d, np.int64))
 

@@ -16,9 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ...errors import ParameterError
 from ...validation import check_integer
-from . import Policy, _ix, distinct_position
+from . import Policy, _ix, distinct_position, require_served
 
 #: ``picks``: scratch for the sampled positions (d entries)
 Params = namedtuple("ThresholdJSQParams", ["d", "threshold", "picks"])
@@ -64,9 +63,7 @@ class ThresholdJSQ(Policy):
         object.__setattr__(self, "threshold", check_integer("threshold", self.threshold, low=0))
 
     def kernel_params(self, system, graph):
-        if graph.degree.min() < 1:
-            raise ParameterError(f"dispatcher {int(np.argmin(graph.degree))} has no compatible server: "
-                                 f"its tasks could not be served")
+        require_served(graph)
         d = int(system.d if self.d is None else self.d)
         return Params(d, int(self.threshold), np.empty(d, np.int64))
 

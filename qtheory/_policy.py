@@ -72,10 +72,12 @@ class Policy:
     exact_rule: ClassVar = None
     #: the paper's registry (set on the paper's base class, declared with ``family=True``)
     REGISTRY: ClassVar[dict] = None
+    #: the class attributes holding numba functions spliced into a kernel (stored as static methods)
+    SPLICED: ClassVar[tuple] = ("rule", "lookahead")
 
     def __init_subclass__(cls, *, family: bool = False, **kwargs):
         super().__init_subclass__(**kwargs)
-        for attr in ("rule", "lookahead"):
+        for attr in cls.SPLICED:
             # a numba function bound as a method would receive the policy as first argument
             func = cls.__dict__.get(attr)
             if func is not None and not isinstance(func, staticmethod):

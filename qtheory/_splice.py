@@ -120,19 +120,21 @@ def _first_use(body, name):
 
 
 def _rule_statements(rule, call_args: list[str], target: str, *, placeholder: str = _PLACEHOLDER,
-                     template=None) -> tuple[list[ast.stmt], set[str]]:
+                     template=None, by_name: bool | None = None) -> tuple[list[ast.stmt], set[str]]:
     """The rule's body as statements assigning its result to `target`, and its global names.
 
-    The rule of the dispatch point takes any of the names the template passes there, in any
-    order, bound by name; a function spliced at another placeholder takes as many parameters
-    as the call passes and may name them as it likes (they are renamed to the call's
-    arguments, by position). Refused (:class:`~qtheory.errors.SpliceError`, naming the rule's
+    The rule of the dispatch point (and a rule spliced `by_name` at another placeholder) takes
+    any of the names the template passes there, in any order, bound by name; another function
+    spliced at another placeholder takes as many parameters as the call passes and may name
+    them as it likes (they are renamed to the call's arguments, by position). Refused (:class:`~qtheory.errors.SpliceError`, naming the rule's
     file and line) is a rule that would not mean in the kernel what it means as a function:
     one that assigns to a parameter (the template's variable), reads a name the template
     binds itself (which would replace the rule's), a closure variable, or a name that is not
     defined (e.g. a policy parameter without ``params.``)."""
     py = getattr(rule, "py_func", rule)
     fdef = _source_of(py)[0]
+    if by_name is None:
+        by_name = placeholder == _PLACEHOLDER
 
     def where(node=None):
         return location(py, node)
@@ -142,7 +144,7 @@ def _rule_statements(rule, call_args: list[str], target: str, *, placeholder: st
         raise SpliceError(f"{where(fdef)} may take only plain parameters (no defaults, *args, **kwargs or "
                           f"keyword-only ones)")
     params = [a.arg for a in args.args]
-    if placeholder == _PLACEHOLDER:
+    if by_name:
         unknown = [p for p in params if p not in call_args]
         if unknown:
             raise SpliceError(f"{where(fdef)} takes `{unknown[0]}`, which the kernel template does not pass to "
@@ -169,12 +171,12 @@ def _rule_statements(rule, call_args: list[str], target: str, *, placeholder: st
     loaded = {n.id for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.Name)}
     # attribute bases such as `np` in `np.zeros` are Names too
     free = loaded - stored - set(params)
-    _check_free_names(py, body, free, call_args, placeholder, template, where)
+    _check_free_names(py, body, free, call_args, placeholder, template, where, by_name)
     _check_draws(py, body, where)
     locals_ = stored - set(params)
     tag = py.__module__.rsplit(".", 1)[-1] + ("" if placeholder == _PLACEHOLDER else f"_{placeholder}")
     mapping = {local: f"_{tag}_{local}" for local in locals_}
-    mapping.update({p: a for p, a in zip(params, call_args) if p != a and placeholder != _PLACEHOLDER})
+    mapping.update({p: a for p, a in zip(params, call_args) if p != a and not by_name})
     if template is not None:
         clash = sorted(set(mapping.values()) & _bound_names(_function_def(template)) - set(call_args))
         if clash:  # pragma: no cover - a template naming its locals like a rule's renamed ones
@@ -244,7 +246,7 @@ def _check_draws(py, body, where) -> None:
                                   "generator `rng` with qtheory._rng")
 
 
-def _check_free_names(py, body, free, call_args, placeholder, template, where) -> None:
+def _check_free_names(py, body, free, call_args, placeholder, template, where, by_name=True) -> None:
     """Refuse a free name of the rule (one it reads but neither takes nor assigns) that the
     generated kernel would not resolve as the rule's own module does."""
     closure = set(py.__code__.co_freevars)
@@ -271,7 +273,7 @@ def _check_free_names(py, body, free, call_args, placeholder, template, where) -
                 raise SpliceError(
                     f"{where(node)} reads the module-level `{free_name}`, but the kernel template has a variable "
                     f"`{free_name}` of its own, which would replace it in the generated kernel: rename it")
-            if free_name in call_args and placeholder == _PLACEHOLDER:
+            if free_name in call_args and by_name:
                 raise SpliceError(f"{where(node)} reads `{free_name}` without taking it: add `{free_name}` to its "
                                   f"parameters")
             raise SpliceError(
@@ -316,23 +318,27 @@ def _holder(tdef, template, placeholder):
     return holder, call_args
 
 
-def _source(template, rule, extra=None) -> str:
+def _source(template, rule, extra=None, named=None) -> str:
     """The generated module's text (:func:`_generate`)."""
-    return _generate(template, rule, extra)[0]
+    return _generate(template, rule, extra, named)[0]
 
 
-def _generate(template, rule, extra=None) -> tuple[str, dict[int, str]]:
-    """The text of the module with `rule` (and `extra`) spliced into `template`, and its line
-    map (:func:`_line_map`)."""
+def _generate(template, rule, extra=None, named=None) -> tuple[str, dict[int, str]]:
+    """The text of the module with `rule` (and `extra`, `named`) spliced into `template`, and
+    its line map (:func:`_line_map`)."""
     tdef = _function_def(template)
     tdef.decorator_list = []
-    rules = {_PLACEHOLDER: rule, **(extra or {})}
+    overlap = set(extra or {}) & set(named or {})
+    if overlap:
+        raise ValueError(f"placeholders {sorted(overlap)} given in both `extra` and `named`")
+    rules = {_PLACEHOLDER: rule, **(extra or {}), **(named or {})}
+    by_name = {_PLACEHOLDER, *(named or {})}
     splices = {}            # holder statement -> the statements replacing it
     rule_globals = {}       # function -> the global names its body reads
     for placeholder, func in rules.items():
         holder, call_args = _holder(tdef, template, placeholder)
         stmts, names = _rule_statements(func, call_args, holder.targets[0].id, placeholder=placeholder,
-                                        template=template)
+                                        template=template, by_name=placeholder in by_name)
         for stmt in stmts:                  # where each spliced node comes from, for error messages
             for n in ast.walk(stmt):
                 n._qtheory_rule = func
@@ -422,19 +428,22 @@ def _folder() -> Path:
     return folder
 
 
-def specialise(template, rule, extra=None):
+def specialise(template, rule, extra=None, named=None):
     """The compiled kernel: `template` with `rule` spliced in at its dispatch statement
-    (and each function of `extra`, ``{placeholder: function}``, at its statement
-    ``x = placeholder(...)``).
+    (and each function of `extra` and of `named`, ``{placeholder: function}``, at its
+    statement ``x = placeholder(...)``: a function of `extra` takes the call's arguments by
+    position, one of `named`, like the rule, any of them by name).
 
     One module per (template, rules), generated once per version of the sources and
     imported from the kernel cache folder; the returned function is ``njit(cache=True)``.
     """
     extra = dict(extra or {})
-    key = (template, rule, *sorted(extra.items(), key=lambda kv: kv[0]))
+    named = dict(named or {})
+    key = (template, rule, *sorted(extra.items(), key=lambda kv: kv[0]), "named",
+           *sorted(named.items(), key=lambda kv: kv[0]))
     if key in _LOADED:
         return _LOADED[key]
-    text, lines = _generate(template, rule, extra)
+    text, lines = _generate(template, rule, extra, named)
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
     py_rule = getattr(rule, "py_func", rule)
     stem = f"{template.__module__}.{template.__name__}__{py_rule.__module__}".replace(".", "_")

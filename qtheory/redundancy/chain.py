@@ -8,9 +8,10 @@ equations with a sparse linear solve.
 c.o.c. (Sec. 2.3.1)
     State: the types :math:`(c_1, \\dots, c_M)` of the jobs in order of arrival. A job of
     type S arrives at rate :math:`N\\lambda p_S` and joins the end. Every server works on
-    the oldest job compatible with it; a job leaves when any of its replicas completes,
-    so job i leaves at rate :math:`\\sum \\mu_n` over the servers of :math:`c_i` that are
-    in no older job's type.
+    the oldest job compatible with it (or on the job its mechanism's completion rule takes,
+    ``exact_completion``); a job leaves when any of its replicas completes, so job i leaves
+    at rate :math:`\\sum \\mu_n` over the servers of :math:`c_i` that are in no older job's
+    type.
 
 c.o.s. (Sec. 2.3.2)
     State: the types of the *waiting* jobs in order of arrival, and the idle servers in
@@ -18,8 +19,9 @@ c.o.s. (Sec. 2.3.2)
     starts at once on an idle server of S if there is one, chosen by the mechanism's
     assignment rule (its ``exact_start``: ALIS takes the longest idle one, rule (iii);
     c.o.s. with random assignment a uniformly chosen one, rule (i)); otherwise it waits.
-    A busy server n completes at rate :math:`\\mu_n` and takes the oldest waiting job
-    compatible with it, or becomes the newest idle server. The number of jobs is the
+    A busy server n completes at rate :math:`\\mu_n` and takes a waiting job compatible
+    with it, chosen by the mechanism's completion rule (its ``exact_completion``: the oldest
+    under the paper's first come, first served), or becomes the newest idle server. The number of jobs is the
     number waiting plus the number of busy servers.
 
 Truncation
@@ -88,9 +90,22 @@ def _solve(start, successors, size_of, max_jobs: int) -> ChainSolution:
                          max_jobs)
 
 
-def solve_coc_chain(system: RedundancySystem, lam: float, max_jobs: int) -> ChainSolution:
-    """Stationary law of the c.o.c. chain truncated at `max_jobs` jobs; states are type tuples."""
+def solve_coc_chain(system: RedundancySystem, lam: float, max_jobs: int, mechanism="coc") -> ChainSolution:
+    """Stationary law of the c.o.c. chain truncated at `max_jobs` jobs; states are type tuples.
+
+    Server n works, at every moment, on the job its mechanism's completion rule takes
+    (``mechanism.exact_completion(n, jobs)``, :meth:`~qtheory.redundancy.mechanisms.Mechanism.exact_completion`:
+    the law of the job's type given the types of the jobs compatible with n, in order of arrival;
+    the oldest job of that type), so that job leaves at rate :math:`\\mu_n` from n. Under first
+    come, first served, job i leaves at rate :math:`\\sum \\mu_n` over the servers of
+    :math:`c_i` that are in no older job's type, as Sec. 2.3.1 says."""
+    from .mechanisms import as_mechanism
+
     lam, max_jobs = _check(system, lam, max_jobs)
+    mech = as_mechanism(mechanism)
+    if mech.cancel_on_start:
+        raise ParameterError(f"`mechanism` must be a cancel-on-completion mechanism for the c.o.c. chain (got "
+                             f"{mech.name!r}; its chain is solve_cos_chain)")
     arrival = system.n_servers * lam * system.probabilities
     types = [frozenset(t) for t in system.types]
     speeds = system.speeds
@@ -99,12 +114,12 @@ def solve_coc_chain(system: RedundancySystem, lam: float, max_jobs: int) -> Chai
         if len(c) < max_jobs:
             for k in range(system.n_types):
                 yield c + (k,), float(arrival[k])
-        covered: set = set()
-        for i, k in enumerate(c):
-            fresh = types[k] - covered
-            if fresh:
-                yield c[:i] + c[i + 1:], float(sum(speeds[n] for n in fresh))
-            covered |= types[k]
+        for n in range(system.n_servers):
+            jobs = [k for k in c if n in types[k]]
+            if jobs:
+                for k, prob in _completion_law(mech, n, jobs):
+                    i = c.index(k)
+                    yield c[:i] + c[i + 1:], float(speeds[n]) * prob
 
     return _solve((), successors, len, max_jobs)
 
@@ -149,15 +164,28 @@ def solve_cos_chain(system: RedundancySystem, lam: float, max_jobs: int, mechani
         for n in range(n_servers):
             if n in idle:
                 continue
-            nxt = next((i for i, k in enumerate(waiting) if n in types[k]), None)
-            if nxt is None:
+            jobs = [k for k in waiting if n in types[k]]
+            if not jobs:
                 yield (waiting, idle + (n,)), float(speeds[n])
-            else:
-                yield (waiting[:nxt] + waiting[nxt + 1:], idle), float(speeds[n])
+                continue
+            for k, prob in _completion_law(mech, n, jobs):
+                i = waiting.index(k)
+                yield (waiting[:i] + waiting[i + 1:], idle), float(speeds[n]) * prob
 
     # the empty system: all servers idle (the start order is immaterial: states not reachable
     # from it are transient)
     return _solve(((), tuple(range(n_servers))), successors, size, max_jobs)
+
+
+def _completion_law(mech, server: int, jobs: list) -> list:
+    """``mech.exact_completion(server, jobs)``, checked: every type one of `jobs`, probabilities summing to 1."""
+    law = [(int(k), float(p)) for k, p in mech.exact_completion(server, list(jobs))]
+    if not law or any(k not in jobs or not p >= 0 for k, p in law) or abs(sum(p for _, p in law) - 1) > 1e-12:
+        raise RuleError(f"the exact completion rule of mechanism {mech.name!r} "
+                        f"({type(mech).__qualname__}.exact_completion) gave {law!r} for server {server} and the "
+                        f"types {jobs!r} of its compatible jobs (oldest first): it must give some of these types "
+                        "with probabilities summing to 1")
+    return law
 
 
 def _start_law(mech, free: list) -> list:

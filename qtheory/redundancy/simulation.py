@@ -56,6 +56,7 @@ from .._rng import _TWO_M53, _U11, _U17, _U19, _U45
 from ..runtime import RunRecord, kernel_state
 from ..stats import batch_means
 from ..validation import check_integer, check_real
+from .completion import oldest_first
 from .mechanisms import MECHANISMS as _MECHANISMS, as_mechanism
 from .model import RedundancySystem
 from .stability import check_arrival_rate, require_stable
@@ -253,7 +254,8 @@ class Outputs(NamedTuple):
     (``empty_time``), the time- and event-weighted histograms of Q, the time and event
     integrals of the type counts, the batch integrals (:class:`BatchSums`), and `code`: 0,
     1 if a job type's FIFO overflowed, 2 if the start rule returned a server the mechanism
-    cannot start (the run stops there). Without
+    cannot start, 3 if the completion rule returned a type the server cannot take (the run
+    stops there). Without
     ``all_statistics`` only ``sums.time``, ``sums.time_q``, ``sums.events``, ``empty_time``
     and the batches' ``time``, ``q`` and ``empty`` are computed."""
 
@@ -293,10 +295,13 @@ _equal_types = _placeholder("_equal_types")
 _cancel_on_start = _placeholder("_cancel_on_start")
 _rule_draws = _placeholder("_rule_draws")
 _rule_reads_busy = _placeholder("_rule_reads_busy")
+_completion_draws = _placeholder("_completion_draws")
+_completion_checked = _placeholder("_completion_checked")
+_complete = _placeholder("_complete")
 
 
 def _rule_takes(rule, name):
-    """Whether the start rule `rule` takes the template's argument `name`."""
+    """Whether the start or completion rule `rule` takes the template's argument `name`."""
     return name in inspect.signature(getattr(rule, "py_func", rule)).parameters
 
 
@@ -314,14 +319,21 @@ def _kernel(mechanism, all_statistics=True, equal_speeds=False, equal_types=Fals
     that array); and, with `equal_types` (every type equally likely, as Walker's table
     then says: every ``prob`` 1), the type is the integer part of a uniform on [0, k).
     These made c.o.c. and c.o.s. about 3 % faster (events per processor second against
-    benchmarks/independent/redundancy.c)."""
+    benchmarks/independent/redundancy.c). The mechanism's completion rule (``completion``,
+    :mod:`qtheory.redundancy.completion`) is spliced in at a completion, with the same two
+    switches for the generator, and a check of its answer unless it is the paper's first
+    come, first served (:func:`~qtheory.redundancy.completion.oldest_first`)."""
+    completion = mechanism.completion
     return _splice.specialise(_kernel_simulate, mechanism.rule,
                               {"_all_statistics": _yes if all_statistics else _no,
                                "_equal_speeds": _yes if equal_speeds else _no,
                                "_equal_types": _yes if equal_types else _no,
                                "_cancel_on_start": _yes if mechanism.cancel_on_start else _no,
                                "_rule_draws": _yes if _rule_takes(mechanism.rule, "rng") else _no,
-                               "_rule_reads_busy": _yes if _rule_takes(mechanism.rule, "busy") else _no})
+                               "_rule_reads_busy": _yes if _rule_takes(mechanism.rule, "busy") else _no,
+                               "_completion_draws": _yes if _rule_takes(completion, "rng") else _no,
+                               "_completion_checked": _no if completion is oldest_first else _yes},
+                              named={"_complete": completion})
 
 
 def _kernel_simulate(system, config, rng_state):
@@ -366,6 +378,8 @@ def _kernel_simulate(system, config, rng_state):
     cancel_on_start = _cancel_on_start()
     rule_draws = _rule_draws()
     keep_busy = _rule_reads_busy()
+    completion_draws = _completion_draws()
+    completion_checked = _completion_checked()
     # with equal speeds the total rate and its inverse are tables indexed by the number of
     # busy servers (with speed 1, exactly the sums and quotients the running rate gives)
     rate_of = np.empty(n + 1)
@@ -540,19 +554,31 @@ def _kernel_simulate(system, config, rng_state):
                 else:
                     idx = _pick_busy(u * rate - lam_total, busy_list, n_busy, speeds, homogeneous)
                 s = busy_list[_ix(idx)]
-                # the oldest queued job of server s: the oldest head of its types' FIFOs
-                oldest = -1
-                oldest_stamp = 0
-                i = 0
-                j = types_of[_ix(s), 0]
-                while j >= 0:
-                    if head[_ix(j)] != tail[_ix(j)]:
-                        stamp = fifo[_ix(j), _ix(head[_ix(j)] & fifo_mask)]
-                        if oldest < 0 or stamp < oldest_stamp:
-                            oldest = j
-                            oldest_stamp = stamp
-                    i += 1
-                    j = types_of[_ix(s), _ix(i)]
+                # the mechanism's completion rule (spliced in): the type whose oldest job server s
+                # takes (c.o.s.: starts next; c.o.c.: completes), -1 if none of its types has a job
+                # (first come, first served: the oldest head of its types' FIFOs)
+                if completion_draws:
+                    rng[0], rng[1], rng[2], rng[3] = g0, g1, g2, g3
+                oldest = _complete(rng, s, types_of, head, tail, fifo, fifo_mask)
+                if completion_draws:
+                    g0, g1, g2, g3 = rng[0], rng[1], rng[2], rng[3]
+                if completion_checked:
+                    # a rule other than first come, first served: its type must be one of the
+                    # server's with a job, and -1 only when none has one
+                    has_job = False
+                    found = False
+                    i = 0
+                    j = types_of[_ix(s), 0]
+                    while j >= 0:
+                        if head[_ix(j)] != tail[_ix(j)]:
+                            has_job = True
+                            if j == oldest:
+                                found = True
+                        i += 1
+                        j = types_of[_ix(s), _ix(i)]
+                    if (oldest >= 0 and not found) or (oldest < 0 and has_job):
+                        code = 3
+                        break
                 if cancel_on_start:
                     # the server's job leaves; it starts the oldest waiting compatible job, if any
                     if all_statistics:
@@ -732,6 +758,11 @@ def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: 
     if out.code == 1:
         raise ParameterError(f"the queue of a job type overflowed (more than {config.fifo_cap} jobs): the system "
                              "is too congested to simulate; lower `lam`")
+    if out.code == 3:
+        mech = as_mechanism(mechanism)
+        raise RuleError(f"the completion rule of mechanism {mech.name!r} ({_splice.location(mech.completion)}) "
+                        "returned a job type the server cannot take: it must return one of the server's types "
+                        "with a job, and -1 only when none of them has one")
     if out.code == 2:
         mech = as_mechanism(mechanism)
         raise RuleError(f"the start rule of mechanism {mech.name!r} ({_splice.location(mech.rule)}) returned a "

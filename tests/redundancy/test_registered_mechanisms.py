@@ -5,6 +5,8 @@ parametrised over that table, which is built from the registry: a mechanism file
 * its name and its object are the same mechanism, registered by its class;
 * its start rule, called directly, returns -1 or an idle compatible server, and under
   cancel-on-start it leaves no arriving job waiting while a compatible server is idle;
+* its completion rule, called directly, returns one of the server's types with a job (-1 when
+  none has one), with the law its plain-Python ``exact_completion`` gives;
 * the product forms describe it exactly when it says so (``product_form``): then its exact
   chain equals the product form, else the product forms refuse it;
 * the simulator (compiled with the mechanism's start rule) agrees with the mechanism's own
@@ -68,6 +70,55 @@ def test_the_start_rule_picks_an_idle_compatible_server(name):
                 assert (server == -1) == (not idle), (pattern, t, server)
             else:       # under cancel-on-completion every job joins its type's queue
                 assert server == -1, (pattern, t, server)
+
+
+def _fifo_pattern(rng, k, cap=8):
+    """Random FIFO contents for `k` job types: 0-3 jobs each, in a random order of arrival
+    (stamps 0, 1, ...), each FIFO starting at a random position of its ring of `cap` slots.
+    Returns (arrival order as a list of types, fifo, head, tail)."""
+    order = list(rng.permutation(np.repeat(np.arange(k), rng.integers(0, 4, size=k))))
+    fifo = np.full((k, cap), -7, dtype=np.int64)
+    head = rng.integers(0, 3 * cap, size=k).astype(np.int64)
+    tail = head.copy()
+    for stamp, j in enumerate(order):
+        fifo[j, tail[j] & (cap - 1)] = stamp
+        tail[j] += 1
+    return [int(j) for j in order], fifo, head, tail
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_completion_rule_takes_a_job_of_the_server_with_its_exact_law(name):
+    """On 30 random FIFO patterns of circular-3 with N = 5, for every server: the rule's type is
+    one of the server's types with a job, -1 exactly when none has one, and its law over 3000
+    calls (one call when it draws nothing) is the mechanism's ``exact_completion`` law given the
+    server's jobs in order of arrival: each frequency within 5 binomial standard errors (plus
+    one call), exactly for a rule that does not draw. A rule that took the newest job, or a
+    random type not weighted by its jobs, fails on these patterns."""
+    mechanism = MECHANISMS[name]
+    rule = mechanism.completion
+    kernel = _kernel_system(circular_d(5, 3))
+    types_of = np.full((5, kernel.server_types.shape[1] + 1), -1, dtype=np.int64)
+    types_of[:, : kernel.server_types.shape[1]] = kernel.server_types
+    wanted = inspect.signature(rule.py_func).parameters
+    draws = "rng" in wanted
+    pattern_rng = np.random.default_rng(2024)
+    rng = seed_state(5)
+    for _ in range(30):
+        order, fifo, head, tail = _fifo_pattern(pattern_rng, kernel.type_deg.size)
+        for s in range(5):
+            mine = [int(j) for j in kernel.server_types[s, :kernel.server_deg[s]]]
+            jobs = [j for j in order if j in mine]
+            passed = dict(rng=rng, s=s, types_of=types_of, head=head, tail=tail, fifo=fifo, fifo_mask=7)
+            calls = 3000 if draws else 1
+            picks = np.array([rule(**{k: passed[k] for k in wanted}) for _ in range(calls)])
+            if not jobs:
+                assert np.all(picks == -1), (order, s, picks[:5])
+                continue
+            assert np.all(np.isin(picks, jobs)), (order, s, picks[:5])
+            for j, p in mechanism.exact_completion(s, jobs):
+                freq = np.mean(picks == j)
+                slack = 5 * np.sqrt(p * (1 - p) / calls) + 1 / calls if draws else 0.0   # one call: exact
+                assert abs(freq - p) <= slack, (order, s, j, freq, p)
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -20,7 +20,10 @@ spliced in at its dispatch point (:mod:`qtheory._splice`): the rule picks the id
 compatible server that starts an arriving job, or returns -1 when the job joins the queue
 of its type (served by all its compatible servers at once under c.o.c.). What a completion
 removes follows ``cancel_on_start``: the job that started (c.o.s.) or every replica of the
-finished job (c.o.c.).
+finished job (c.o.c.); which job a server takes at a completion is the mechanism's
+``completion`` rule (:mod:`qtheory.redundancy.completion`), spliced in at that point: the
+paper's first come, first served unless a mechanism says otherwise (c.o.s. with random order
+of service, ``cos_ros.py``).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from typing import ClassVar
 
 from ... import _policy
 from ...errors import ParameterError
+from ..completion import oldest_first
 
 __all__ = ["Mechanism", "MECHANISMS", "REGISTRY", "as_mechanism"]
 
@@ -49,11 +53,16 @@ class Mechanism(_policy.Policy, family=True):
     ``deg`` compatible servers ``type_servers[t, :deg]``, which of the servers are ``busy``
     and the event number at which each idle one turned idle, and the kernel's generator
     ``rng`` (:mod:`qtheory._rng`); it returns the idle server that starts the job, or -1.
+    ``completion`` is the rule spliced in at the completion of a service: the job type whose
+    oldest job the server takes next (c.o.s.) or completes (c.o.c.), by default first come,
+    first served (:mod:`qtheory.redundancy.completion`).
     ``cancel_on_start`` says whether a job's replicas are dropped when it starts (else when
     one completes); ``product_form`` whether the product forms (4), (6) of
     :mod:`~qtheory.redundancy.productform` describe it."""
 
     Params: ClassVar[type] = Params
+    completion: ClassVar = oldest_first
+    SPLICED: ClassVar[tuple] = ("rule", "completion")
     cancel_on_start: ClassVar[bool] = True
     product_form: ClassVar[bool] = True
 
@@ -82,16 +91,25 @@ class Mechanism(_policy.Policy, family=True):
         mechanism has one: the exact chain is built from it."""
         raise NotImplementedError(f"mechanism {self.name!r} has no exact start rule")
 
+    def exact_completion(self, server: int, jobs: list) -> list:
+        """The mechanism's completion rule read in plain Python, independently of
+        ``completion``: the law of the type of the job that server `server` takes (c.o.s.: starts;
+        c.o.c.: completes), as ``(type, probability)`` pairs, given the types `jobs` of the jobs
+        compatible with it (non-empty, in order of arrival, one entry per job; c.o.s.: the
+        waiting ones). Within a type the oldest job is taken. First come, first served: the
+        oldest job's type."""
+        return [(jobs[0], 1.0)]
+
     def exact_chain(self, system, lam: float, max_jobs: int):
         """The chain of this mechanism truncated at `max_jobs` jobs, solved numerically
         (:mod:`qtheory.redundancy.chain`, written from the definition, not from the product
-        form): c.o.c.'s, or the c.o.s. chain with this mechanism's :meth:`exact_start`, of the
-        system it runs (:meth:`system_for`)."""
+        form): the c.o.c. chain, or the c.o.s. chain with this mechanism's :meth:`exact_start`,
+        each with its :meth:`exact_completion`, of the system it runs (:meth:`system_for`)."""
         from ..chain import solve_coc_chain, solve_cos_chain
         system = self.system_for(system)
         if self.cancel_on_start:
             return solve_cos_chain(system, lam, max_jobs, self)
-        return solve_coc_chain(system, lam, max_jobs)
+        return solve_coc_chain(system, lam, max_jobs, self)
 
     def simulate(self, system, lam: float, n_events: int, **options):
         """:func:`qtheory.redundancy.simulation.simulate` under this mechanism (`options` must

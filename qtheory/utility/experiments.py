@@ -120,12 +120,12 @@ def policy_runs(system: PoolSystem, n: int, policy: str, *, horizon: float, warm
                     for o in out], dtype=float)
     u, s, emp, at_r, cv = (mean_ci(arr[:, k]) for k in range(5))
     return {
-        "mean_utility": float(u.mean), "utility_low": float(u.ci_low), "utility_high": float(u.ci_high),
+        "mean_utility": float(u.mean), "utility_ci_low": float(u.ci_low), "utility_ci_high": float(u.ci_high),
         "utility_se": float(u.se), "runs": int(n_runs),
-        "mean_utility_cv": float(cv.mean), "utility_cv_low": float(cv.ci_low), "utility_cv_high": float(cv.ci_high),
-        "mean_tasks": float(s.mean), "tasks_low": float(s.ci_low), "tasks_high": float(s.ci_high),
-        "empirical_bound": float(emp.mean), "empirical_bound_low": float(emp.ci_low),
-        "empirical_bound_high": float(emp.ci_high),
+        "mean_utility_cv": float(cv.mean), "utility_cv_ci_low": float(cv.ci_low), "utility_cv_ci_high": float(cv.ci_high),
+        "mean_tasks": float(s.mean), "tasks_ci_low": float(s.ci_low), "tasks_ci_high": float(s.ci_high),
+        "empirical_bound": float(emp.mean), "empirical_bound_ci_low": float(emp.ci_low),
+        "empirical_bound_ci_high": float(emp.ci_high),
         "gap_to_empirical_bound": float(np.mean(arr[:, 2] - arr[:, 0])),
         "max_run_excess_over_empirical_bound": float(np.max(arr[:, 0] - arr[:, 2])),
         "time_at_r_star": float(at_r.mean) if as_policy(policy).has_index else float("nan"),
@@ -244,13 +244,13 @@ def poisson_rows(system: PoolSystem, n: int, policies, *, horizon: float, warmup
         ci = mean_ci(dists)
         for k in range(dists.shape[1]):
             pmf_rows.append({"policy": policy, "tasks": k, "time_fraction": float(ci.mean[k]),
-                             "low": float(ci.ci_low[k]), "high": float(ci.ci_high[k]), "poisson_pmf": float(pmf[k])})
+                             "ci_low": float(ci.ci_low[k]), "ci_high": float(ci.ci_high[k]), "poisson_pmf": float(pmf[k])})
         c = mean_ci(counts)
         keep = pmf > POISSON_KEEP
         se_k = dists.std(axis=0, ddof=1)[keep] / np.sqrt(dists.shape[0])
         t_k = np.abs(dists.mean(axis=0)[keep] - pmf[keep]) / np.maximum(se_k, 1e-300)
         summary.append({"policy": policy, "n": n, "rho": system.rho, "mean_tasks": float(c.mean),
-                        "low": float(c.ci_low), "high": float(c.ci_high), "se": float(c.se), "runs": int(dists.shape[0]),
+                        "ci_low": float(c.ci_low), "ci_high": float(c.ci_high), "se": float(c.se), "runs": int(dists.shape[0]),
                         "poisson_mean": mean, "z_score": float((c.mean - mean) / c.se),
                         "total_variation": float(0.5 * np.abs(ci.mean - pmf).sum()),
                         "max_count_t": float(t_k.max())})
@@ -301,8 +301,8 @@ def fluid_limit_rows(system: PoolSystem, q0, n_values, times, *, n_runs: int, se
         qs = [o.occupancy for o in out]
         errs = np.array([l1_distance(q, fluid.q) for q in qs])     # (runs, T)
         sup = mean_ci(errs.max(axis=1))
-        err_rows.append({"n": n, "sup_l1_error": float(sup.mean), "low": float(sup.ci_low),
-                         "high": float(sup.ci_high), "sqrt_n_times_error": float(np.sqrt(n) * sup.mean),
+        err_rows.append({"n": n, "sup_l1_error": float(sup.mean), "ci_low": float(sup.ci_low),
+                         "ci_high": float(sup.ci_high), "sqrt_n_times_error": float(np.sqrt(n) * sup.mean),
                          "runs": n_runs})
         for (i, j) in track:
             vals = np.array([q[:, i, j] if j < q.shape[2] else np.zeros(times.size) for q in qs])
@@ -310,7 +310,7 @@ def fluid_limit_rows(system: PoolSystem, q0, n_values, times, *, n_runs: int, se
             fl = fluid.q[:, i, j] if j < fluid.q.shape[2] else np.zeros(times.size)
             for k, t in enumerate(times):
                 path_rows.append({"n": n, "cls": i + 1, "j": j, "t": float(t), "sim_mean": float(ci.mean[k]),
-                                  "low": float(ci.ci_low[k]), "high": float(ci.ci_high[k]), "fluid": float(fl[k])})
+                                  "ci_low": float(ci.ci_low[k]), "ci_high": float(ci.ci_high[k]), "fluid": float(fl[k])})
     return FluidLimitTables(err_rows, path_rows)
 
 
@@ -343,9 +343,9 @@ def slta_learning_rows(system: PoolSystem, n_values, times, *, n_runs: int, seed
         r_star = optimal_assignment(system, alpha=system.pool_counts(n) / n).rank
         rci, dci = mean_ci(r), mean_ci(d)
         for k, t in enumerate(times):
-            path_rows.append({"n": n, "t": float(t), "r_mean": float(rci.mean[k]), "r_low": float(rci.ci_low[k]),
-                              "r_high": float(rci.ci_high[k]), "l1_to_q_star": float(dci.mean[k]),
-                              "l1_low": float(dci.ci_low[k]), "l1_high": float(dci.ci_high[k]), "r_star": r_star})
+            path_rows.append({"n": n, "t": float(t), "r_mean": float(rci.mean[k]), "r_ci_low": float(rci.ci_low[k]),
+                              "r_ci_high": float(rci.ci_high[k]), "l1_to_q_star": float(dci.mean[k]),
+                              "l1_ci_low": float(dci.ci_low[k]), "l1_ci_high": float(dci.ci_high[k]), "r_star": r_star})
         late = times >= t_late
         summary.append({"n": n, "r_star": r_star, "tau_fluid": float(tau),
                         "fraction_at_r_star_late": float(np.mean(r[:, late] == r_star)),

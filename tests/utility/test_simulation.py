@@ -142,7 +142,7 @@ def test_theorem2_gap_to_the_limit_shrinks_with_n_for_jlmu_and_slta():
         large = policy_runs(sys, 1000, policy, horizon=60.0, warmup=20.0, n_runs=4, seed=2)
         gap_small = limit - small["mean_utility_cv"]
         gap_large = limit - large["mean_utility_cv"]
-        half = small["utility_cv_high"] - small["mean_utility_cv"]
+        half = small["utility_cv_ci_high"] - small["mean_utility_cv"]
         assert gap_small > 4 * half / 2.0  # clearly below the limit for n = 50
         assert abs(gap_large) < gap_small / 5
 

@@ -73,10 +73,10 @@ def comparable_loads(rows, loads, a: str, b: str) -> list:
 
 def loads_below(rows, loads, lower: str, upper: str) -> list:
     """The loads at which `lower`'s mean queue length is significantly below `upper`'s: the 95%
-    interval of `lower` lies entirely below that of `upper` (``high < low``). A load where
+    interval of `lower` lies entirely below that of `upper` (``ci_high < ci_low``). A load where
     either has no mean is never among them."""
     return [load for load in comparable_loads(rows, loads, lower, upper)
-            if policy_row(rows, load, lower)["high"] < policy_row(rows, load, upper)["low"]]
+            if policy_row(rows, load, lower)["ci_high"] < policy_row(rows, load, upper)["ci_low"]]
 
 
 def _name(policy: str) -> str:
@@ -165,7 +165,7 @@ def comparison_text(rows, loads, beats_random: bool | None) -> str:
                      f"the first half, by more than {100 * RELATIVE_MARGIN:g}% of the mean (the warm-up may be too "
                      "short, and the mean biased): "
                      + "; ".join(f"{_name(r['policy'])} at load {r['load']:g} (drift {r['drift']:+.3g}, 95% CI "
-                                 f"[{r['drift_low']:.3g}, {r['drift_high']:.3g}])" for r in unsettled) + ".")
+                                 f"[{r['drift_ci_low']:.3g}, {r['drift_ci_high']:.3g}])" for r in unsettled) + ".")
     ratios = ", ".join(f"{policy_row(rows, load, 'JIQ')['mean_queue_length'] / policy_row(rows, load, 'local JSQ(2)')['mean_queue_length']:.2f}"
                        f" at load {load:g}" for load in both)
     lines.append(f"- JIQ / local JSQ(2) mean queue length: {ratios or 'no load where both have a mean'}.")
@@ -206,7 +206,7 @@ def drift_check(first, second, *, margin: float = RELATIVE_MARGIN) -> dict:
     half the window times its growth rate, far beyond the margin; a significant drift inside the
     margin (a stable point still settling by less than the margin) keeps its mean.
 
-    Returns ``drift, drift_low, drift_high``, ``significant`` and ``drifting`` (bools).
+    Returns ``drift, drift_ci_low, drift_ci_high``, ``significant`` and ``drifting`` (bools).
     """
     first = np.asarray(first, dtype=float)
     second = np.asarray(second, dtype=float)
@@ -219,7 +219,7 @@ def drift_check(first, second, *, margin: float = RELATIVE_MARGIN) -> dict:
     defined = math.isfinite(low) and math.isfinite(high)
     significant = not defined or not low <= 0.0 <= high
     size = margin * abs(float(np.mean((first + second) / 2)))
-    return dict(drift=float(est.mean), drift_low=low, drift_high=high, significant=significant,
+    return dict(drift=float(est.mean), drift_ci_low=low, drift_ci_high=high, significant=significant,
                 drifting=not defined or (significant and abs(float(est.mean)) > size))
 
 
@@ -227,11 +227,11 @@ def cell_text(row) -> str:
     """A table cell: the mean ± 95% half-width, or why there is none ("unstable (type 2 at
     load 1.029)", "stationarity not established (drift ...)")."""
     if reported(row):
-        return f"{row['mean_queue_length']:.3f} ± {(row['high'] - row['low']) / 2:.3f}"
+        return f"{row['mean_queue_length']:.3f} ± {(row['ci_high'] - row['ci_low']) / 2:.3f}"
     if row.get("stable") is False:
         return f"unstable ({_types(row)} at load {row['rho']:.3f})"
     return (f"stationarity not established (drift {row['drift']:+.3f}, 95% CI "
-            f"[{row['drift_low']:.3f}, {row['drift_high']:.3f}])")
+            f"[{row['drift_ci_low']:.3f}, {row['drift_ci_high']:.3f}])")
 
 
 def _row(load, label, verdict, n_types: int) -> dict:
@@ -239,8 +239,8 @@ def _row(load, label, verdict, n_types: int) -> dict:
     nan = float("nan")
     return dict(load=load, policy=label, stable=verdict.stable, rho=verdict.load,
                 critical_types=", ".join(str(m) for m in verdict.critical_types), reason=verdict.reason,
-                mean_queue_length=nan, low=nan, high=nan, se=nan, **{f"type_{m + 1}": nan for m in range(n_types)},
-                drift=nan, drift_low=nan, drift_high=nan, drifting=None, stationarity="", runs=0, events=0)
+                mean_queue_length=nan, ci_low=nan, ci_high=nan, se=nan, **{f"type_{m + 1}": nan for m in range(n_types)},
+                drift=nan, drift_ci_low=nan, drift_ci_high=nan, drifting=None, stationarity="", runs=0, events=0)
 
 
 def checked_loads_and_window(loads, warmup: float, horizon: float) -> list:
@@ -285,7 +285,7 @@ def policy_rows(policies: dict, loads, *, seed: int, n_servers: int, n_runs: int
                              args=(system, n_servers, "irg", warmup, horizon), kwargs={"policy": pol, "halves": True},
                              desc=f"{label}, load {load}")
             drift = drift_check([float(v @ r.half_means[0]) for r in runs], [float(v @ r.half_means[1]) for r in runs])
-            row.update(drift=drift["drift"], drift_low=drift["drift_low"], drift_high=drift["drift_high"],
+            row.update(drift=drift["drift"], drift_ci_low=drift["drift_ci_low"], drift_ci_high=drift["drift_ci_high"],
                        drifting=drift["drifting"], runs=n_runs, events=int(sum(r.events for r in runs)))
             if verdict.stable is None and drift["drifting"]:
                 row["stationarity"] = "not established"
@@ -294,7 +294,7 @@ def policy_rows(policies: dict, loads, *, seed: int, n_servers: int, n_runs: int
                                    "drift within the margin" if drift["significant"] else "no significant drift")
             total = mean_ci([float(v @ r.mean_queue_length) for r in runs])
             per_type = [mean_ci([r.mean_queue_length[m] for r in runs]) for m in range(base.n_types)]
-            row.update(mean_queue_length=float(total.mean), low=float(total.ci_low), high=float(total.ci_high),
+            row.update(mean_queue_length=float(total.mean), ci_low=float(total.ci_low), ci_high=float(total.ci_high),
                        se=float(total.se), **{f"type_{m + 1}": float(per_type[m].mean) for m in range(base.n_types)})
     return rows
 
@@ -302,8 +302,8 @@ def policy_rows(policies: dict, loads, *, seed: int, n_servers: int, n_runs: int
 def compute(*, seed: int, n_servers: int, loads, n_runs: int, warmup: float, horizon: float) -> ItemResult:
     """L-R-jiq at the notebook's parameters (see the notebook for their meaning).
 
-    Rows: ``load, policy, stable, rho, critical_types, reason, mean_queue_length, low, high, se,
-    type_1, type_2, type_3, drift, drift_low, drift_high, drifting, stationarity, runs, events``.
+    Rows: ``load, policy, stable, rho, critical_types, reason, mean_queue_length, ci_low, ci_high, se,
+    type_1, type_2, type_3, drift, drift_ci_low, drift_ci_high, drifting, stationarity, runs, events``.
 
     Each point is checked first (:func:`~qtheory.locality.stability.policy_stability`):
     ``stable`` is True or False by Lemma 10, eq. (5.2) with the policy's d (``rho`` that
@@ -360,7 +360,7 @@ def coinciding_pairs(rows, labels) -> list[tuple[str, str, float]]:
     drawn = [r for r in rows if reported(r)]
     if not drawn:
         return []
-    span = np.log(max(r["high"] for r in drawn) / min(r["low"] for r in drawn if r["low"] > 0))
+    span = np.log(max(r["ci_high"] for r in drawn) / min(r["ci_low"] for r in drawn if r["ci_low"] > 0))
     loads = sorted({r["load"] for r in drawn})
     pairs = []
     for k, a in enumerate(labels):
@@ -391,7 +391,7 @@ def draw(res: ItemResult):
     ax = axes[0][0]
     for k, lab in enumerate(res.figure["policies"]):
         sel = select(res.rows, policy=lab)  # NaN points break the line and draw nothing
-        mean, low, high = (np.array(column(sel, c), dtype=float) for c in ("mean_queue_length", "low", "high"))
+        mean, low, high = (np.array(column(sel, c), dtype=float) for c in ("mean_queue_length", "ci_low", "ci_high"))
         ax.errorbar(column(sel, "load"), mean, yerr=[mean - low, high - mean], fmt="os^v"[k],
                     ls=["-", "--", ":", "-"][k], ms=4, capsize=2, color=PALETTE[k], label=lab)
     ax.set_yscale("log")

@@ -97,7 +97,7 @@ def exact_check(seed: int, exact_runs: int, exact_horizon: float) -> tuple[list[
     rows, claims = [], []
     for m in range(len(exact[MEMORY])):
         rows.append(dict(server_type=m + 1, exact_jsq2=float(exact[JSQ2][m]), exact_memory=float(exact[MEMORY][m]),
-                         simulated=float(est.mean[m]), low=float(est.ci_low[m]), high=float(est.ci_high[m]),
+                         simulated=float(est.mean[m]), ci_low=float(est.ci_low[m]), ci_high=float(est.ci_high[m]),
                          se=float(est.se[m])))
         claims.append(Claim(item=ITEM, category="check", ours=float(est.mean[m]), ours_se=float(est.se[m]),
                             ours_df=exact_runs - 1, reference=float(exact[MEMORY][m]),
@@ -161,8 +161,8 @@ def compute(*, seed: int, n_servers: int, loads, n_runs: int, warmup: float, hor
             exact_horizon: float) -> ItemResult:
     """L-R-memory at the notebook's parameters (see the notebook for their meaning).
 
-    Rows: ``load, policy, stable, rho, critical_types, reason, mean_queue_length, low, high, se,
-    type_1, type_2, type_3, drift, drift_low, drift_high, drifting, stationarity, runs, events``
+    Rows: ``load, policy, stable, rho, critical_types, reason, mean_queue_length, ci_low, ci_high, se,
+    type_1, type_2, type_3, drift, drift_ci_low, drift_ci_high, drifting, stationarity, runs, events``
     (as :func:`qtheory.locality.items.l_r_jiq.compute`); tables ``tiny`` (:func:`exact_check`)
     and ``comparison`` (:func:`comparison_rows`)."""
     loads = checked_loads_and_window(loads, warmup, horizon)
@@ -195,7 +195,7 @@ def compute(*, seed: int, n_servers: int, loads, n_runs: int, warmup: float, hor
                        {"server type": lambda x: str(x["server_type"]),
                         "exact, local JSQ(2)": lambda x: f"{x['exact_jsq2']:.5f}",
                         "exact, with memory": lambda x: f"{x['exact_memory']:.5f}",
-                        "simulated, with memory": lambda x: f"{x['simulated']:.5f} [{x['low']:.5f}, {x['high']:.5f}]"},
+                        "simulated, with memory": lambda x: f"{x['simulated']:.5f} [{x['ci_low']:.5f}, {x['ci_high']:.5f}]"},
                        caption=f"Tiny graph (3 dispatchers, 4 servers of 2 types): stationary mean queue length per "
                                f"server type from the exact chains (queues truncated at {TINY_BUFFER}, mass at the "
                                f"truncation {number(truncated, digits=2)}) and from {exact_runs} simulated runs (95% CIs)")
@@ -233,7 +233,7 @@ def draw(res: ItemResult):
     ax = axes[0][0]
     for k, lab in enumerate(res.figure["policies"]):
         sel = select(res.rows, policy=lab)
-        mean, low, high = (np.array(column(sel, c), dtype=float) for c in ("mean_queue_length", "low", "high"))
+        mean, low, high = (np.array(column(sel, c), dtype=float) for c in ("mean_queue_length", "ci_low", "ci_high"))
         ax.errorbar(column(sel, "load"), mean, yerr=[mean - low, high - mean], fmt="os"[k], ls=["-", "--"][k],
                     ms=4, capsize=2, color=PALETTE[k], label=lab)
     ax.set_yscale("log")

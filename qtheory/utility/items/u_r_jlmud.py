@@ -43,7 +43,7 @@ def row_of(rows: list[dict], n: int, policy: str) -> dict:
 
 def bound_claim(rows: list[dict]) -> Claim:
     """Theorem 1 holds for any policy: every interval's lower end is at most :math:`u(q_n^*)`."""
-    return Claim(item=ITEM, category="check", holds=all(r["low"] <= r["bound"] for r in rows),
+    return Claim(item=ITEM, category="check", holds=all(r["ci_low"] <= r["bound"] for r in rows),
                  text="every estimate of $E[u(q_n)]$ is below $u(q_n^*)$ up to its 95% CI (Theorem 1 holds for any "
                       "policy)",
                  evidence=f"{len(rows)} (n, policy) pairs")
@@ -52,7 +52,7 @@ def bound_claim(rows: list[dict]) -> Claim:
 def monotone_claim(rows: list[dict], n_values, d_values) -> Claim:
     """JLMU(:math:`d`) does not lose by sampling more pools: for consecutive :math:`d < d'` at every
     :math:`n`, the lower end of :math:`d`'s interval is at most the upper end of :math:`d'`'s."""
-    holds = all(row_of(rows, n, f"JLMU({a})")["low"] <= row_of(rows, n, f"JLMU({b})")["high"]
+    holds = all(row_of(rows, n, f"JLMU({a})")["ci_low"] <= row_of(rows, n, f"JLMU({b})")["ci_high"]
                 for n in n_values for a, b in zip(d_values[:-1], d_values[1:]))
     return Claim(item=ITEM, category="check", holds=holds,
                  text="the mean utility of JLMU($d$) does not decrease in $d$ (up to the 95% CIs)",
@@ -69,7 +69,7 @@ def gap_slopes(rows: list[dict], labels) -> dict[str, float]:
 def gap_se(row: dict) -> float:
     """The standard error of a row's gap: its 95% t-interval (``runs`` - 1 degrees of freedom) over the
     t quantile (the bound :math:`u(q_n^*)` is exact, so the gap's error is the estimate's)."""
-    return se_from_interval(row["gap_low"], row["gap_high"], df=row["runs"] - 1)
+    return se_from_interval(row["gap_ci_low"], row["gap_ci_high"], df=row["runs"] - 1)
 
 
 def gap_slope_errors(rows: list[dict], labels) -> dict[str, float]:
@@ -97,7 +97,7 @@ def falls_claim(rows: list[dict], n_values) -> Claim:
     """Theorem 2 (JLMU is asymptotically optimal), as a check: JLMU's gap to the bound falls
     strictly at every step of :math:`n`, each interval entirely above the next one."""
     jlmu = [row_of(rows, n, "JLMU") for n in n_values]
-    falls = all(a["gap_low"] > b["gap_high"] for a, b in zip(jlmu[:-1], jlmu[1:]))
+    falls = all(a["gap_ci_low"] > b["gap_ci_high"] for a, b in zip(jlmu[:-1], jlmu[1:]))
     slope, se = gap_slopes(rows, ["JLMU"])["JLMU"], gap_slope_errors(rows, ["JLMU"])["JLMU"]
     return Claim(item=ITEM, category="check", holds=falls,
                  text="JLMU's gap to $u(q_n^*)$ decreases strictly in $n$ (Theorem 2: JLMU is asymptotically optimal)",
@@ -105,13 +105,13 @@ def falls_claim(rows: list[dict], n_values) -> Claim:
 
 
 def _cell(r: dict) -> str:
-    return f"{r['mean_utility']:.4f} ± {(r['high'] - r['low']) / 2:.4f}"
+    return f"{r['mean_utility']:.4f} ± {(r['ci_high'] - r['ci_low']) / 2:.4f}"
 
 
 def compute(*, seed: int, rho: float, n_values, d_values, horizon: float, warmup: float, n_runs: int) -> ItemResult:
     """U-R-jlmud at the notebook's parameters (see the notebook for their meaning).
 
-    Rows: ``n, policy, d, bound, mean_utility, low, high, gap, gap_low, gap_high, runs, events``
+    Rows: ``n, policy, d, bound, mean_utility, ci_low, ci_high, gap, gap_ci_low, gap_ci_high, runs, events``
     per `n` and policy (``JLMU``, then ``JLMU(d)`` for each of `d_values`; ``d`` empty for JLMU),
     from `n_runs` stationary runs with the control variate of
     :func:`~qtheory.utility.experiments.policy_runs`.
@@ -140,9 +140,9 @@ def compute(*, seed: int, rho: float, n_values, d_values, horizon: float, warmup
             est = policy_runs(system, n, pol, horizon=horizon, warmup=warmup, n_runs=n_runs,
                               seed=child_seed(seed, label, n), desc=f"{label} n={n}")
             rows.append(dict(n=n, policy=label, d=getattr(pol, "d", None), bound=bound,
-                             mean_utility=est["mean_utility_cv"], low=est["utility_cv_low"], high=est["utility_cv_high"],
-                             gap=bound - est["mean_utility_cv"], gap_low=bound - est["utility_cv_high"],
-                             gap_high=bound - est["utility_cv_low"], runs=est["runs"], events=est["events"]))
+                             mean_utility=est["mean_utility_cv"], ci_low=est["utility_cv_ci_low"], ci_high=est["utility_cv_ci_high"],
+                             gap=bound - est["mean_utility_cv"], gap_ci_low=bound - est["utility_cv_ci_high"],
+                             gap_ci_high=bound - est["utility_cv_ci_low"], runs=est["runs"], events=est["events"]))
     labels = list(policies)
     claims = (bound_claim(rows), monotone_claim(rows, n_values, d_values), falls_claim(rows, n_values))
     table = Table(tuple(n_values), {"$n$": lambda n: n, "$u(q_n^*)$": lambda n: f"{row_of(rows, n, 'JLMU')['bound']:.4f}",

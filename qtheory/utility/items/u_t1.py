@@ -41,7 +41,7 @@ LEARNED_FRACTION = 0.9
 #: SLTA matches JLMU when their control-variate estimates differ by at most this many standard errors
 MATCH_Z = 4.0
 #: columns of each policy in the wide table of U-T1
-WIDE_COLUMNS = ("mean_utility", "utility_low", "utility_high", "mean_utility_cv", "utility_cv_low", "utility_cv_high",
+WIDE_COLUMNS = ("mean_utility", "utility_ci_low", "utility_ci_high", "mean_utility_cv", "utility_cv_ci_low", "utility_cv_ci_high",
                 "empirical_bound", "mean_tasks")
 
 
@@ -78,7 +78,7 @@ def limit_rows(rows: list[dict]) -> list[dict]:
     return [{"rho": r["rho"], "n": r["n"], "policy": r["policy"], "limit_utility": r["limit_utility"],
              "upper_bound": r["upper_bound"], "mean_utility_cv": r["mean_utility_cv"],
              "gap_to_limit": r["limit_utility"] - r["mean_utility_cv"],
-             "gap_low": r["limit_utility"] - r["utility_cv_high"], "gap_high": r["limit_utility"] - r["utility_cv_low"]}
+             "gap_ci_low": r["limit_utility"] - r["utility_cv_ci_high"], "gap_ci_high": r["limit_utility"] - r["utility_cv_ci_low"]}
             for r in rows]
 
 
@@ -167,7 +167,7 @@ def reading_claim(assignments: tuple[Claim, ...]) -> Claim:
 
 def _se(row: dict, runs: int) -> float:
     """Standard error of a control-variate estimate from its 95% t interval over `runs` runs."""
-    return se_from_interval(row["utility_cv_low"], row["utility_cv_high"], df=runs - 1)
+    return se_from_interval(row["utility_cv_ci_low"], row["utility_cv_ci_high"], df=runs - 1)
 
 
 def slta_reading_claim(slta: dict, jlmu: dict) -> Claim:
@@ -222,7 +222,7 @@ def _table_text(rows, rhos, policies, n_values, at_975, at_10, shrinks, closer) 
     if set(policies) >= {"jlmu", "slta"}:
         lines.append(f"- JLMU minus SLTA at $n = {nmax}$ (± one standard error): " + ", ".join(
             f"{difference_text(rho)} ($\\rho = {rho}$)" for rho in rhos) + ".")
-    over = [(r["rho"], r["n"], r["policy"]) for r in rows if r["utility_high"] > r["upper_bound"]]
+    over = [(r["rho"], r["n"], r["policy"]) for r in rows if r["utility_ci_high"] > r["upper_bound"]]
     lines.append("- estimates whose 95% CI reaches above $u(q_n^*)$ (the paper reports estimates slightly above it at "
                  f"$\\rho = 9.75$, $n = 350$ and 450): {len(over)} of {len(rows)}"
                  + (": " + ", ".join(f"$\\rho = {a}$, $n = {b}$ ({c})" for a, b, c in over) if over else "") + ".")
@@ -269,7 +269,7 @@ def compute(*, seed: int, rhos, n_values, policies, horizon: float, warmup: floa
     columns = {r"$\rho$": lambda r: f"{r['rho']:g}", "$n$": lambda r: r["n"],
                "$u(q_n^*)$": lambda r: f"{r['upper_bound']:.5f}",
                **{f"{p.upper()} $E[u(q_n)]$ [95% CI]": (lambda r, p=p: f"{r[p + '_mean_utility']:.5f} "
-                                                               f"[{r[p + '_utility_low']:.5f}, {r[p + '_utility_high']:.5f}]")
+                                                               f"[{r[p + '_utility_ci_low']:.5f}, {r[p + '_utility_ci_high']:.5f}]")
                   for p in ("jlmu", "slta")},
                **{f"{p.upper()} empirical bound": (lambda r, p=p: f"{r[p + '_empirical_bound']:.5f}")
                   for p in ("jlmu", "slta")}}
@@ -278,7 +278,7 @@ def compute(*, seed: int, rhos, n_values, policies, horizon: float, warmup: floa
                           f"{warmup:g}), against the upper bound $u(q_n^*)$ of Theorem 1 and the empirical bound of "
                           "Sec. 3.4.1")
     gap_rows = [{"rho": r["rho"], "policy": r["policy"], "n": r["n"], "gap": r["upper_bound"] - r["mean_utility_cv"],
-                 "gap_low": r["upper_bound"] - r["utility_cv_high"], "gap_high": r["upper_bound"] - r["utility_cv_low"]}
+                 "gap_ci_low": r["upper_bound"] - r["utility_cv_ci_high"], "gap_ci_high": r["upper_bound"] - r["utility_cv_ci_low"]}
                 for r in rows]
     table = ItemResult(
         "U-T1", params, seed, wide, claims=claims, tables={"long": rows}, summary=dict(deviation_shrinks=shrinks.holds),
@@ -329,7 +329,7 @@ def draw_policy(result: ItemResult):
     for c, rho in enumerate(result.figure["rhos"]):
         pts = select(result.rows, rho=rho)
         x = np.array(column(pts, "n"))
-        ci_band(axes[0][0], x, column(pts, "mean_utility"), column(pts, "utility_low"), column(pts, "utility_high"),
+        ci_band(axes[0][0], x, column(pts, "mean_utility"), column(pts, "utility_ci_low"), column(pts, "utility_ci_high"),
                 label=rf"$\rho={rho}$ estimate", color=PALETTE[c], marker="o")
         axes[0][0].plot(x, column(pts, "upper_bound"), ls="--", color=PALETTE[c], label=rf"$\rho={rho}$: $u(q_n^*)$")
         right = (column(pts, "time_at_r_star") if pol == "slta"

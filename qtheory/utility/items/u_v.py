@@ -147,7 +147,7 @@ def theorem1_claim(exact_rows: list[dict]) -> Claim:
 
 def above_bound(rows: list[dict], bound: float) -> list[str]:
     """The policies whose whole 95% interval lies above the bound :math:`u(q_n^*)`."""
-    return [r["policy"] for r in rows if r["utility_low"] > bound]
+    return [r["policy"] for r in rows if r["utility_ci_low"] > bound]
 
 
 def all_below_bound(rows: list[dict], bound: float, exact_rows: list[dict]) -> bool:
@@ -250,7 +250,7 @@ def _policy_section(p, system, opt) -> tuple[ItemResult, ItemResult]:
                              n_runs=p["base_runs"], seed=child_seed(seed, "base", pol)) for pol in POLICIES}
     bound = optimal_assignment(system, alpha=system.pool_counts(base_n) / base_n).utility
     thm1 = [{"policy": pol, "n": base_n, "rho": rho, "upper_bound": bound, **r,
-             "bound_minus_upper_ci": bound - r["utility_high"]} for pol, r in runs.items()]
+             "bound_minus_upper_ci": bound - r["utility_ci_high"]} for pol, r in runs.items()]
     small = small_system()
     exact_rows = [{"policy": pol, "n": SMALL_N, "rho": small.rho,
                    "exact_mean_utility": exact_stationary(small, SMALL_N, pol, max_tasks=SMALL_MAX_TASKS).mean_utility,
@@ -266,8 +266,8 @@ def _policy_section(p, system, opt) -> tuple[ItemResult, ItemResult]:
                ("$u(q_*)$", f"{opt.utility:.6f}")), _QUANTITY,
               caption=rf"Optimal assignment of the Table 1 system at $\rho = {rho:g}$"),
         Table(tuple(thm1), {"policy": lambda r: r["policy"],
-                            "$E[u(q_n)]$ (95% CI)": lambda r: f"{r['mean_utility']:.5f} [{r['utility_low']:.5f}, "
-                                                              f"{r['utility_high']:.5f}]",
+                            "$E[u(q_n)]$ (95% CI)": lambda r: f"{r['mean_utility']:.5f} [{r['utility_ci_low']:.5f}, "
+                                                              f"{r['utility_ci_high']:.5f}]",
                             "$u(q_n^*)$": lambda r: f"{bound:.5f}"},
               caption=rf"Time-averaged utility, $n = {base_n}$, $\rho = {rho:g}$, {p['base_runs']} runs"),
         Table(tuple(exact_rows), {"policy": lambda r: r["policy"],
@@ -389,7 +389,7 @@ def compute(*, seed: int, rho: float, base_n: int, base_horizon: float, base_war
         "U-V-thm5", p, seed, err, tables={"paths": paths}, summary=dict(error_slope_in_log_n=slope),
         displays=(Table(tuple(err), {"$n$": lambda r: r["n"],
                                      r"$\sup_t \|q_n - q\|_1$ (95% CI)": lambda r: f"{r['sup_l1_error']:.4f} "
-                                                                                  f"[{r['low']:.4f}, {r['high']:.4f}]",
+                                                                                  f"[{r['ci_low']:.4f}, {r['ci_high']:.4f}]",
                                      r"$\sqrt{n}\,\times$ error": lambda r: f"{r['sqrt_n_times_error']:.2f}"}),),
         text=f"- **U-V-thm5** ($q_n \\to q$): fitted slope of the sup-norm error against $\\log n$: {slope:.2f} "
              "($-1/2$ expected).",
@@ -432,8 +432,8 @@ def compute(*, seed: int, rho: float, base_n: int, base_horizon: float, base_war
         summary=dict(max_count_t=max_count_t, law_test_p=ptest.p, max_abs_z=max_z,
                      max_total_variation=max(r["total_variation"] for r in psum)),
         displays=(Table(tuple(psum), {"policy": lambda r: r["policy"],
-                                      "mean $n s_n$ (95% CI)": lambda r: f"{r['mean_tasks']:.2f} [{r['low']:.2f}, "
-                                                                         f"{r['high']:.2f}]",
+                                      "mean $n s_n$ (95% CI)": lambda r: f"{r['mean_tasks']:.2f} [{r['ci_low']:.2f}, "
+                                                                         f"{r['ci_high']:.2f}]",
                                       "$z$": lambda r: f"{r['z_score']:+.2f}",
                                       "TV distance to Poisson": lambda r: f"{r['total_variation']:.4f}",
                                       "largest per-count $|t|$": lambda r: f"{r['max_count_t']:.2f}"},
@@ -471,7 +471,7 @@ def draw_theorem1(result: ItemResult):
     ax = axes[0][0]
     x = np.arange(len(rows))
     mean = np.array([r["mean_utility"] for r in rows])
-    ax.errorbar(x, mean, yerr=[mean - [r["utility_low"] for r in rows], [r["utility_high"] for r in rows] - mean],
+    ax.errorbar(x, mean, yerr=[mean - [r["utility_ci_low"] for r in rows], [r["utility_ci_high"] for r in rows] - mean],
                 fmt="o", capsize=4, label="time-averaged $u(q_n)$, 95% CI")
     ax.axhline(bound, color=PALETTE[3], ls="--", label=r"$u(q_n^*)$ (Theorem 1)")
     ax.set_xticks(x, [r["policy"] for r in rows]); ax.set_xlabel("policy"); ax.set_ylabel("mean overall utility")
@@ -487,7 +487,7 @@ def draw_baselines(result: ItemResult):
     fig, axes = _figure(1)
     ax = axes[0][0]
     ax.bar([r["policy"] for r in rows], [bound - r["mean_utility"] for r in rows], color=PALETTE[1],
-           yerr=[r["utility_high"] - r["mean_utility"] for r in rows], capsize=4)
+           yerr=[r["utility_ci_high"] - r["mean_utility"] for r in rows], capsize=4)
     ax.set_yscale("log"); ax.set_xlabel("baseline policy"); ax.set_ylabel(r"$u(q_n^*) - E[u(q_n)]$ (log scale, 95% CI)")
     ax.set_title(f"loss of the baselines, $n = {result.figure['base_n']}$ (JLMU: {result.figure['jlmu_loss']:.4f})")
     return fig
@@ -520,7 +520,7 @@ def draw_fluid_limit(result: ItemResult):
     fig, axes = _figure(2)
     ax = axes[0][0]
     ns = np.array([r["n"] for r in err])
-    ci_band(ax, ns, [r["sup_l1_error"] for r in err], [r["low"] for r in err], [r["high"] for r in err], marker="o",
+    ci_band(ax, ns, [r["sup_l1_error"] for r in err], [r["ci_low"] for r in err], [r["ci_high"] for r in err], marker="o",
             label="JLMU")
     ax.plot(ns, err[0]["sup_l1_error"] * np.sqrt(ns[0] / ns), color="grey", ls=":", label=r"$\propto n^{-1/2}$")
     ax.set_xscale("log"); ax.set_yscale("log"); ax.set_xlabel("number of pools $n$")
@@ -545,10 +545,10 @@ def draw_learning(result: ItemResult):
     for c, n in enumerate(result.figure["slta_n"]):
         pts = [r for r in result.tables["paths"] if r["n"] == n]
         t = np.array([r["t"] for r in pts])
-        ci_band(axes[0][0], t, [r["r_mean"] for r in pts], [r["r_low"] for r in pts], [r["r_high"] for r in pts],
+        ci_band(axes[0][0], t, [r["r_mean"] for r in pts], [r["r_ci_low"] for r in pts], [r["r_ci_high"] for r in pts],
                 color=PALETTE[c], label=f"$n = {n}$")
-        ci_band(axes[0][1], t, [r["l1_to_q_star"] for r in pts], [r["l1_low"] for r in pts],
-                [r["l1_high"] for r in pts], color=PALETTE[c], label=f"$n = {n}$")
+        ci_band(axes[0][1], t, [r["l1_to_q_star"] for r in pts], [r["l1_ci_low"] for r in pts],
+                [r["l1_ci_high"] for r in pts], color=PALETTE[c], label=f"$n = {n}$")
     axes[0][0].axhline(result.figure["r_star"], color="k", ls=":", label="$r_*$")
     axes[0][0].axvline(result.figure["tau_fluid"], color="grey", ls="--", lw=1)
     axes[0][0].set_xlabel("time $t$"); axes[0][0].set_ylabel("$r_n(t)$ (mean over runs, 95% CI)"); axes[0][0].legend()

@@ -59,7 +59,7 @@ def check_rows(check_points, a: float, *, sim_horizon: float, sim_runs: int, see
             for method, val, lo, hi in (("closed form", closed, closed, closed), ("truncated CTMC", ctmc, ctmc, ctmc),
                                         ("simulation", float(sim.mean), float(sim.ci_low), float(sim.ci_high))):
                 rows.append({"eps": eps, "rho": rho, "policy": policy, "method": method, "mean_utility": val,
-                             "low": lo, "high": hi, "se": float(sim.se) if method == "simulation" else 0.0,
+                             "ci_low": lo, "ci_high": hi, "se": float(sim.se) if method == "simulation" else 0.0,
                              "runs": sim_runs if method == "simulation" else 0,
                              "t_vs_closed_form": float((val - closed) / sim.se)
                              if method == "simulation" else float("nan")})

@@ -11,7 +11,7 @@ LOADS = [0.5, 0.9]
 
 def _rows(means, half=0.01):
     """Synthetic rows: means[policy] = mean queue length at each load of LOADS, 95% half-width `half`."""
-    return [dict(load=load, policy=p, mean_queue_length=m[i], low=m[i] - half, high=m[i] + half)
+    return [dict(load=load, policy=p, mean_queue_length=m[i], ci_low=m[i] - half, ci_high=m[i] + half)
             for p, m in means.items() for i, load in enumerate(LOADS)]
 
 
@@ -64,7 +64,7 @@ def test_compute_at_a_tiny_scale_returns_rows_check_and_figure():
     assert [(r["load"], r["policy"]) for r in res.rows] == [(load, p) for load in (0.5, 0.8)
                                                             for p in res.figure["policies"]]
     for r in res.rows:
-        assert r["low"] <= r["mean_queue_length"] <= r["high"] and r["events"] > 0 and r["runs"] == 3
+        assert r["ci_low"] <= r["mean_queue_length"] <= r["ci_high"] and r["events"] > 0 and r["runs"] == 3
     assert len(res.claims) == 1 and res.claims[0].holds in (True, False)
     assert "N$ = 30 servers (95% CIs over 3 runs" in res.figure["caption"]
     assert "JIQ / local JSQ(2) mean queue length" in res.text
@@ -148,7 +148,7 @@ def test_drift_check_flags_growth_keeps_noise_and_a_small_settling_drift():
     grow = l_r_jiq.drift_check([1.0, 1.1, 0.9], [3.0, 3.3, 2.8])
     assert grow["significant"] and grow["drifting"] and grow["drift"] == pytest.approx(2.0333, abs=1e-4)
     noise = l_r_jiq.drift_check([1.0, 1.1, 0.9], [1.05, 0.95, 0.98])
-    assert not noise["significant"] and not noise["drifting"] and noise["drift_low"] < 0 < noise["drift_high"]
+    assert not noise["significant"] and not noise["drifting"] and noise["drift_ci_low"] < 0 < noise["drift_ci_high"]
     # significant, but 1% of the mean: inside the book's 5% margin, the mean stays
     small = l_r_jiq.drift_check([1.0, 1.1, 0.9], [1.01, 1.111, 0.909])
     assert small["significant"] and not small["drifting"]
@@ -181,7 +181,7 @@ def test_random_routing_has_no_mean_at_092_where_it_is_unstable_and_is_not_simul
     assert row["stable"] is False and row["stationarity"] == "unstable (Lemma 10)"
     assert row["rho"] == pytest.approx(1.1141, abs=1e-4) and row["critical_types"] == "2"
     assert "type-2 servers at 1.114 ≥ 1" in row["reason"]
-    assert all(math.isnan(row[c]) for c in ("mean_queue_length", "low", "high", "se", "type_1", "type_2", "type_3",
+    assert all(math.isnan(row[c]) for c in ("mean_queue_length", "ci_low", "ci_high", "se", "type_1", "type_2", "type_3",
                                             "drift"))
     assert row["runs"] == 0 and row["events"] == 0 and not l_r_jiq.reported(row)
 
@@ -189,15 +189,15 @@ def test_random_routing_has_no_mean_at_092_where_it_is_unstable_and_is_not_simul
 def test_random_routing_has_a_mean_at_05_where_it_is_stable(tiny):
     row = l_r_jiq.policy_row(tiny.rows, 0.5, l_r_jiq.RANDOM)
     assert row["stable"] is True and row["stationarity"] == "stable (Lemma 10)"
-    assert row["low"] <= row["mean_queue_length"] <= row["high"] and row["runs"] == 3 and row["events"] > 0
+    assert row["ci_low"] <= row["mean_queue_length"] <= row["ci_high"] and row["runs"] == 3 and row["events"] > 0
     assert row["rho"] == pytest.approx(0.6055, abs=1e-4)
 
 
 def test_every_other_point_of_the_tiny_page_has_a_mean_and_a_drift(tiny):
     for r in tiny.rows:
         if (r["load"], r["policy"]) != (0.92, l_r_jiq.RANDOM):
-            assert l_r_jiq.reported(r) and r["low"] <= r["mean_queue_length"] <= r["high"]
-            assert r["drift_low"] <= r["drift"] <= r["drift_high"] and r["drifting"] is False
+            assert l_r_jiq.reported(r) and r["ci_low"] <= r["mean_queue_length"] <= r["ci_high"]
+            assert r["drift_ci_low"] <= r["drift"] <= r["drift_ci_high"] and r["drifting"] is False
     assert [r["stable"] for r in tiny.rows if r["policy"] == "JIQ"] == [None, None]  # no condition known
 
 
@@ -229,8 +229,8 @@ def test_the_figure_draws_no_point_without_a_stationary_mean(tiny):
 
 
 def test_the_check_does_not_hold_when_no_load_has_both_means():
-    rows = [dict(load=0.9, policy="JIQ", mean_queue_length=1.0, low=0.9, high=1.1),
-            dict(load=0.9, policy=l_r_jiq.RANDOM, mean_queue_length=math.nan, low=math.nan, high=math.nan,
+    rows = [dict(load=0.9, policy="JIQ", mean_queue_length=1.0, ci_low=0.9, ci_high=1.1),
+            dict(load=0.9, policy=l_r_jiq.RANDOM, mean_queue_length=math.nan, ci_low=math.nan, ci_high=math.nan,
                  stable=False, rho=1.114, critical_types="2")]
     claim = l_r_jiq.beats_random_claim(rows, [0.9], 500)
     assert claim.holds is False and claim.judge() == "fails"  # nothing compared: not a vacuous "holds"
@@ -252,7 +252,7 @@ def test_without_a_known_condition_the_drift_check_finds_random_routing_unstable
     monkeypatch.setenv("QTHEORY_WORKERS", "1")
     res = l_r_jiq.compute(**(TINY | dict(warmup=5.0, horizon=60.0)))
     high = l_r_jiq.policy_row(res.rows, 0.92, l_r_jiq.RANDOM)
-    assert high["stationarity"] == "not established" and high["drifting"] and high["drift_low"] > 0
+    assert high["stationarity"] == "not established" and high["drifting"] and high["drift_ci_low"] > 0
     assert not l_r_jiq.reported(high) and high["runs"] == 3
     assert l_r_jiq.cell_text(high).startswith("stationarity not established (drift +")
     assert l_r_jiq.reported(l_r_jiq.policy_row(res.rows, 0.5, l_r_jiq.RANDOM))

@@ -93,7 +93,7 @@ def test_the_tiny_page_checks_each_server_type_against_the_exact_chain(tiny):
     for claim, row in zip(tiny.claims, tiny.tables["tiny"]):
         assert claim.category == "check" and claim.reference == row["exact_memory"]
         assert claim.ours == row["simulated"] and claim.ours_df == 2 and claim.ours_se == row["se"]
-        assert row["low"] < row["simulated"] < row["high"]
+        assert row["ci_low"] < row["simulated"] < row["ci_high"]
 
 
 def test_the_tiny_page_compares_both_policies_at_every_load_and_says_how(tiny):

@@ -10,8 +10,8 @@ from qtheory.utility.items import u_r_jlmud
 
 def _row(n, policy, mean, half=0.125, bound=10.0, runs=6):
     # eighths: exact in binary, so that touching intervals touch exactly
-    return dict(n=n, policy=policy, bound=bound, mean_utility=mean, low=mean - half, high=mean + half,
-                gap=bound - mean, gap_low=bound - mean - half, gap_high=bound - mean + half, runs=runs)
+    return dict(n=n, policy=policy, bound=bound, mean_utility=mean, ci_low=mean - half, ci_high=mean + half,
+                gap=bound - mean, gap_ci_low=bound - mean - half, gap_ci_high=bound - mean + half, runs=runs)
 
 
 def _rows(jlmu_means=(9.0, 9.5, 9.875), d_means=((8.0, 8.5, 8.625), (8.75, 9.25, 9.375))):
@@ -69,7 +69,7 @@ def test_compute_at_a_tiny_scale_returns_rows_records_and_figure():
     assert [r["policy"] for r in res.rows] == ["JLMU", "JLMU(1)", "JLMU(2)"] * 2
     assert [r["d"] for r in res.rows[:3]] == [None, 1, 2]
     for r in res.rows:
-        assert r["low"] <= r["mean_utility"] <= r["high"] and r["gap_low"] <= r["gap"] <= r["gap_high"]
+        assert r["ci_low"] <= r["mean_utility"] <= r["ci_high"] and r["gap_ci_low"] <= r["gap"] <= r["gap_ci_high"]
         assert r["gap"] == pytest.approx(r["bound"] - r["mean_utility"])
         assert r["runs"] == 2 and r["events"] > 0
     assert len(res.claims) == 3 and all(c.category == "check" for c in res.claims)
@@ -105,7 +105,7 @@ def test_gap_slope_errors_match_the_spread_of_slopes_over_noisy_gaps():
     n_values = np.array([10, 20, 50, 100, 200])
     ses = np.array([0.004, 0.001, 0.0005, 0.0002, 0.0001])
     t = stats.t.ppf(0.975, df=5)
-    rows = [dict(n=int(n), policy="A", gap=1 / n, gap_low=1 / n - t * se, gap_high=1 / n + t * se, runs=6)
+    rows = [dict(n=int(n), policy="A", gap=1 / n, gap_ci_low=1 / n - t * se, gap_ci_high=1 / n + t * se, runs=6)
             for n, se in zip(n_values, ses)]
     rng = np.random.default_rng(20261205)
     gaps = 1 / n_values + rng.standard_normal((20000, n_values.size)) * ses

@@ -63,7 +63,7 @@ def test_the_stated_assignments_agree_at_the_table_1_loads_and_differ_at_others(
 
 
 def _policy_row(mean_cv, half, runs=4, at_r=float("nan")):
-    return {"mean_utility_cv": mean_cv, "utility_cv_low": mean_cv - half, "utility_cv_high": mean_cv + half,
+    return {"mean_utility_cv": mean_cv, "utility_cv_ci_low": mean_cv - half, "utility_cv_ci_high": mean_cv + half,
             "runs": runs, "time_at_r_star": at_r}
 
 
@@ -92,9 +92,9 @@ def test_wide_and_limit_rows_keep_the_paper_layout():
     assert wide[1]["jlmu_mean_tasks"] == 2.0 and wide[1]["slta_mean_tasks"] == 3.0
     with pytest.raises(ParameterError, match="0 rows for rho = 9.5"):
         u_t1.wide_rows(long, [9.5], [4])
-    lim = u_t1.limit_rows([{**long[0], "mean_utility_cv": 9.0, "utility_cv_low": 8.9, "utility_cv_high": 9.05}])[0]
-    assert lim["gap_to_limit"] == pytest.approx(0.2) and lim["gap_low"] == pytest.approx(0.15)
-    assert lim["gap_high"] == pytest.approx(0.3)
+    lim = u_t1.limit_rows([{**long[0], "mean_utility_cv": 9.0, "utility_cv_ci_low": 8.9, "utility_cv_ci_high": 9.05}])[0]
+    assert lim["gap_to_limit"] == pytest.approx(0.2) and lim["gap_ci_low"] == pytest.approx(0.15)
+    assert lim["gap_ci_high"] == pytest.approx(0.3)
 
 
 def test_compute_at_a_tiny_scale_returns_four_results_with_records_and_figures():
@@ -113,7 +113,7 @@ def test_compute_at_a_tiny_scale_returns_four_results_with_records_and_figures()
                                                       "(10.0, 'slta')"}
     assert res.table.figure["titles"] == {9.75: r"$\rho = 9.75$ (fractional)", 10.0: r"$\rho = 10.0$ (integral)"}
     gap = res.table.figure["gap_rows"][0]
-    assert gap["gap_low"] <= gap["gap"] <= gap["gap_high"]
+    assert gap["gap_ci_low"] <= gap["gap"] <= gap["gap_ci_high"]
     fig = u_t1.draw_policy(res.slta)
     assert len(fig.axes) == 2
     # the text writes each gap and the JLMU - SLTA difference with its standard error (display.number),
@@ -122,12 +122,12 @@ def test_compute_at_a_tiny_scale_returns_four_results_with_records_and_figures()
 
     long = res.table.tables["long"]
     row = next(r for r in long if (r["rho"], r["n"], r["policy"]) == (9.75, 10, "jlmu"))
-    se = (row["utility_cv_high"] - row["utility_cv_low"]) / (2 * 12.7062)
+    se = (row["utility_cv_ci_high"] - row["utility_cv_ci_low"]) / (2 * 12.7062)
     assert f"{number(row['upper_bound'] - row['mean_utility_cv'], se)} at $n = 10$" in res.table.text
     slta = next(r for r in long if (r["rho"], r["n"], r["policy"]) == (10.0, 10, "slta"))
-    se_slta = (slta["utility_cv_high"] - slta["utility_cv_low"]) / (2 * 12.7062)
+    se_slta = (slta["utility_cv_ci_high"] - slta["utility_cv_ci_low"]) / (2 * 12.7062)
     jlmu = next(r for r in long if (r["rho"], r["n"], r["policy"]) == (10.0, 10, "jlmu"))
-    se_jlmu = (jlmu["utility_cv_high"] - jlmu["utility_cv_low"]) / (2 * 12.7062)
+    se_jlmu = (jlmu["utility_cv_ci_high"] - jlmu["utility_cv_ci_low"]) / (2 * 12.7062)
     diff = number(jlmu["mean_utility_cv"] - slta["mean_utility_cv"], math.hypot(se_jlmu, se_slta))
     assert f"{diff} ($\\rho = 10.0$)" in res.table.text
     assert not re.search(r"\d\.\d+e[-+]\d\d", res.table.text)

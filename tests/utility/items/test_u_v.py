@@ -43,7 +43,7 @@ def test_theorem_1_holds_on_the_exact_chains_only_if_every_policy_is_strictly_be
 
 
 def test_a_policy_is_above_the_bound_only_if_its_whole_interval_is():
-    rows = [{"policy": "a", "utility_low": 0.9}, {"policy": "b", "utility_low": 1.0}, {"policy": "c", "utility_low": 1.1}]
+    rows = [{"policy": "a", "utility_ci_low": 0.9}, {"policy": "b", "utility_ci_low": 1.0}, {"policy": "c", "utility_ci_low": 1.1}]
     assert u_v.above_bound(rows, 1.0) == ["c"]
     assert u_v.all_below_bound(rows[:2], 1.0, _exact([0.5])) is True
     assert u_v.all_below_bound(rows, 1.0, _exact([0.5])) is False

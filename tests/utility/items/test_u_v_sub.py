@@ -81,7 +81,7 @@ def test_compute_at_a_tiny_scale_returns_rows_checks_records_and_figure():
     assert res.figure["advantage"].shape == (3, 5) and res.figure["eps0"] == 0.1
     # the simulation's t statistic is its distance to the closed form in standard errors of the mean
     rows = {r["method"]: r for r in res.tables["checks"] if r["policy"] == "jlmu"}
-    se = (rows["simulation"]["high"] - rows["simulation"]["low"]) / 2 / stats.t.ppf(0.975, 3 - 1)
+    se = (rows["simulation"]["ci_high"] - rows["simulation"]["ci_low"]) / 2 / stats.t.ppf(0.975, 3 - 1)
     assert rows["simulation"]["t_vs_closed_form"] == pytest.approx(
         (rows["simulation"]["mean_utility"] - rows["closed form"]["mean_utility"]) / se)
     assert math.isnan(rows["truncated CTMC"]["t_vs_closed_form"])

@@ -30,15 +30,15 @@ def main() -> None:
     cases.append(("local JSQ(2), complete bipartite (unstable; short run)", simulate_jsqd, cb,
                   complete_bipartite(cb, args.n)))
     # compile once outside the timing
-    simulate_jsqd(system, graphs["irg(p1)"], iid_initial_state(graphs["irg(p1)"], q0, 0), [0.0, 1.0], 0)
-    simulate_gwsq(system, graphs["irg(p1)"], iid_initial_state(graphs["irg(p1)"], q0, 0), [0.0, 1.0], 0)
+    simulate_jsqd(system, graphs["irg(p1)"], initial_state=iid_initial_state(graphs["irg(p1)"], q0, 0), t_grid=[0.0, 1.0], seed=0)
+    simulate_gwsq(system, graphs["irg(p1)"], initial_state=iid_initial_state(graphs["irg(p1)"], q0, 0), t_grid=[0.0, 1.0], seed=0)
     print(f"N = {args.n}, d = 2, horizon {args.horizon:g}, best of {args.repeats} runs")
     for name, sim, sys_, graph in cases:
         horizon = args.horizon if "unstable" not in name else min(args.horizon, 200.0)
         best = 0.0
         for rep in range(args.repeats):
             x0 = iid_initial_state(graph, q0, rep)
-            res = sim(sys_, graph, x0, np.linspace(0.0, horizon, 101), rep)
+            res = sim(sys_, graph, initial_state=x0, t_grid=np.linspace(0.0, horizon, 101), seed=rep)
             best = max(best, res.events / res.seconds)
         print(f"{name:58s} {best / 1e6:6.2f} million events/s ({res.events} events per run)")
 

@@ -14,14 +14,14 @@ from qtheory.redundancy import simulation as SIM
 
 def main() -> None:
     system = M.circular_d(20, 2)
-    SIM.simulate(system, 0.9, 1000, mechanism="cos", seed=0)  # compile
-    SIM.simulate(system, 0.9, 1000, mechanism="coc", seed=0)
+    SIM.simulate(system, 0.9, n_events=1000, mechanism="cos", seed=0)  # compile
+    SIM.simulate(system, 0.9, n_events=1000, mechanism="coc", seed=0)
     for mech in ("cos", "coc"):
         n = 5_000_000
         best = 0.0
         for rep in range(3):
             t0 = time.perf_counter()
-            SIM.simulate(system, 0.9, n, mechanism=mech, seed=rep, initial_scale=10.0)
+            SIM.simulate(system, 0.9, n_events=n, mechanism=mech, seed=rep, initial_scale=10.0)
             best = max(best, n / (time.perf_counter() - t0))
         print(f"setting 10 ({mech}): {best / 1e6:.1f} million events/s (best of 3, one core)")
     PF.total_jobs_moments(M.circular_d(6, 2), 0.9, "cos")  # compile

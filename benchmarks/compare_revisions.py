@@ -58,10 +58,10 @@ q0 = paper_initial_occupancy("Q")
 g = irg(system, n, seed=1)
 out = {}
 for name, sim in (("local JSQ(2) irg", simulate_jsqd), ("GWSQ(2)", simulate_gwsq)):
-    sim(system, g, iid_initial_state(g, q0, 0), [0.0, 1.0], 0)
+    sim(system, g, initial_state=iid_initial_state(g, q0, 0), t_grid=[0.0, 1.0], seed=0)
     x0 = iid_initial_state(g, q0, 1)
     c0 = time.process_time()
-    r = sim(system, g, x0, [0.0, horizon], 1)
+    r = sim(system, g, initial_state=x0, t_grid=[0.0, horizon], seed=1)
     out[name] = r.events / (time.process_time() - c0 if CPU else getattr(r, "wall_time", getattr(r, "seconds", None)))
 print(json.dumps(out))
 ''',
@@ -69,14 +69,17 @@ print(json.dumps(out))
 import json, sys, time
 CPU = sys.argv[3] == "process"
 from qtheory.redundancy import model as M
+import inspect
 from qtheory.redundancy.simulation import simulate
 n, events = int(sys.argv[1]), int(float(sys.argv[2]))
 system = M.circular_d(n, 2)
+# the warm-up keyword as the tree measured names it (warmup before 2026-12-06)
+warm = "warmup_events" if "warmup_events" in inspect.signature(simulate).parameters else "warmup"
 out = {}
 for mech in ("coc", "cos"):
-    simulate(system, 0.9, 1000, mechanism=mech, seed=0)
+    simulate(system, 0.9, n_events=1000, mechanism=mech, seed=0)
     c0 = time.process_time()
-    r = simulate(system, 0.9, events, mechanism=mech, seed=1, warmup=events // 10)
+    r = simulate(system, 0.9, n_events=events, mechanism=mech, seed=1, **{warm: events // 10})
     out[mech] = (events + events // 10) / (time.process_time() - c0 if CPU else r.wall_time)
 print(json.dumps(out))
 ''',

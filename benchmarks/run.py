@@ -347,7 +347,7 @@ n, events_target, policy, kind = int(sys.argv[1]), float(sys.argv[2]), sys.argv[
 system = paper_system("design", d=2)
 sim = simulate_gwsq if policy == "gwsq" else simulate_jsqd
 small = irg(system, 100, seed=1)
-sim(system, small, np.zeros(100, np.int64), [0.0, 0.5], 0)        # compile / load the cache first
+sim(system, small, initial_state=np.zeros(100, np.int64), t_grid=[0.0, 0.5], seed=0)        # compile / load the cache first
 before = resident()
 if kind == "complete":
     graph = complete_bipartite(system, n)     # one shared list arange(N): O(N + W) memory
@@ -357,12 +357,12 @@ else:
 lam = 2 * system.arrival_rate * graph.n_dispatchers        # about the event rate: arrivals and departures
 # the timed runs start where a warm-up of about 3 N events from the empty state ended, near
 # the stationary regime (the empty start is a transient that lasts about N events)
-x0 = sim(system, graph, np.zeros(n, np.int64), [0.0, 3.0 * n / lam + 1.0], 99).final_state
+x0 = sim(system, graph, initial_state=np.zeros(n, np.int64), t_grid=[0.0, 3.0 * n / lam + 1.0], seed=99).final_state
 horizon = events_target / lam
 best = best_wall = 0.0
 for rep in range(3):
     c0 = time.process_time()
-    res = sim(system, graph, x0, np.linspace(0.0, horizon, 201), rep)
+    res = sim(system, graph, initial_state=x0, t_grid=np.linspace(0.0, horizon, 201), seed=rep)
     cpu = time.process_time() - c0
     best = max(best, res.events / cpu)
     best_wall = max(best_wall, res.events / res.seconds)

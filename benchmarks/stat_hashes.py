@@ -107,7 +107,7 @@ def _locality():
                         x0[::4] = top
                         x0[1::4] = 3
                         yield (f"L {name} {gname} {mode} top={top}",
-                               sim.simulate(system, graph, name, x0, grid, 7, levels=5))
+                               sim.simulate(system, graph, name, initial_state=x0, t_grid=grid, seed=7, levels=5))
         finally:
             for k, v in saved.items():
                 setattr(sim, k, v)
@@ -125,8 +125,15 @@ def _redundancy():
     for mechanism in MECHANISMS:
         for sname, system in systems.items():
             yield (f"R {mechanism} {sname}",
-                   simulate(system, 0.7, 20_000, mechanism=mechanism, seed=5, warmup=1000, initial_scale=4.0,
-                            n_batches=8))
+                   simulate(system, 0.7, n_events=20_000, mechanism=mechanism, seed=5, initial_scale=4.0,
+                            n_batches=8, **_warmup_events(simulate, 1000)))
+
+
+def _warmup_events(simulate, events: int) -> dict:
+    """R's warm-up keyword, as the tree measured names it (``warmup`` before 2026-12-06)."""
+    import inspect
+
+    return {"warmup_events" if "warmup_events" in inspect.signature(simulate).parameters else "warmup": events}
 
 
 def main() -> int:

@@ -389,10 +389,22 @@ def _line_map(tdef, body: str, offset: int) -> dict[int, str]:
 _LINE_MAPS: dict[str, dict[int, str]] = {}
 
 
+#: compiled kernel -> the functions spliced into it from outside its template's module (a
+#: policy's rule, lookahead, completion rule), for :func:`rule_errors`
+_SPLICED_INTO: dict[int, tuple] = {}
+
+
 class rule_errors:
     """Context manager around the call of a spliced kernel: a numba compilation error (the
     first call compiles) is raised again as a :class:`~qtheory.errors.SpliceError` whose message
-    names, for each place of the generated module it cites, the rule's file and line."""
+    names, for each place of the generated module it cites, the rule's file and line. With
+    `kernel` given, an ``IndexError`` from the run (which only a kernel compiled with bounds
+    checking raises, ``QTHEORY_BOUNDSCHECK=1``) is raised again as a
+    :class:`~qtheory.errors.RuleError` naming the file and line of each function spliced into
+    that kernel: an index out of range there reads or writes wild memory without the switch."""
+
+    def __init__(self, kernel=None):
+        self.kernel = kernel
 
     def __enter__(self):
         return self
@@ -400,6 +412,13 @@ class rule_errors:
     def __exit__(self, kind, error, tb):
         from numba.core.errors import NumbaError
 
+        if isinstance(error, IndexError) and self.kernel is not None and id(self.kernel) in _SPLICED_INTO:
+            from .errors import RuleError
+
+            rules = "; ".join(location(f) for f in _SPLICED_INTO[id(self.kernel)])
+            raise RuleError(f"an array index out of range in the kernel spliced from {rules} (numba: {error}): "
+                            "look there for an index below 0 or past the end (`_ix(-1)` is a huge index, not "
+                            "the last element)") from None
         if error is None or not isinstance(error, NumbaError):
             return False
         text = str(error)
@@ -460,4 +479,7 @@ def specialise(template, rule, extra=None, named=None):
     sys.modules[name] = module
     spec.loader.exec_module(module)
     _LOADED[key] = module.kernel
+    _SPLICED_INTO[id(module.kernel)] = tuple(
+        f for f in (rule, *extra.values(), *named.values())
+        if getattr(f, "py_func", f).__module__ != template.__module__)
     return module.kernel

@@ -210,7 +210,7 @@ CASES: list[Case] = [
     Case(rlim.limit_sojourn_laplace, dict(system=RSYS, type_index=0, s=1.0), dict(type_index=[9], s=[NAN, -1.0])),
     Case(rlim.truncated_system, dict(system=RMIXED), dict(lam=[NAN, -1.0])),
     Case(rsim.simulate, dict(system=RSYS, lam=0.5, n_events=200, seed=1),
-         dict(lam=POS + [3.0], n_events=INT1, mechanism=["nonsense"], seed=SEED, warmup=[-1, 1.5],
+         dict(lam=POS + [3.0], n_events=INT1, mechanism=["nonsense"], seed=SEED, warmup_events=[-1, 1.5],
               initial_scale=[NAN, -1.0], hist_max=[0, -1], tracked=[(0, 9)])),
     # ---- paper U ---------------------------------------------------------------------------
     Case(U.PoolSystem, dict(utilities=(U.LogUtility(3), U.LogUtility(5)), alpha=(0.5, 0.5), rho=1.5),

@@ -242,7 +242,7 @@ def test_c_redundancy_agrees_with_numba_and_the_product_form(mechanism):
     lam, n_events, warmup = 0.9, 300_000, 30_000
     exact = PF.total_jobs_moments(system, lam, mechanism).mean
     seeds = range(16)
-    numba = [simulate(system, lam, n_events, mechanism=mechanism, seed=s, warmup=warmup).mean_jobs for s in seeds]
+    numba = [simulate(system, lam, n_events=n_events, mechanism=mechanism, seed=s, warmup_events=warmup).mean_jobs for s in seeds]
     c = [credundancy.run(mechanism, 20, 2, lam, n_events, warmup, 100 + s).statistic for s in seeds]
     t = _t_quantile(len(seeds) - 1, comparisons=3)
     (mn, sn), (mc, sc) = _mean_se(numba), _mean_se(c)

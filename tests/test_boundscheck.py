@@ -35,7 +35,7 @@ RUN_EVERY_POLICY = textwrap.dedent("""
     graph = irg(system, 30, seed=3)
     grid = np.linspace(0.0, 2.0, 3)
     for name in sorted(L):
-        ls.simulate(system, graph, name, np.zeros(30, np.int64), grid, 1)
+        ls.simulate(system, graph, name, initial_state=np.zeros(30, np.int64), t_grid=grid, seed=1)
         print("L", name)
 
     from qtheory.utility import simulate as us, table1_system
@@ -48,7 +48,7 @@ RUN_EVERY_POLICY = textwrap.dedent("""
     from qtheory.redundancy.model import m_model
     from qtheory.redundancy.simulation import simulate as rs
     for name in sorted(MECHANISMS):
-        rs(m_model(7 / 12), 0.5, 2000, mechanism=name, seed=1)
+        rs(m_model(7 / 12), 0.5, name, n_events=2000, seed=1)
         print("R", name)
 """)
 
@@ -67,3 +67,44 @@ def test_every_registered_policy_runs_with_bounds_checking(tmp_path):
     ran = set(lines[1:]) - {""}
     assert ran == {f"L {n}" for n in L} | {f"U {n}" for n in U} | {f"R {n}" for n in MECHANISMS}
     assert (tmp_path / "cache" / "numba-boundscheck").is_dir() and not (tmp_path / "cache" / "numba").exists()
+
+
+OUT_OF_RANGE = textwrap.dedent("""
+    from dataclasses import dataclass
+    from numba import njit
+    from qtheory._policy import _ix
+    from qtheory.errors import RuleError
+    from qtheory.redundancy.mechanisms import Mechanism
+    from qtheory.redundancy.model import m_model
+    from qtheory.redundancy.simulation import simulate
+
+    @njit(cache=True)
+    def before_the_first(t, deg, type_servers, busy):
+        return -1 if busy[_ix(type_servers[_ix(t), _ix(deg - 3)])] else -1   # deg - 3 < 0: wild
+
+    @dataclass(frozen=True)
+    class BeforeTheFirst(Mechanism):
+        name = "test-before-the-first"
+        rule = before_the_first
+        cancel_on_start = False
+
+    try:
+        simulate(m_model(7 / 12), 0.5, BeforeTheFirst(), n_events=2000, seed=1)
+        print("ran")
+    except RuleError as err:
+        print("RuleError", err)
+""")
+
+
+def test_an_index_out_of_range_in_a_rule_is_a_named_error_under_the_switch(tmp_path):
+    """The hazard of issue 42: a rule reading an array at `_ix(-1)` (a huge unsigned index) read
+    wild memory. Under the debug switch the kernel stops, and the error names the rule's file
+    and line."""
+    script = tmp_path / "out_of_range.py"
+    script.write_text(OUT_OF_RANGE)
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "QTHEORY_BOUNDSCHECK": "1",
+           "QTHEORY_CACHE_DIR": str(tmp_path / "cache"), "PYTHONDONTWRITEBYTECODE": "1"}
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.startswith("RuleError an array index out of range"), out.stdout
+    assert f"{script}:10: __main__.before_the_first" in out.stdout

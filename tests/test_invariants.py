@@ -65,7 +65,7 @@ def build_case(case):
 def test_locality_occupancy_is_a_tail_and_conserves_the_queue_lengths(case, seed, sim):
     system, graph, x0 = build_case(case)
     levels = 40                                          # above any queue reached in 20 time units
-    res = sim(system, graph, x0, np.linspace(0.0, 20.0, 11), seed, levels=levels)
+    res = sim(system, graph, initial_state=x0, t_grid=np.linspace(0.0, 20.0, 11), seed=seed, levels=levels)
     occ = res.occupancy
     assert np.all((occ >= 0) & (occ <= 1))
     assert np.all(np.diff(occ, axis=-1) <= 0)
@@ -78,7 +78,7 @@ def test_locality_occupancy_is_a_tail_and_conserves_the_queue_lengths(case, seed
     np.testing.assert_allclose(res.mean_queue_length[0],
                                np.bincount(graph.server_type, weights=x0, minlength=2) / sizes, atol=1e-12)
     # seeded runs repeat exactly
-    again = sim(system, graph, x0, np.linspace(0.0, 20.0, 11), seed, levels=levels)
+    again = sim(system, graph, initial_state=x0, t_grid=np.linspace(0.0, 20.0, 11), seed=seed, levels=levels)
     assert np.array_equal(again.occupancy, occ) and np.array_equal(again.final_state, res.final_state)
 
 
@@ -117,12 +117,12 @@ def test_redundancy_simulation_is_consistent_and_repeats(system_seed, seed):
     system = random_system(np.random.default_rng(system_seed), max_servers=4, max_types=4)
     lam = 0.6 * critical_load(system)
     for mechanism in ("coc", "cos"):
-        a = r_simulate(system, lam, 3000, mechanism=mechanism, seed=seed)
+        a = r_simulate(system, lam, n_events=3000, mechanism=mechanism, seed=seed)
         assert abs(a.count_distribution.sum() - 1.0) < 1e-12 and abs(a.event_count_distribution.sum() - 1.0) < 1e-12
         # Q is the sum of the per-type counts, in time and in event averages
         assert abs(a.type_means.sum() - a.mean_jobs) < 1e-9 * max(1.0, a.mean_jobs)
         assert abs(a.event_type_means.sum() - a.event_mean_jobs) < 1e-9 * max(1.0, a.event_mean_jobs)
-        b = r_simulate(system, lam, 3000, mechanism=mechanism, seed=seed)
+        b = r_simulate(system, lam, n_events=3000, mechanism=mechanism, seed=seed)
         for name, value in vars(a).items():
             if name != "wall_time":  # the kernel's clock time, the one field that may differ
                 assert np.array_equal(value, getattr(b, name), equal_nan=True), name

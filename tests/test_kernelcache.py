@@ -99,7 +99,7 @@ def test_a_second_process_loads_the_policy_kernels_from_the_cache(tmp_path):
         state = np.zeros(20, np.int64)
         misses = []
         for pol in ("jsqd", "gwsq"):
-            ls.simulate(system, g, pol, state, np.linspace(0, 1, 3), seed=1)
+            ls.simulate(system, g, pol, initial_state=state, t_grid=np.linspace(0, 1, 3), seed=1)
             misses.append(ls._kernel(ls.as_policy(pol)).stats.cache_misses)
         us.simulate(table1_system(10.0), 10, "jlmu", horizon=1.0, seed=0)
         misses.append(us._kernel(us.as_policy("jlmu"), False).stats.cache_misses)   # no sample times: the mean-holding-time kernel

@@ -16,14 +16,14 @@ def test_events_times_and_wall_time_have_one_name_each():
     system = LocalitySystem.homogeneous(0.5)
     graph = complete_bipartite(system, 10)
     grid = np.linspace(0.0, 5.0, 6)
-    l_res = simulate_l(system, graph, JIQ(), np.zeros(10, np.int64), grid, 1)
+    l_res = simulate_l(system, graph, JIQ(), initial_state=np.zeros(10, np.int64), t_grid=grid, seed=1)
     u_res = simulate_u(table1_system(), 10, "jlmu", horizon=5.0, seed=1, sample_times=grid)
     for res in (l_res, u_res):
         np.testing.assert_array_equal(res.times, grid)
         assert res.events > 0 and res.wall_time >= 0
         assert res.events_per_second == res.events / res.wall_time
     assert l_res.t is l_res.times and l_res.seconds == l_res.wall_time  # the older L names
-    r_res = simulate_r(circular_d(6, 2), 0.5, 200, seed=1)
+    r_res = simulate_r(circular_d(6, 2), 0.5, n_events=200, seed=1)
     assert r_res.events == 200 and not hasattr(r_res, "n_events") and not hasattr(r_res, "mean_q")
     assert r_res.wall_time >= 0 and r_res.events_per_second == r_res.events / r_res.wall_time
 
@@ -83,7 +83,7 @@ def test_no_result_has_an_old_name():
     u_res = simulate_u(table1_system(), 10, "jlmu", horizon=5.0, seed=1, sample_times=[0.0, 5.0])
     assert u_res.occupancy.shape[0] == 2 and u_res.mean_occupancy.shape == u_res.occupancy.shape[1:]
     assert u_res.horizon == 5.0 and abs(u_res.count_distribution.sum() - 1.0) < 1e-9
-    r_res = simulate_r(circular_d(6, 2), 0.5, 200, seed=1)
+    r_res = simulate_r(circular_d(6, 2), 0.5, n_events=200, seed=1)
     assert abs(r_res.count_distribution.sum() - 1.0) < 1e-9
 
 

@@ -396,7 +396,7 @@ def test_a_rule_that_does_not_compile_is_named_with_its_file_and_line(monkeypatc
 
     system = paper_system("design", d=2)
     with pytest.raises(SpliceError) as info:
-        _lsim.simulate(system, irg(system, 20, seed=1), DoesNotType(), np.zeros(20, np.int64), [0.0, 1.0], 1)
+        _lsim.simulate(system, irg(system, 20, seed=1), DoesNotType(), initial_state=np.zeros(20, np.int64), t_grid=[0.0, 1.0], seed=1)
     message = str(info.value)
     assert message.startswith(f"{__file__}:{_line('mistake: does not type')}:"), message[:300]
     assert "spliced from" in message and "does not compile" in message

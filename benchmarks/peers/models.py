@@ -95,7 +95,7 @@ def _locality(key, impl, seed, scale):
     if impl == "numba":
         sim = simulate_gwsq if policy == "gwsq" else simulate_jsqd
         c0 = time.thread_time()
-        res = sim(system, graph, np.zeros(graph.n_servers, np.int64), t_grid, seed)
+        res = sim(system, graph, initial_state=np.zeros(graph.n_servers, np.int64), t_grid=t_grid, seed=seed)
         cpu = time.thread_time() - c0
         sizes = np.bincount(graph.server_type, minlength=graph.n_types)
         overall = res.mean_queue_length @ sizes / graph.n_servers
@@ -122,7 +122,7 @@ def _redundancy(key, impl, seed, scale):
     if impl == "numba":
         t0, c0 = time.perf_counter(), time.thread_time()
         # the benchmark reads the mean only, and the C loops compute nothing else
-        res = simulate(system, lam, n_events, mechanism=mech, seed=seed, warmup=warmup, statistics="mean")
+        res = simulate(system, lam, n_events=n_events, mechanism=mech, seed=seed, warmup_events=warmup, statistics="mean")
         return PeerRun(n_events + warmup, time.perf_counter() - t0, res.mean_jobs, time.thread_time() - c0)
     if impl == "c":
         return credundancy.run(mech, 20, 2, lam, n_events, warmup, seed)

@@ -138,7 +138,7 @@ def stationary_statistics(system: LocalitySystem, graph: CompatibilityGraph, pol
     """
     warmup, horizon, n_samples, n_batches, grid = _sampling_window(warmup, horizon, n_samples, n_batches)
     x0 = np.zeros(graph.n_servers, np.int64) if initial_state is None else initial_state
-    res = simulate(system, graph, as_policy(policy), x0, grid, seed, levels=levels)
+    res = simulate(system, graph, as_policy(policy), initial_state=x0, t_grid=grid, seed=seed, levels=levels)
     occ = res.occupancy[-n_samples:]                          # (S, M, L)
     mql = res.mean_queue_length[-n_samples:]                  # (S, M)
     weights = np.bincount(graph.server_type, minlength=graph.n_types) / graph.n_servers
@@ -174,7 +174,7 @@ def trajectory_replication(seed_sequence, system: LocalitySystem, n_servers: int
         x0 = exact_initial_state(graph, q0)
     else:
         raise ParameterError(f"`start` must be 'iid' or 'sorted' (got {start!r})")
-    res = simulate(system, graph, pol, x0, t_grid, sim_ss, levels=levels)
+    res = simulate(system, graph, pol, initial_state=x0, t_grid=t_grid, seed=sim_ss, levels=levels)
     return Replication(events=res.events, occupancy=res.occupancy, mean_queue_length=res.mean_queue_length,
                        mean_square=res.mean_square, wall_time=res.wall_time,
                        servers_per_type=np.bincount(graph.server_type, minlength=system.n_types))
@@ -216,7 +216,7 @@ def stationary_replication(seed_sequence, system: LocalitySystem, n_servers: int
     graph = build_graph(system, n_servers, graph_kind, graph_seed)
     grid = np.concatenate([[0.0], np.linspace(warmup, horizon, n_samples)])
     x0 = np.zeros(graph.n_servers, np.int64) if q0 is None else iid_initial_state(graph, q0, rng)
-    res = simulate(system, graph, pol, x0, grid, sim_ss, levels=levels)
+    res = simulate(system, graph, pol, initial_state=x0, t_grid=grid, seed=sim_ss, levels=levels)
     q = np.asarray(res.mean_queue_length)[1:]
     half = n_samples // 2
     return Replication(events=res.events, occupancy=res.occupancy[1:].mean(axis=0), mean_queue_length=q.mean(axis=0),
@@ -251,7 +251,7 @@ def population_stationary_replication(seed_sequence, system: LocalitySystem, n_s
     grid = np.concatenate([[0.0], np.linspace(warmup, horizon, n_samples)]) if warmup > 0 else \
         np.linspace(warmup, horizon, n_samples)
     x0 = np.zeros(graph.n_servers, np.int64)
-    res = simulate(system, graph, policy, x0, grid, seed_sequence, levels=levels, average_from=1 if warmup > 0 else 0)
+    res = simulate(system, graph, policy, initial_state=x0, t_grid=grid, seed=seed_sequence, levels=levels, average_from=1 if warmup > 0 else 0)
     return Replication(events=res.events, occupancy=res.occupancy[0], mean_queue_length=res.mean_queue_length[0])
 
 
@@ -344,7 +344,7 @@ def lemma1_rows(seed: int, arrival_rates, n_runs: int, horizon: float) -> list[d
         predicted_repl = max(rho_repl - 1.0, 0.0) * 2 * LEMMA1_RATES[0]
         slopes = []
         for ss in spawn(child_seed(seed, "lemma1", idx), n_runs):
-            res = simulate_jsqd(tiny, graph, np.zeros(4, np.int64), [0.0, horizon / 2, horizon], ss, levels=1)
+            res = simulate_jsqd(tiny, graph, initial_state=np.zeros(4, np.int64), t_grid=[0.0, horizon / 2, horizon], seed=ss, levels=1)
             total = (res.mean_queue_length * 2).sum(axis=1)      # two servers per type
             slopes.append((total[2] - total[1]) / (horizon / 2))
         mean, low, high, se = band(slopes)
@@ -695,7 +695,7 @@ def server_statistics(system: LocalitySystem, graph: CompatibilityGraph, policy=
                              "reads the neighbour lists (local JSQ(d), JIQ)")
     view, single = per_server_view(system, graph)
     x0 = np.zeros(graph.n_servers, np.int64) if initial_state is None else initial_state
-    res = simulate(view, single, pol, x0, grid, seed, levels=1)
+    res = simulate(view, single, pol, initial_state=x0, t_grid=grid, seed=seed, levels=1)
     lengths = res.mean_queue_length[-n_samples:]                       # (S, N): each server's length
     size = np.bincount(graph.server_type, minlength=graph.n_types).astype(float)
     indicator = (graph.server_type[:, None] == np.arange(graph.n_types)[None, :]) / size[None, :]

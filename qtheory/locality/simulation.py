@@ -487,9 +487,13 @@ def _prepare(system: LocalitySystem, graph: CompatibilityGraph, policy: Policy, 
             Work(state=state, ahead=ahead))
 
 
-def simulate(system: LocalitySystem, graph: CompatibilityGraph, policy, initial_state, t_grid, seed, *,
+def simulate(system: LocalitySystem, graph: CompatibilityGraph, policy, *, initial_state, t_grid, seed,
              levels: int = 10, average_from: int | None = None) -> SimulationResult:
     """Simulate `policy` on `graph` from `initial_state`.
+
+    The papers' simulators share one shape: the system, its size (here the graph, whose
+    servers and dispatchers are the N of the run), the policy, then keywords: how long
+    (`t_grid`), from where (`initial_state`), the `seed`, and options.
 
     Parameters
     ----------
@@ -567,7 +571,7 @@ def _run_kernel(kernel, params, st, rng_state, graph: Graph, types: Types, confi
         # has written into its copies (a remembered server, scratch)
         fresh = type(params)(*(np.copy(v) if isinstance(v, np.ndarray) else v for v in params))
         st_run = st.copy()
-        with _splice.rule_errors():      # a rule that does not compile: named with its file and line
+        with _splice.rule_errors(kernel):   # a rule that does not compile, or indexes out of range: named
             out = kernel(fresh, st_run, rng_state, graph, types, config._replace(cap=int(np.iinfo(width).max)),
                          work._replace(state=held))
         if out.events >= 0:
@@ -576,16 +580,16 @@ def _run_kernel(kernel, params, st, rng_state, graph: Graph, types: Types, confi
                         f"in 32 bits (shorten `t_grid` or lower the load)")
 
 
-def simulate_jsqd(system: LocalitySystem, graph: CompatibilityGraph, initial_state, t_grid, seed, *,
+def simulate_jsqd(system: LocalitySystem, graph: CompatibilityGraph, *, initial_state, t_grid, seed,
                   levels: int = 10) -> SimulationResult:
     """Local JSQ(d) (Sec. 2.2) with the system's ``d``: :func:`simulate` with
     ``LocalJSQ()`` (``d`` distinct neighbours, sampled without replacement)."""
     from .policies import LocalJSQ
 
-    return simulate(system, graph, LocalJSQ(), initial_state, t_grid, seed, levels=levels)
+    return simulate(system, graph, LocalJSQ(), initial_state=initial_state, t_grid=t_grid, seed=seed, levels=levels)
 
 
-def simulate_gwsq(system: LocalitySystem, graph: CompatibilityGraph, initial_state, t_grid, seed, *,
+def simulate_gwsq(system: LocalitySystem, graph: CompatibilityGraph, *, initial_state, t_grid, seed,
                   levels: int = 10) -> SimulationResult:
     """GWSQ(d) (Algorithm 1, sign erratum fixed; see the module docstring) with the system's
     ``d``: :func:`simulate` with ``GWSQ()`` (independent draws, with replacement).
@@ -596,7 +600,7 @@ def simulate_gwsq(system: LocalitySystem, graph: CompatibilityGraph, initial_sta
     """
     from .policies import GWSQ
 
-    return simulate(system, graph, GWSQ(), initial_state, t_grid, seed, levels=levels)
+    return simulate(system, graph, GWSQ(), initial_state=initial_state, t_grid=t_grid, seed=seed, levels=levels)
 
 
 def iid_initial_state(graph: CompatibilityGraph, q0, seed) -> np.ndarray:

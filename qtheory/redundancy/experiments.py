@@ -88,14 +88,14 @@ TABLE1_PAPER = {
 
 
 def simulate_setting(system: RedundancySystem, lam: float, n_runs: int, n_events: int, seed: int, *,
-                     mechanism: str = "cos", initial_scale: float | None = None, warmup: int = 0,
+                     mechanism: str = "cos", initial_scale: float | None = None, warmup_events: int = 0,
                      hist_max: int = 400, desc: str | None = None) -> list[SimulationResult]:
     """`n_runs` independent runs as in Appendix E.1 (default start: :math:`(1-\\lambda/\\mu)^{-1}` Exp(1) jobs)."""
     n_runs = check_integer("n_runs", n_runs, low=1)
     if initial_scale is None:
         initial_scale = 1.0 / (1.0 - lam / system.mean_speed)
     return replicate(simulate_replication, n_runs, seed, args=(system, lam, n_events),
-                     kwargs=dict(mechanism=mechanism, warmup=warmup, initial_scale=initial_scale,
+                     kwargs=dict(mechanism=mechanism, warmup_events=warmup_events, initial_scale=initial_scale,
                                  hist_max=hist_max), desc=desc)
 
 
@@ -311,7 +311,7 @@ def local_stability_agreement(rows: list[dict]) -> tuple[bool, int, bool]:
     return same, sum(r["efficient"] for r in rows), all(r["cond_10"] for r in rows if r["efficient"])
 
 
-def product_form_samples(cases, n_runs: int, n_events: int, seed: int, *, warmup: int = 10_000,
+def product_form_samples(cases, n_runs: int, n_events: int, seed: int, *, warmup_events: int = 10_000,
                          max_q: int = 5) -> list[dict]:
     """R-V-pf's runs: per case and mechanism, the per-run E[Q], Var(Q), P(Q = 0..max_q) (and
     E[Q_S] for c.o.c.) beside their product-form values.
@@ -327,7 +327,7 @@ def product_form_samples(cases, n_runs: int, n_events: int, seed: int, *, warmup
         lam = f * critical_load(sy)
         for mech in ("coc", "cos"):
             rr = simulate_setting(sy, lam, n_runs, n_events, child_seed(seed, "pf", i, mech), mechanism=mech,
-                                  initial_scale=0.0, warmup=warmup, hist_max=max(80, max_q + 1),
+                                  initial_scale=0.0, warmup_events=warmup_events, hist_max=max(80, max_q + 1),
                                   desc=f"{name} {mech}")
             exact = total_jobs_moments(sy, lam, mech)
             pmf = total_jobs_pmf(sy, lam, max_q, mech)
@@ -358,12 +358,12 @@ def product_form_table(samples: list[dict]) -> list[dict]:
     return rows
 
 
-def product_form_rows(cases, n_runs: int, n_events: int, seed: int, *, warmup: int = 10_000,
+def product_form_rows(cases, n_runs: int, n_events: int, seed: int, *, warmup_events: int = 10_000,
                       max_q: int = 5) -> list[dict]:
     """R-V-pf: simulated E[Q], Var(Q), P(Q = 0..max_q) (and E[Q_S] for c.o.c.) against the
     product forms, one row per quantity with the z-score over runs
     (:func:`product_form_samples`, then :func:`product_form_table`)."""
-    return product_form_table(product_form_samples(cases, n_runs, n_events, seed, warmup=warmup, max_q=max_q))
+    return product_form_table(product_form_samples(cases, n_runs, n_events, seed, warmup_events=warmup_events, max_q=max_q))
 
 
 def pgf_rows(systems: list[RedundancySystem], seed: int, *, max_types: int = 5, n_systems: int = 25,

@@ -715,23 +715,31 @@ class SimulationResult(RunRecord):
 
 
 
-def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: str = "cos",
-             seed: int | np.random.SeedSequence, warmup: int = 0, initial_scale: float = 0.0,
+def simulate(system: RedundancySystem, lam: float, mechanism="cos", *, n_events: int,
+             seed: int | np.random.SeedSequence, warmup_events: int = 0, initial_scale: float = 0.0,
              tracked=(0, -1), hist_max: int = 400, n_batches: int | None = None,
              statistics: str = "all") -> SimulationResult:
-    """Simulate `n_events` events (arrivals + completions) of c.o.c. or c.o.s.-ALIS.
+    """Simulate `n_events` events (arrivals + completions) of a redundancy mechanism.
+
+    The papers' simulators share one shape: the system, its size (here the arrival rate per
+    server: the system fixes N), the policy (here the mechanism), then keywords: how long
+    (`n_events`), the warm-up (`warmup_events`, counted in events as its name says), the
+    `seed`, and options.
 
     Parameters
     ----------
     lam : float
         Arrival rate per server (total rate :math:`N\\lambda`); must satisfy (1).
-    mechanism : {"coc", "cos"} or Mechanism
-        c.o.c. or c.o.s.-ALIS, by name or as an object of :mod:`qtheory.redundancy.mechanisms`.
+    mechanism : str or Mechanism
+        A registered mechanism by name (``"coc"``, ``"cos"``, ...) or an object of
+        :mod:`qtheory.redundancy.mechanisms`.
+    n_events : int
+        Events recorded (after the warm-up).
     seed : int or SeedSequence
         Required. Seed of the kernel's generator (through :func:`qtheory.runtime.kernel_state`)
         and of the initial condition (:func:`_initial_stream`); a SeedSequence is read, never
         spawned from, so the same one gives the same run every time.
-    warmup : int
+    warmup_events : int
         Events simulated before recording starts.
     initial_scale : float
         Appendix E's initial condition: start with ``floor(initial_scale * Exp(1))`` jobs
@@ -750,7 +758,7 @@ def simulate(system: RedundancySystem, lam: float, n_events: int, *, mechanism: 
         ``empty_probability`` and their standard errors (the rest NaN), at a lower cost per
         event.
     """
-    system_k, config, kstate = _prepare(system, lam, n_events, mechanism, seed, warmup, initial_scale, tracked,
+    system_k, config, kstate = _prepare(system, lam, n_events, mechanism, seed, warmup_events, initial_scale, tracked,
                                         hist_max, n_batches, statistics)
     start = time.perf_counter()
     out = _run_kernel(as_mechanism(mechanism), system_k, config, kstate)       # checked by _prepare
@@ -784,7 +792,7 @@ def _prepare(system: RedundancySystem, lam, n_events, mechanism, seed, warmup, i
     lam = check_arrival_rate(lam)
     require_stable(system, lam)
     n_events = check_integer("n_events", n_events, low=1)
-    warmup = check_integer("warmup", warmup, low=0)
+    warmup = check_integer("warmup_events", warmup, low=0)
     hist_max = check_integer("hist_max", hist_max, low=1)
     n_batches = (min(32, n_events) if n_batches is None
                  else check_integer("n_batches", n_batches, low=2, high=n_events))
@@ -816,7 +824,7 @@ def _run_kernel(mechanism, system: KernelSystem, config: Configuration, rng_stat
     # then the integer part of k x (exactly: y - col < 1 always)
     equal_types = bool(np.all(system.prob == 1.0))
     kernel = _kernel(mechanism, config.all_statistics, equal_speeds, equal_types)
-    with _splice.rule_errors():          # a rule that does not compile: named with its file and line
+    with _splice.rule_errors(kernel):    # a rule that does not compile, or indexes out of range: named
         return kernel(system, config, rng_state)
 
 
@@ -896,8 +904,8 @@ _MEAN_ONLY = ("mean_jobs", "mean_jobs_se", "empty_probability", "empty_probabili
 
 
 def simulate_replication(seed_sequence: np.random.SeedSequence, system: RedundancySystem, lam: float,
-                         n_events: int, mechanism: str = "cos", warmup: int = 0, initial_scale: float = 0.0,
+                         n_events: int, mechanism: str = "cos", warmup_events: int = 0, initial_scale: float = 0.0,
                          hist_max: int = 400) -> SimulationResult:
     """:func:`simulate` with the seed first, for :func:`qtheory.runtime.replicate`."""
-    return simulate(system, lam, n_events, mechanism=mechanism, seed=seed_sequence, warmup=warmup,
+    return simulate(system, lam, n_events=n_events, mechanism=mechanism, seed=seed_sequence, warmup_events=warmup_events,
                     initial_scale=initial_scale, hist_max=hist_max)

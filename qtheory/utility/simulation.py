@@ -602,7 +602,7 @@ def simulate(system: PoolSystem, n: int, policy: str, *, horizon: float, seed, w
                                                      max_occupancy, max_tasks)
     start = time.perf_counter()
     kernel = _kernel(pol, config.sample_t.size > 0)
-    with _splice.rule_errors():          # a rule that does not compile: named with its file and line
+    with _splice.rule_errors(kernel):    # a rule that does not compile, or indexes out of range: named
         status, events, area_u, _ = kernel(params, st, kernel_state(seed), pools, state, config, out)
     wall = time.perf_counter() - start
     if status:

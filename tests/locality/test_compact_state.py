@@ -59,10 +59,10 @@ def test_narrow_queue_lengths_give_the_int32_result(monkeypatch, policy, top):
         return kernel(params, st, rng_state, graph, types, config, work)
 
     monkeypatch.setattr(sim, "_NARROW_FROM", 1 << 40)        # int32 throughout
-    wide = sim.simulate(SYSTEM, graph, policy, x0, grid, 7)
+    wide = sim.simulate(SYSTEM, graph, policy, initial_state=x0, t_grid=grid, seed=7)
     monkeypatch.setattr(sim, "_NARROW_FROM", 0)              # narrow from the first server
     monkeypatch.setattr(sim, "_kernel", lambda pol: spy)
-    narrow = sim.simulate(SYSTEM, graph, policy, x0, grid, 7)
+    narrow = sim.simulate(SYSTEM, graph, policy, initial_state=x0, t_grid=grid, seed=7)
     _assert_same(narrow, wide)
     assert widths[0] == (np.uint8 if top < 255 else np.uint16)
     if isinstance(policy, LocalJSQ) and policy.d == 1 and top:
@@ -81,7 +81,7 @@ def test_a_queue_past_int32_is_an_error_not_a_wrapped_length(monkeypatch):
 
     monkeypatch.setattr(sim, "_kernel", lambda pol: capped)
     with pytest.raises(OverflowError, match="32 bits"):
-        sim.simulate(SYSTEM, graph, LocalJSQ(d=1), np.full(4, 3), np.linspace(0.0, 5.0, 3), 0)
+        sim.simulate(SYSTEM, graph, LocalJSQ(d=1), initial_state=np.full(4, 3), t_grid=np.linspace(0.0, 5.0, 3), seed=0)
 
 
 @pytest.mark.parametrize("policy", [LocalJSQ(d=2), LocalJSQ(d=3), JIQ()], ids=lambda p: repr(p))
@@ -105,8 +105,8 @@ def test_relabelled_servers_give_the_same_statistics(policy):
                                  sigma[graph.neighbors].astype(np.int32), graph.n_types, graph.n_clusters)
     assert not np.all(np.diff(renamed.server_type) >= 0)
     grid = np.linspace(0.0, 30.0, 61)
-    a = sim.simulate(SYSTEM, graph, policy, np.zeros(N, np.int64), grid, 3)
-    b = sim.simulate(SYSTEM, renamed, policy, np.zeros(N, np.int64), grid, 3)
+    a = sim.simulate(SYSTEM, graph, policy, initial_state=np.zeros(N, np.int64), t_grid=grid, seed=3)
+    b = sim.simulate(SYSTEM, renamed, policy, initial_state=np.zeros(N, np.int64), t_grid=grid, seed=3)
     for x, y in zip(_outputs(a)[:3], _outputs(b)[:3]):
         np.testing.assert_array_equal(x, y)
     assert a.events == b.events
@@ -141,13 +141,13 @@ def test_gwsq_reads_the_type_members_only_when_the_types_are_out_of_order():
     assert not policy.kernel_params(SYSTEM, renamed).sorted_members
 
     grid = np.linspace(0.0, 30.0, 61)
-    fast = sim.simulate(SYSTEM, graph, policy, np.zeros(N, np.int64), grid, 5)
+    fast = sim.simulate(SYSTEM, graph, policy, initial_state=np.zeros(N, np.int64), t_grid=grid, seed=5)
 
     class Reading(GWSQ):
         def kernel_params(self, system, graph):
             return super().kernel_params(system, graph)._replace(sorted_members=False)
 
-    _assert_same(sim.simulate(SYSTEM, graph, Reading(d=2), np.zeros(N, np.int64), grid, 5), fast)
+    _assert_same(sim.simulate(SYSTEM, graph, Reading(d=2), initial_state=np.zeros(N, np.int64), t_grid=grid, seed=5), fast)
 
 
 # -- arrivals drawn ahead, statistics counted --------------------------------------------------
@@ -191,7 +191,7 @@ def test_arrivals_drawn_ahead_give_the_exact_transient_law(lookahead_everywhere)
     states, law = exact.transient_law(tuple(x0), h)
     counts = {}
     for seed in range(runs):
-        res = sim.simulate(exact.SYSTEM, graph, LocalJSQ(), x0[order], [0.0, h], seed, levels=3)
+        res = sim.simulate(exact.SYSTEM, graph, LocalJSQ(), initial_state=x0[order], t_grid=[0.0, h], seed=seed, levels=3)
         back = np.empty(4, np.int64)
         back[order] = res.final_state
         counts[tuple(back.tolist())] = counts.get(tuple(back.tolist()), 0) + 1
@@ -228,7 +228,7 @@ def test_the_statistics_are_counted_where_that_reads_fewer_servers_than_the_run_
                                   (40 / 140 * (1 - 1e-9), np.linspace(0.0, 20.0, 41), False)):
         monkeypatch.setattr(sim, "_SCAN_SHARE", share)
         modes.clear()
-        res = sim.simulate(SYSTEM, graph, LocalJSQ(), x0, grid, 3)
+        res = sim.simulate(SYSTEM, graph, LocalJSQ(), initial_state=x0, t_grid=grid, seed=3)
         assert [scan for _, scan in modes] == [expected], (share, grid.size)
         if grid.size == 41:
             results[expected] = res
@@ -249,7 +249,7 @@ def test_dispatchers_drawn_ahead_are_uniform_and_used_in_turn(lookahead_everywhe
     graph = from_adjacency(np.eye(w, dtype=np.int64), np.zeros(w, np.int64), np.zeros(w, np.int64))
     totals = np.zeros(w)
     for seed in range(400):
-        res = sim.simulate(system, graph, LocalJSQ(d=1), np.zeros(w, np.int64), [0.0, 0.01, 3.0], seed)
+        res = sim.simulate(system, graph, LocalJSQ(d=1), initial_state=np.zeros(w, np.int64), t_grid=[0.0, 0.01, 3.0], seed=seed)
         totals += res.final_state
     assert {depth for depth, _ in lookahead_everywhere} == {sim._AHEAD}
     assert totals.sum() > 4000 and stats.chisquare(totals).pvalue > 1e-6
@@ -364,7 +364,7 @@ def test_the_lookahead_is_given_each_arrival_and_its_uniform_before_the_rule(mon
             return TraceParams(np.zeros((size, 2)), np.zeros((size, 2)), np.zeros(2, np.int64))
 
     graph = irg(SYSTEM, N, seed=2)
-    sim.simulate(SYSTEM, graph, Tracing(), np.zeros(N, np.int64), [0.0, 10.0], 9)
+    sim.simulate(SYSTEM, graph, Tracing(), initial_state=np.zeros(N, np.int64), t_grid=[0.0, 10.0], seed=9)
     (params,) = passed
     decided, looked = params.count
     half = sim._AHEAD // 2
@@ -386,17 +386,17 @@ def test_the_lookahead_starts_at_lists_of_ahead_from_bytes(monkeypatch, policy, 
     for limit, expected in ((graph.neighbors.nbytes + 1, 0), (graph.neighbors.nbytes, sim._AHEAD)):
         monkeypatch.setattr(sim, "_AHEAD_FROM_BYTES", limit)
         modes.clear()
-        sim.simulate(SYSTEM, graph, policy, np.zeros(N, np.int64), [0.0, 1.0], 1)
+        sim.simulate(SYSTEM, graph, policy, initial_state=np.zeros(N, np.int64), t_grid=[0.0, 1.0], seed=1)
         assert [depth for depth, _ in modes] == [expected if reads else 0]
     # and when the mean list is at most _AHEAD_DEGREE entries (the default lookahead reads whole lists)
     mean = float(graph.degree.mean())
     for limit, expected in ((mean, sim._AHEAD), (np.nextafter(mean, 0.0), 0)):
         monkeypatch.setattr(sim, "_AHEAD_DEGREE", limit)
         modes.clear()
-        sim.simulate(SYSTEM, graph, policy, np.zeros(N, np.int64), [0.0, 1.0], 1)
+        sim.simulate(SYSTEM, graph, policy, initial_state=np.zeros(N, np.int64), t_grid=[0.0, 1.0], seed=1)
         assert [depth for depth, _ in modes] == [expected if reads else 0]
     modes.clear()
     monkeypatch.setattr(sim, "_AHEAD_FROM_BYTES", 0)       # whatever the size of its one list
     monkeypatch.setattr(sim, "_AHEAD_DEGREE", np.inf)
-    sim.simulate(SYSTEM, complete_bipartite(SYSTEM, N), policy, np.zeros(N, np.int64), [0.0, 1.0], 1)
+    sim.simulate(SYSTEM, complete_bipartite(SYSTEM, N), policy, initial_state=np.zeros(N, np.int64), t_grid=[0.0, 1.0], seed=1)
     assert [depth for depth, _ in modes] == [0]

@@ -55,7 +55,7 @@ def exact_means(cap: int, adj=ADJ) -> np.ndarray:
 
 def simulated_means(policy, seeds, horizon=4000.0, warmup=50.0, graph=GRAPH):
     grid = np.concatenate([[0.0], np.linspace(warmup, horizon, 4000)])
-    runs = [simulate(SYSTEM, graph, policy, np.zeros(3, np.int64), grid, ss, levels=2).mean_queue_length[1:].mean(axis=0)
+    runs = [simulate(SYSTEM, graph, policy, initial_state=np.zeros(3, np.int64), t_grid=grid, seed=ss, levels=2).mean_queue_length[1:].mean(axis=0)
             for ss in seeds]
     return np.array(runs)
 
@@ -94,4 +94,4 @@ def test_jiq_is_not_local_jsq1_on_this_graph():
 def test_a_dispatcher_without_servers_is_refused():
     graph = from_adjacency(np.array([[1, 1, 0], [0, 0, 0]]), [0, 1, 2], [0, 0])
     with pytest.raises(Exception, match="no compatible server"):
-        simulate(SYSTEM, graph, JIQ(), np.zeros(3, np.int64), [0.0, 1.0], 1)
+        simulate(SYSTEM, graph, JIQ(), initial_state=np.zeros(3, np.int64), t_grid=[0.0, 1.0], seed=1)

@@ -108,7 +108,7 @@ def test_one_given_graph_is_used_by_every_replication():
     ss = np.random.SeedSequence(8).spawn(2)[1]
     graph_ss, state_ss, sim_ss = ss.spawn(3)
     x0 = iid_initial_state(graph, q0, np.random.default_rng(state_ss))
-    direct = simulate_jsqd(s, graph, x0, grid, sim_ss, levels=10)
+    direct = simulate_jsqd(s, graph, initial_state=x0, t_grid=grid, seed=sim_ss, levels=10)
     assert np.array_equal(rs[1].occupancy, direct.occupancy)
     with pytest.raises(ParameterError, match="60 servers"):
         build_graph(s, 80, graph, 0)

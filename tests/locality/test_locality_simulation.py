@@ -27,7 +27,7 @@ def time_average(sim, system, graph, seeds, horizon=4000.0, warmup=200.0):
     grid = np.linspace(0.0, horizon, 40001)
     out = []
     for s in seeds:
-        res = sim(system, graph, np.zeros(graph.n_servers, np.int64), grid, s, levels=3)
+        res = sim(system, graph, initial_state=np.zeros(graph.n_servers, np.int64), t_grid=grid, seed=s, levels=3)
         out.append(res.occupancy[grid >= warmup].mean(axis=0))
     return np.array(out)
 
@@ -94,7 +94,7 @@ def test_gwsq_mean_drift_is_the_ode_right_side():
     h, runs = 0.02, 400
     incr = []
     for seed in range(runs):
-        res = simulate_gwsq(s, g, x0, [0.0, h], seed, levels=3)
+        res = simulate_gwsq(s, g, initial_state=x0, t_grid=[0.0, h], seed=seed, levels=3)
         incr.append((res.occupancy[-1] - q_start) / h)
     incr = np.array(incr)
     ode = (solve_meanfield(s, q_start, [0.0, h]).q[-1, :, :3] - q_start) / h
@@ -131,7 +131,7 @@ def test_simulation_follows_the_ode_for_large_n():
     runs = []
     for seed in range(n_runs):
         g = irg(s, 3000, seed=100 + seed)
-        res = simulate_jsqd(s, g, iid_initial_state(g, q0, seed), grid, seed, levels=3)
+        res = simulate_jsqd(s, g, initial_state=iid_initial_state(g, q0, seed), t_grid=grid, seed=seed, levels=3)
         runs.append(res.occupancy)
     runs = np.array(runs)
     mean = runs.mean(axis=0)
@@ -152,7 +152,7 @@ def test_lemma1_unstable_small_graph_grows_at_the_fluid_rate():
     assert rho == pytest.approx(2.0) and worst.tolist() == [True, True, False, False]
     slopes = []
     for seed in range(10):
-        res = simulate_jsqd(s, g, np.zeros(4, np.int64), [0.0, 1000.0, 2000.0], seed, levels=1)
+        res = simulate_jsqd(s, g, initial_state=np.zeros(4, np.int64), t_grid=[0.0, 1000.0, 2000.0], seed=seed, levels=1)
         slow = res.mean_queue_length[:, 0] * 2
         slopes.append((slow[2] - slow[1]) / 1000.0)
     slopes = np.array(slopes)
@@ -164,7 +164,7 @@ def test_mean_and_square_are_exact_beyond_the_recorded_levels():
     s = paper_system("complete")
     g = complete_bipartite(s, 100)
     x0 = np.full(100, 7, np.int64)
-    res = simulate_jsqd(s, g, x0, [0.0, 0.5, 1.0], 1, levels=2)
+    res = simulate_jsqd(s, g, initial_state=x0, t_grid=[0.0, 0.5, 1.0], seed=1, levels=2)
     assert np.allclose(res.mean_queue_length[0], 7.0) and np.allclose(res.mean_square[0], 49.0)
     final = res.final_state
     for m in range(3):
@@ -176,9 +176,9 @@ def test_same_seed_same_path_and_seed_sequences_are_accepted():
     s = paper_system()
     g = irg(s, 100, seed=1)
     x0 = iid_initial_state(g, paper_initial_occupancy("Q"), 0)
-    a = simulate_jsqd(s, g, x0, [0.0, 1.0, 2.0], 5)
-    b = simulate_jsqd(s, g, x0, [0.0, 1.0, 2.0], 5)
-    c = simulate_jsqd(s, g, x0, [0.0, 1.0, 2.0], np.random.SeedSequence(5))
+    a = simulate_jsqd(s, g, initial_state=x0, t_grid=[0.0, 1.0, 2.0], seed=5)
+    b = simulate_jsqd(s, g, initial_state=x0, t_grid=[0.0, 1.0, 2.0], seed=5)
+    c = simulate_jsqd(s, g, initial_state=x0, t_grid=[0.0, 1.0, 2.0], seed=np.random.SeedSequence(5))
     assert np.array_equal(a.occupancy, b.occupancy) and a.events == b.events
     assert np.array_equal(x0, iid_initial_state(g, paper_initial_occupancy("Q"), 0))
     assert c.occupancy.shape == (3, 3, 10)
@@ -199,15 +199,15 @@ def test_simulator_rejects_bad_inputs():
     g = irg(s, 50, seed=1)
     x0 = np.zeros(50, np.int64)
     with pytest.raises(ParameterError, match="t_grid"):
-        simulate_jsqd(s, g, x0, [1.0, 0.5], 0)
+        simulate_jsqd(s, g, initial_state=x0, t_grid=[1.0, 0.5], seed=0)
     with pytest.raises(ParameterError, match="initial_state"):
-        simulate_jsqd(s, g, np.zeros(49, np.int64), [0.0, 1.0], 0)
+        simulate_jsqd(s, g, initial_state=np.zeros(49, np.int64), t_grid=[0.0, 1.0], seed=0)
     with pytest.raises(ParameterError, match="initial_state"):
-        simulate_jsqd(s, g, -np.ones(50, np.int64), [0.0, 1.0], 0)
+        simulate_jsqd(s, g, initial_state=-np.ones(50, np.int64), t_grid=[0.0, 1.0], seed=0)
     lonely = from_adjacency([[1, 0], [0, 0]], [0, 1], [0, 0])
     two = LocalitySystem(1.0, 1.0, (1.0,), (0.5, 0.5), (1.0, 1.0), ((1.0, 1.0),), 2)
     with pytest.raises(ParameterError, match="dispatcher 1"):
-        simulate_jsqd(two, lonely, np.zeros(2, np.int64), [0.0, 1.0], 0)
+        simulate_jsqd(two, lonely, initial_state=np.zeros(2, np.int64), t_grid=[0.0, 1.0], seed=0)
 
 
 def test_a_queue_too_long_for_the_int32_state_is_refused_by_name():
@@ -221,9 +221,9 @@ def test_a_queue_too_long_for_the_int32_state_is_refused_by_name():
     x0 = np.zeros(10, np.int64)
     x0[3] = 2**31
     with pytest.raises(ParameterError, match="initial_state"):
-        simulate(system, g, "jsqd", x0, [0.0, 1.0], 0)
+        simulate(system, g, "jsqd", initial_state=x0, t_grid=[0.0, 1.0], seed=0)
     x0[3] = 5
-    res = simulate(system, g, "jsqd", x0, [0.0, 1.0], 0)
+    res = simulate(system, g, "jsqd", initial_state=x0, t_grid=[0.0, 1.0], seed=0)
     assert res.final_state.dtype == np.int64
 
 
@@ -246,8 +246,8 @@ def test_complete_graph_fast_path_takes_the_neighbour_list_path(d):
     assert not policy.kernel_params(system, separate).identity
     x0 = iid_initial_state(shared, np.full((3, 4), 0.5), 3)
     grid = np.linspace(0.0, 20.0, 41)
-    fast = simulate(system, shared, policy, x0, grid, 11, levels=4)
-    general = simulate(system, separate, policy, x0, grid, 11, levels=4)
+    fast = simulate(system, shared, policy, initial_state=x0, t_grid=grid, seed=11, levels=4)
+    general = simulate(system, separate, policy, initial_state=x0, t_grid=grid, seed=11, levels=4)
     assert fast.events == general.events > 500
     for name in ("occupancy", "mean_queue_length", "mean_square", "final_state"):
         assert np.array_equal(getattr(fast, name), getattr(general, name)), name

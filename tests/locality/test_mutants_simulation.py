@@ -94,7 +94,7 @@ def test_state_at_time_h_has_the_exact_transient_law():
     assert law[-1] < 1e-5                                       # the truncation is negligible
     counts = {}
     for seed in range(runs):
-        res = simulate(SYSTEM, GRAPH, LocalJSQ(), np.array(x0), [0.0, h], seed, levels=3)
+        res = simulate(SYSTEM, GRAPH, LocalJSQ(), initial_state=np.array(x0), t_grid=[0.0, h], seed=seed, levels=3)
         key = tuple(res.final_state.tolist())
         counts[key] = counts.get(key, 0) + 1
     assert_counts_follow_law(counts, states, law, runs)
@@ -105,7 +105,7 @@ def test_the_state_at_time_h_is_the_start_when_nothing_happens():
     # so the state at h is the start (a clock run too fast or a grid skipped would move it)
     x0 = np.array([2, 0, 1, 3])
     for seed in range(20):
-        res = simulate(SYSTEM, GRAPH, LocalJSQ(), x0, [0.0, 1e-6], seed, levels=3)
+        res = simulate(SYSTEM, GRAPH, LocalJSQ(), initial_state=x0, t_grid=[0.0, 1e-6], seed=seed, levels=3)
         assert res.final_state.tolist() == x0.tolist() and res.events == 0
 
 
@@ -118,10 +118,10 @@ def test_every_recorded_statistic_is_that_of_the_state_at_its_time(policy):
     grid = np.array([0.5, 0.6, 1.0, 1.7, 2.5, 4.0])              # starts after 0, unequal steps
     levels = 2                                                    # queues go beyond the levels
     for seed in range(3):
-        full = simulate(system, graph, policy, x0, grid, seed, levels=levels)
+        full = simulate(system, graph, policy, initial_state=x0, t_grid=grid, seed=seed, levels=levels)
         assert full.final_state.min() >= 0
         for g in range(grid.size):
-            state = x0 if g == 0 else simulate(system, graph, policy, x0, grid[:g + 1], seed,
+            state = x0 if g == 0 else simulate(system, graph, policy, initial_state=x0, t_grid=grid[:g + 1], seed=seed,
                                                levels=levels).final_state
             occ, mean, square = stats_of(state, graph.server_type, system.n_types, levels)
             assert np.allclose(full.occupancy[g], occ, rtol=0, atol=1e-12), (g, full.occupancy[g], occ)

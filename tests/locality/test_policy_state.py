@@ -64,9 +64,9 @@ def test_a_policy_with_memory_takes_the_same_path_in_every_width(monkeypatch):
     x0 = np.full(60, 254, np.int64)         # the first arrival overflows uint8: the run restarts in uint16
     grid = np.linspace(0.0, 20.0, 41)
     monkeypatch.setattr(sim, "_NARROW_FROM", 1 << 40)
-    wide = sim.simulate(system, graph, RemembersLast(), x0, grid, 7)
+    wide = sim.simulate(system, graph, RemembersLast(), initial_state=x0, t_grid=grid, seed=7)
     monkeypatch.setattr(sim, "_NARROW_FROM", 0)
-    narrow = sim.simulate(system, graph, RemembersLast(), x0, grid, 7)
+    narrow = sim.simulate(system, graph, RemembersLast(), initial_state=x0, t_grid=grid, seed=7)
     assert narrow.events == wide.events
     np.testing.assert_array_equal(narrow.final_state, wide.final_state)
     np.testing.assert_array_equal(narrow.occupancy, wide.occupancy)
@@ -86,4 +86,4 @@ def test_the_policy_state_a_policy_builds_is_checked():
 
     system = paper_system("design", d=2)
     with pytest.raises(TypeError, match="initial_state must return a 1-D int64 numpy array"):
-        sim.simulate(system, irg(system, 20, seed=1), Wrong(), np.zeros(20, np.int64), [0.0, 1.0], 1)
+        sim.simulate(system, irg(system, 20, seed=1), Wrong(), initial_state=np.zeros(20, np.int64), t_grid=[0.0, 1.0], seed=1)

@@ -35,9 +35,9 @@ def test_every_integer_width_gives_the_int32_path(monkeypatch, name, top):
     grid = np.linspace(0.0, 20.0, 41)
     policy = REGISTRY[name]()
     monkeypatch.setattr(sim, "_NARROW_FROM", 1 << 40)        # int32 throughout
-    wide = sim.simulate(system, graph, policy, x0, grid, 7)
+    wide = sim.simulate(system, graph, policy, initial_state=x0, t_grid=grid, seed=7)
     monkeypatch.setattr(sim, "_NARROW_FROM", 0)              # narrow from the first server
-    narrow = sim.simulate(system, graph, policy, x0, grid, 7)
+    narrow = sim.simulate(system, graph, policy, initial_state=x0, t_grid=grid, seed=7)
     for field in ("occupancy", "mean_queue_length", "mean_square", "final_state", "events", "policy_state"):
         np.testing.assert_array_equal(getattr(narrow, field), getattr(wide, field), err_msg=field)
 
@@ -77,7 +77,7 @@ def test_the_simulator_matches_the_exact_chain_of_the_exact_rule(name):
     assert pi[states.max(axis=1) == buffer].sum() < 1e-5       # the truncation is negligible
     exact = type_occupancy(states, pi, TYPES, LEVELS)
     grid = np.linspace(0.0, 3000.0, 30001)
-    runs = np.array([sim.simulate(SYSTEM, GRAPH, policy, np.zeros(4, np.int64), grid, ss, levels=LEVELS)
+    runs = np.array([sim.simulate(SYSTEM, GRAPH, policy, initial_state=np.zeros(4, np.int64), t_grid=grid, seed=ss, levels=LEVELS)
                      .occupancy[grid >= 100.0].mean(axis=0) for ss in spawn(31, 16)])
     mean = runs.mean(axis=0)
     se = runs.std(axis=0, ddof=1) / np.sqrt(runs.shape[0])

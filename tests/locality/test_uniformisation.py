@@ -67,7 +67,7 @@ def test_the_state_at_a_longer_time_has_the_exact_transient_law():
     assert law[-1] < 1e-4
     counts = {}
     for seed in range(runs):
-        res = sim.simulate(exact.SYSTEM, exact.GRAPH, LocalJSQ(), np.array(x0), [0.0, h], seed, levels=3)
+        res = sim.simulate(exact.SYSTEM, exact.GRAPH, LocalJSQ(), initial_state=np.array(x0), t_grid=[0.0, h], seed=seed, levels=3)
         key = tuple(res.final_state.tolist())
         counts[key] = counts.get(key, 0) + 1
     exact.assert_counts_follow_law(counts, states, law, runs)
@@ -83,7 +83,7 @@ def test_idle_service_slots_are_not_events():
     x0 = np.ones(n, np.int64) * (np.arange(n) % 10 < 9) + (np.arange(n) % 3 == 0)
     rates = []
     for seed in range(20):
-        res = sim.simulate(system, graph, LocalJSQ(d=2), x0, [0.0, 100.0], seed)
+        res = sim.simulate(system, graph, LocalJSQ(d=2), initial_state=x0, t_grid=[0.0, 100.0], seed=seed)
         rates.append(res.events / 100.0)
     rates = np.array(rates)
     se = rates.std(ddof=1) / np.sqrt(rates.size)
@@ -101,8 +101,8 @@ def test_the_averaged_run_is_the_mean_of_the_recorded_rows(n_times, first):
     graph = complete_bipartite(system, 12)
     x0 = np.arange(12) % 4
     grid = np.linspace(0.0, 40.0, n_times)
-    full = sim.simulate(system, graph, LocalJSQ(), x0, grid, 5, levels=3)
-    mean = sim.simulate(system, graph, LocalJSQ(), x0, grid, 5, levels=3, average_from=first)
+    full = sim.simulate(system, graph, LocalJSQ(), initial_state=x0, t_grid=grid, seed=5, levels=3)
+    mean = sim.simulate(system, graph, LocalJSQ(), initial_state=x0, t_grid=grid, seed=5, levels=3, average_from=first)
     scan = sim._prepare(system, graph, LocalJSQ(), x0, grid, 3)[2].scan
     assert scan == (n_times == 11)
     assert mean.events == full.events and np.array_equal(mean.final_state, full.final_state)
@@ -117,4 +117,4 @@ def test_average_from_must_name_a_recording_time():
     graph = complete_bipartite(system, 4)
     for bad in (-1, 3, 1.0):
         with pytest.raises(ParameterError, match="`average_from`"):
-            sim.simulate(system, graph, LocalJSQ(), np.zeros(4, np.int64), [0.0, 1.0, 2.0], 1, average_from=bad)
+            sim.simulate(system, graph, LocalJSQ(), initial_state=np.zeros(4, np.int64), t_grid=[0.0, 1.0, 2.0], seed=1, average_from=bad)

@@ -30,7 +30,7 @@ def test_it_is_registered_by_its_class():
 
 def test_the_simulator_matches_its_chain_and_not_alis():
     runs = np.array([[r.mean_jobs, *r.count_distribution[:2]]
-                     for r in (simulate(SYSTEM, LAM, 200_000, mechanism="cos-random", seed=ss, warmup=2_000)
+                     for r in (simulate(SYSTEM, LAM, n_events=200_000, mechanism="cos-random", seed=ss, warmup_events=2_000)
                                for ss in spawn(17, 16))])
     mean, se = runs.mean(axis=0), runs.std(axis=0, ddof=1) / np.sqrt(runs.shape[0])
     # 16 independent runs, 3 comparisons: the two-sided t(15) quantile at 1e-4 / 3

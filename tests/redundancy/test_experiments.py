@@ -75,7 +75,7 @@ def test_table1_share_statistic_is_time_weighted():
     # unweighted (event) average over-samples busy states and is larger
     s = E.table1_settings()[1]
     lam = 0.4
-    runs = E.simulate_setting(s.system, lam, 16, 200_000, 11, mechanism="cos", warmup=2_000)
+    runs = E.simulate_setting(s.system, lam, 16, 200_000, 11, mechanism="cos", warmup_events=2_000)
     exact = E.exact_setting(s, lam)["share_first"]
     x = np.array([r.ratio_first for r in runs])
     tol = stats.t.ppf(1 - 1e-3 / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size)

@@ -16,8 +16,8 @@ from qtheory.redundancy.simulation import simulate
 @pytest.mark.parametrize("obj, name", [(CancelOnCompletion(), "coc"), (CancelOnStart(), "cos")])
 def test_an_object_and_its_name_give_the_same_numbers(obj, name):
     system = circular_d(5, 2)
-    a = simulate(system, 0.6, 5000, mechanism=obj, seed=4)
-    b = simulate(system, 0.6, 5000, mechanism=name, seed=4)
+    a = simulate(system, 0.6, n_events=5000, mechanism=obj, seed=4)
+    b = simulate(system, 0.6, n_events=5000, mechanism=name, seed=4)
     assert a.mean_jobs == b.mean_jobs and np.array_equal(a.count_distribution, b.count_distribution)
     assert PF.total_jobs_moments(system, 0.6, obj).mean == PF.total_jobs_moments(system, 0.6, name).mean
     assert as_mechanism(name) is MECHANISMS[name] and as_mechanism(obj) is obj
@@ -28,7 +28,7 @@ def test_the_two_mechanisms_differ():
     system = circular_d(5, 2)
     coc, cos = CancelOnCompletion(), CancelOnStart()
     assert coc.stationary_law(system, 0.6).mean != pytest.approx(cos.stationary_law(system, 0.6).mean, rel=1e-3)
-    assert coc.simulate(system, 0.6, 5000, seed=1).mean_jobs != cos.simulate(system, 0.6, 5000, seed=1).mean_jobs
+    assert coc.simulate(system, 0.6, n_events=5000, seed=1).mean_jobs != cos.simulate(system, 0.6, n_events=5000, seed=1).mean_jobs
 
 
 @pytest.mark.parametrize("mechanism", [CancelOnCompletion(), CancelOnStart()])
@@ -54,6 +54,6 @@ def test_mechanisms_are_frozen_and_bad_names_are_refused():
         with pytest.raises(ParameterError, match="`mechanism`"):
             as_mechanism(bad)
         with pytest.raises(ParameterError, match="`mechanism`"):
-            simulate(circular_d(4, 2), 0.5, 10, mechanism=bad, seed=0)
+            simulate(circular_d(4, 2), 0.5, n_events=10, mechanism=bad, seed=0)
         with pytest.raises(ParameterError, match="`mechanism`"):
             PF.total_jobs_moments(circular_d(4, 2), 0.5, bad)

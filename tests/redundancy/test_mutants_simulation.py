@@ -100,7 +100,7 @@ def test_an_overflowing_job_list_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(SIM, "_FIFO_CAP", 4)
     for mechanism in ("coc", "cos"):
         with pytest.raises(ParameterError, match=r"queue of a job type overflowed \(more than 4 jobs\).*lower `lam`"):
-            SIM.simulate(M.fully_flexible(1), 0.9, 20_000, mechanism=mechanism, seed=0)
+            SIM.simulate(M.fully_flexible(1), 0.9, n_events=20_000, mechanism=mechanism, seed=0)
 
 
 TWO_TYPES = M.RedundancySystem([1.0, 2.0, 0.5], [(0, 1), (1, 2)], [0.4, 0.6])
@@ -114,7 +114,7 @@ def test_type_counts_add_up_to_the_total(mechanism, system):
     the average of Q (time and event averages), and with two types the shares Q_1/Q and
     Q_2/Q add up to P(Q > 0) (time), to the events' fraction with Q > 0, and to 1 just after
     an arrival (the arriving job is counted)."""
-    r = SIM.simulate(system, 0.6, 50_000, mechanism=mechanism, seed=3, warmup=1_000, tracked=(0, 1))
+    r = SIM.simulate(system, 0.6, n_events=50_000, mechanism=mechanism, seed=3, warmup_events=1_000, tracked=(0, 1))
     assert r.type_means.sum() == pytest.approx(r.mean_jobs, rel=1e-12)
     assert r.event_type_means.sum() == pytest.approx(r.event_mean_jobs, rel=1e-12)
     assert r.ratio_first + r.ratio_last == pytest.approx(1.0 - r.empty_probability, rel=1e-12)
@@ -160,7 +160,7 @@ def test_equal_speeds_other_than_one_give_the_product_form(mechanism):
     from qtheory.redundancy import productform as PF
 
     lam, n_runs = 1.2, 12
-    runs = [SIM.simulate(EQUAL_SPEEDS, lam, 150_000, mechanism=mechanism, seed=s, warmup=5_000)
+    runs = [SIM.simulate(EQUAL_SPEEDS, lam, n_events=150_000, mechanism=mechanism, seed=s, warmup_events=5_000)
             for s in range(n_runs)]
     x = np.array([[r.mean_jobs, *r.count_distribution[:4]] for r in runs])
     exact = np.array([PF.total_jobs_moments(EQUAL_SPEEDS, lam, mechanism).mean,
@@ -191,11 +191,11 @@ def test_the_mean_only_run_follows_the_same_path(mechanism, system):
 
 
 def test_statistics_mean_leaves_the_rest_unknown():
-    full = SIM.simulate(SLOW_SHARED, 0.5, 20_000, mechanism="cos", seed=2)
-    mean = SIM.simulate(SLOW_SHARED, 0.5, 20_000, mechanism="cos", seed=2, statistics="mean")
+    full = SIM.simulate(SLOW_SHARED, 0.5, n_events=20_000, mechanism="cos", seed=2)
+    mean = SIM.simulate(SLOW_SHARED, 0.5, n_events=20_000, mechanism="cos", seed=2, statistics="mean")
     for name in ("mean_jobs", "mean_jobs_se", "empty_probability", "empty_probability_se", "events", "n_batches"):
         assert getattr(mean, name) == getattr(full, name), name
     assert np.isnan(mean.var_jobs) and np.isnan(mean.event_mean_jobs) and np.isnan(mean.arrival_ratio_first)
     assert np.all(np.isnan(mean.count_distribution)) and np.all(np.isnan(mean.type_means))
     with pytest.raises(ParameterError, match="`statistics`"):
-        SIM.simulate(SLOW_SHARED, 0.5, 100, seed=2, statistics="some")
+        SIM.simulate(SLOW_SHARED, 0.5, n_events=100, seed=2, statistics="some")

@@ -101,7 +101,7 @@ def test_a_simulation_from_the_definition_and_the_compiled_simulator_match_the_r
     mech = RedundancyD(d=2)
     exact = mech.stationary_law(SYSTEM, LAM).mean
     plain = np.array([_from_the_definition(seed, 30_000, 2, 1_000) for seed in range(8)])
-    compiled = np.array([simulate(SYSTEM, LAM, 200_000, mechanism=mech, seed=ss, warmup=5_000).mean_jobs
+    compiled = np.array([simulate(SYSTEM, LAM, n_events=200_000, mechanism=mech, seed=ss, warmup_events=5_000).mean_jobs
                          for ss in spawn(23, 8)])
     t = float(stats.t.ppf(1 - 0.25e-4, 7))
     for runs in (plain, compiled):

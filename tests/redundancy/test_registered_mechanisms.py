@@ -143,7 +143,7 @@ def test_the_simulator_matches_the_exact_chain(name):
     assert chain.pmf[-1] < 1e-8                                  # the truncation is negligible
     exact = np.array([chain.jobs @ chain.probabilities, *chain.pmf[:3]])
     runs = np.array([[r.mean_jobs, *r.count_distribution[:3]]
-                     for r in (simulate(TWO_SPEEDS, TWO_SPEEDS_LAM, 100_000, mechanism=mechanism, seed=ss, warmup=2_000)
+                     for r in (simulate(TWO_SPEEDS, TWO_SPEEDS_LAM, n_events=100_000, mechanism=mechanism, seed=ss, warmup_events=2_000)
                                for ss in spawn(5, 16))])
     mean, se = runs.mean(axis=0), runs.std(axis=0, ddof=1) / np.sqrt(runs.shape[0])
     # 16 independent runs, 4 comparisons: the two-sided t(15) quantile at 1e-4 / 4 keeps the

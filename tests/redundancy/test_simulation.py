@@ -25,7 +25,7 @@ def _sim_vs_exact(mechanism: str, seed: int, n_runs: int = 16, n_events: int = 4
     """(estimates, standard errors, exact values) of E[Q], P(Q = 0..3) and, for c.o.c., E[Q_S]."""
     lam = 0.7
     runs = runtime.replicate(SIM.simulate_replication, n_runs, seed, args=(SYSTEM, lam, n_events),
-                             kwargs=dict(mechanism=mechanism, warmup=5_000), workers=1)
+                             kwargs=dict(mechanism=mechanism, warmup_events=5_000), workers=1)
     per_run = [[r.mean_jobs, *r.count_distribution[:4]] for r in runs]
     exact = [PF.total_jobs_moments(SYSTEM, lam, mechanism).mean, *PF.total_jobs_pmf(SYSTEM, lam, 3, mechanism)]
     if mechanism == "coc":
@@ -46,7 +46,7 @@ def test_time_averages_match_the_product_form(mechanism):
 
 
 def test_event_averages_differ_from_time_averages():
-    runs = [SIM.simulate(M.m_model(7 / 12), 0.6, 300_000, mechanism="cos", seed=s) for s in range(4)]
+    runs = [SIM.simulate(M.m_model(7 / 12), 0.6, n_events=300_000, mechanism="cos", seed=s) for s in range(4)]
     exact = PF.total_jobs_moments(M.m_model(7 / 12), 0.6, "cos").mean
     ev = np.array([r.event_mean_jobs for r in runs])
     # the jump chain over-samples busy states: its mean is well above the stationary mean
@@ -54,18 +54,18 @@ def test_event_averages_differ_from_time_averages():
 
 
 def test_single_server_is_an_mm1_queue():
-    runs = [SIM.simulate(M.fully_flexible(1), 0.5, 200_000, mechanism="coc", seed=s) for s in range(6)]
+    runs = [SIM.simulate(M.fully_flexible(1), 0.5, n_events=200_000, mechanism="coc", seed=s) for s in range(6)]
     m = np.array([r.mean_jobs for r in runs])
     assert abs(m.mean() - 1.0) < 5 * m.std(ddof=1) / np.sqrt(6)
 
 
 def test_simulator_validates_its_input():
     with pytest.raises(InstabilityError):
-        SIM.simulate(M.m_model(0.25), 0.95, 10, seed=0)
+        SIM.simulate(M.m_model(0.25), 0.95, n_events=10, seed=0)
     with pytest.raises(ParameterError, match="mechanism"):
-        SIM.simulate(SYSTEM, 0.5, 10, mechanism="fifo", seed=0)
+        SIM.simulate(SYSTEM, 0.5, n_events=10, mechanism="fifo", seed=0)
     with pytest.raises(ParameterError, match="n_events"):
-        SIM.simulate(SYSTEM, 0.5, 0, seed=0)
+        SIM.simulate(SYSTEM, 0.5, n_events=0, seed=0)
 
 
 def test_a_run_without_recorded_arrivals_has_undefined_arrival_averages_and_no_warning():
@@ -75,7 +75,7 @@ def test_a_run_without_recorded_arrivals_has_undefined_arrival_averages_and_no_w
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         # one recorded event after a warm-up: a departure for some seeds
-        runs = [SIM.simulate(system, 0.5, 1, seed=s, warmup=50) for s in range(20)]
+        runs = [SIM.simulate(system, 0.5, n_events=1, seed=s, warmup_events=50) for s in range(20)]
     without = [r for r in runs if np.isnan(r.arrival_mean_jobs)]
     assert without and all(np.isnan(r.arrival_var_jobs) and np.isnan(r.arrival_ratio_first) for r in without)
     assert all(np.isfinite(r.mean_jobs) and r.events == 1 for r in runs)
@@ -90,7 +90,7 @@ def test_the_initial_jobs_are_placed_by_arrivals_only(mechanism):
     with, so over seeds its mean is E[floor(s E)] = 1 / (e^{1/s} - 1) (within 4.5 SE); a
     start that lets jobs leave while they are placed ends far below it."""
     s, runs = 30.0, 400
-    q0 = np.array([SIM.simulate(SYSTEM, 0.5, 1, mechanism=mechanism, seed=seed, initial_scale=s).mean_jobs
+    q0 = np.array([SIM.simulate(SYSTEM, 0.5, n_events=1, mechanism=mechanism, seed=seed, initial_scale=s).mean_jobs
                    for seed in range(runs)])
     assert np.all(np.abs(q0 - np.round(q0)) < 1e-9)    # a count, read before the first event
     expected = 1.0 / np.expm1(1.0 / s)
@@ -99,9 +99,9 @@ def test_the_initial_jobs_are_placed_by_arrivals_only(mechanism):
 
 def test_simulate_requires_a_seed():
     with pytest.raises(TypeError, match="seed"):
-        SIM.simulate(SYSTEM, 0.5, 10)
+        SIM.simulate(SYSTEM, 0.5, n_events=10)
     with pytest.raises(ParameterError, match="seed"):
-        SIM.simulate(SYSTEM, 0.5, 10, seed=None)
+        SIM.simulate(SYSTEM, 0.5, n_events=10, seed=None)
 
 
 @pytest.mark.parametrize("mechanism", ["coc", "cos"])
@@ -110,7 +110,7 @@ def test_a_seed_sequence_is_read_not_spawned_from(mechanism):
     the same run every time: the run of its integer seed, the initial condition included (with one
     recorded event, Q's time average is the initial count floor(30 Exp(1)))."""
     def initial_count(seed):
-        return SIM.simulate(SYSTEM, 0.5, 1, mechanism=mechanism, seed=seed, initial_scale=30.0).mean_jobs
+        return SIM.simulate(SYSTEM, 0.5, n_events=1, mechanism=mechanism, seed=seed, initial_scale=30.0).mean_jobs
 
     fresh, used = np.random.SeedSequence(11), np.random.SeedSequence(11)
     used.spawn(2)

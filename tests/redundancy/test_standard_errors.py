@@ -26,7 +26,7 @@ LOW, HIGH = 0.71, 1.43
 @pytest.fixture(scope="module", params=["coc", "cos"])
 def runs(request):
     mech = request.param
-    return mech, [simulate(SYSTEM, LAM, 100_000, mechanism=mech, seed=i, warmup=10_000) for i in range(RUNS)]
+    return mech, [simulate(SYSTEM, LAM, n_events=100_000, mechanism=mech, seed=i, warmup_events=10_000) for i in range(RUNS)]
 
 
 def _mean_z2(estimates, ses, exact):
@@ -66,7 +66,7 @@ def test_every_batch_is_closed(n_events, n_batches):
     """Batch boundaries at floor((b + 1) n / B) recorded events: every batch gets an end
     (otherwise its running time would stay 0 and :func:`qtheory.stats.batch_means` would
     refuse the non-increasing times), down to one event per batch."""
-    r = simulate(SYSTEM, LAM, n_events, mechanism="coc", seed=3, n_batches=n_batches, warmup=100)
+    r = simulate(SYSTEM, LAM, n_events=n_events, mechanism="coc", seed=3, n_batches=n_batches, warmup_events=100)
     assert r.n_batches == n_batches and r.events == n_events
     assert np.isfinite(r.mean_jobs_se) and r.mean_jobs_se > 0
 
@@ -98,6 +98,6 @@ def test_batch_integrals_are_the_run_integrals_at_each_batch_end(mechanism):
 def test_n_batches_is_checked():
     from qtheory.errors import ParameterError
     with pytest.raises(ParameterError, match="n_batches"):
-        simulate(SYSTEM, LAM, 100, seed=0, n_batches=1)
+        simulate(SYSTEM, LAM, n_events=100, seed=0, n_batches=1)
     with pytest.raises(ParameterError, match="n_batches"):
-        simulate(SYSTEM, LAM, 100, seed=0, n_batches=101)
+        simulate(SYSTEM, LAM, n_events=100, seed=0, n_batches=101)

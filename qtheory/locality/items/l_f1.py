@@ -209,7 +209,7 @@ def exact_samples(*, seed: int, horizon: float, n_runs: int) -> list[dict]:
         grid = np.linspace(0.0, horizon, 20001)
         sims = []
         for ss in spawn(child_seed(seed, "jsqd-exact", d), n_runs):
-            res = simulate_jsqd(tiny, graph, np.zeros(4, np.int64), grid, ss, levels=3)
+            res = simulate_jsqd(tiny, graph, initial_state=np.zeros(4, np.int64), t_grid=grid, seed=ss, levels=3)
             sims.append(np.asarray(res.occupancy[grid >= 0.05 * horizon].mean(axis=0), dtype=float).ravel())
         out.append(dict(d=d, runs=np.array(sims), exact=np.asarray(exact, dtype=float).ravel(),
                         exact_with_replacement=np.asarray(alt, dtype=float).ravel()))

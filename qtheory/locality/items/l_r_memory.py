@@ -91,7 +91,7 @@ def exact_check(seed: int, exact_runs: int, exact_horizon: float) -> tuple[list[
     truncated = max(float(values[f"truncated_{k}"]) for k in range(len(labels)))
     grid = np.linspace(0.0, exact_horizon, int(exact_horizon) + 1)
     keep = grid >= TINY_WARMUP
-    runs = np.array([simulate(TINY_SYSTEM, graph, JSQdMemory(d=2), np.zeros(len(TINY_TYPES), np.int64), grid, ss)
+    runs = np.array([simulate(TINY_SYSTEM, graph, JSQdMemory(d=2), initial_state=np.zeros(len(TINY_TYPES), np.int64), t_grid=grid, seed=ss)
                      .mean_queue_length[keep].mean(axis=0) for ss in spawn(child_seed(seed, "tiny"), exact_runs)])
     est = mean_ci(runs)
     rows, claims = [], []

@@ -254,7 +254,7 @@ def simulator_check_rows(mechanism: str, systems, check_runs: int, check_events:
     rows = []
     for si, (name, sy, lm) in enumerate(systems):
         rr = simulate_setting(sy, lm, check_runs, check_events, child_seed(seed, "check", mechanism, si),
-                              mechanism=mechanism, initial_scale=0.0, warmup=10000, hist_max=60,
+                              mechanism=mechanism, initial_scale=0.0, warmup_events=10000, hist_max=60,
                               desc=f"{mechanism} check")
         tq = st.t.ppf(0.975, check_runs - 1)
 

@@ -111,11 +111,11 @@ class Mechanism(_policy.Policy, family=True):
             return solve_cos_chain(system, lam, max_jobs, self)
         return solve_coc_chain(system, lam, max_jobs, self)
 
-    def simulate(self, system, lam: float, n_events: int, **options):
+    def simulate(self, system, lam: float, **options):
         """:func:`qtheory.redundancy.simulation.simulate` under this mechanism (`options` must
-        include its required ``seed``)."""
+        include its required ``n_events`` and ``seed``)."""
         from ..simulation import simulate
-        return simulate(system, lam, n_events, mechanism=self, **options)
+        return simulate(system, lam, self, **options)
 
 
 #: the family's base under the name :func:`qtheory._policy.discover` reads

@@ -147,7 +147,8 @@ def test_the_tiny_graph_averages_leave_out_the_first_5_percent_of_the_horizon(mo
         def __init__(self, occupancy):
             self.occupancy = occupancy
 
-    def fake_simulate(system, graph, x0, grid, ss, levels):
+    def fake_simulate(system, graph, *, initial_state, t_grid, seed, levels):
+        grid, ss = t_grid, seed
         level = 0.2 + 0.01 * np.random.default_rng(ss).random()
         return Fake(np.where((grid < 0.05 * grid[-1])[:, None, None], 1.0, level) * np.ones((len(grid), 2, levels)))
 

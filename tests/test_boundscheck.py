@@ -108,3 +108,49 @@ def test_an_index_out_of_range_in_a_rule_is_a_named_error_under_the_switch(tmp_p
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.startswith("RuleError an array index out of range"), out.stdout
     assert f"{script}:10: __main__.before_the_first" in out.stdout
+
+
+OCC_BEFORE_THE_FIRST = textwrap.dedent("""
+    from collections import namedtuple
+    from dataclasses import dataclass
+    from numba import njit
+    from qtheory._policy import _ix
+    from qtheory.errors import RuleError
+    from qtheory.utility import simulate, table1_system
+    from qtheory.utility.policies import Policy, pick
+
+    Params = namedtuple("Params", ["m"])
+
+    @njit(cache=True)
+    def rule(u, n, occ):
+        return pick(u, n) if occ[_ix(pick(u, n) - n)] >= 0 else 0    # pick - n < 0: wild
+
+    @dataclass(frozen=True)
+    class ReadsBeforeTheFirst(Policy):
+        name = "test-reads-before-the-first"
+        Params = Params
+        rule = rule
+
+        def kernel_params(self, system, n, depth):
+            return Params(system.m)
+
+    try:
+        simulate(table1_system(10.0), 20, ReadsBeforeTheFirst(), horizon=2.0, seed=1)
+        print("ran")
+    except RuleError as err:
+        print("RuleError", err)
+""")
+
+
+def test_the_issue_s_occ_hazard_is_a_named_error_under_the_switch(tmp_path):
+    """The hazard as issue 42 found it: a U rule reading `occ` at a negative index cast by `_ix`
+    (a segmentation fault, or wild numbers, without the switch)."""
+    script = tmp_path / "occ_before_the_first.py"
+    script.write_text(OCC_BEFORE_THE_FIRST)
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "QTHEORY_BOUNDSCHECK": "1",
+           "QTHEORY_CACHE_DIR": str(tmp_path / "cache"), "PYTHONDONTWRITEBYTECODE": "1"}
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.startswith("RuleError an array index out of range"), out.stdout
+    line = OCC_BEFORE_THE_FIRST.split("\n").index("def rule(u, n, occ):")    # its decorator's, 1-based
+    assert f"{script}:{line}: __main__.rule" in out.stdout

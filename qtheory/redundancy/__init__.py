@@ -7,9 +7,12 @@ Modules by role:
 - :mod:`.productform`  -- exact stationary quantities from (4) and (6) by dynamic programming,
   Proposition 3.1, the M-model closed form (13)
 - :mod:`.limits`       -- Theorems 3.1, 3.2, Corollaries 3.1, 3.2, Appendix D
-- :mod:`.mechanisms`   -- c.o.c., c.o.s.-ALIS (and c.o.s. with random assignment) as objects
-  (exact law, exact chain, the simulator's start rule)
-- :mod:`.simulation`   -- numba simulators of c.o.c. and c.o.s.-ALIS (R-P-coc, R-P-cos)
+- :mod:`.mechanisms`   -- c.o.c., c.o.s.-ALIS (and, beyond the paper, c.o.s. with random assignment
+  or random order of service, redundancy-d) as objects (exact law, exact chain, the
+  simulator's start and completion rules)
+- :mod:`.completion`   -- completion rules: which job a server takes when a service completes
+- :mod:`.chain`        -- the mechanisms' Markov chains written from their rules, solved exactly
+- :mod:`.simulation`   -- the numba simulator of every mechanism (R-P-coc, R-P-cos)
 """
 
 import importlib as _importlib

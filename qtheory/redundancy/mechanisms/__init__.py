@@ -1,6 +1,7 @@
 """The redundancy mechanisms of paper R as objects, one file per mechanism: cancel-on-completion
 (``coc.py``), cancel-on-start with assign-longest-idle-server (``cos.py``), both of Sec. 2.1,
-and c.o.s. with random assignment (``cos_random.py``, a variant beyond the paper).
+and, beyond the paper, c.o.s. with random assignment (``cos_random.py``), c.o.s. with random
+order of service (``cos_ros.py``) and redundancy-d (``redundancy_d.py``).
 
 A mechanism object names itself (``name``, the string every function of
 :mod:`qtheory.redundancy` also accepts), and gathers what the package knows of it: its exact

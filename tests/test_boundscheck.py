@@ -100,14 +100,23 @@ def test_an_index_out_of_range_in_a_rule_is_a_named_error_under_the_switch(tmp_p
     """The hazard of issue 42: a rule reading an array at `_ix(-1)` (a huge unsigned index) read
     wild memory. Under the debug switch the kernel stops, and the error names the rule's file
     and line."""
-    script = tmp_path / "out_of_range.py"
-    script.write_text(OUT_OF_RANGE)
+    _named_under_the_switch(tmp_path, OUT_OF_RANGE, "def before_the_first(t, deg, type_servers, busy):",
+                            "before_the_first")
+
+
+def _named_under_the_switch(tmp_path, text: str, definition: str, name: str) -> None:
+    """Run the script `text` in a fresh interpreter under the switch: it must print the kernel's
+    RuleError, naming the file and line of the rule whose definition line is `definition` (the
+    errors point at its decorator, the line above)."""
+    script = tmp_path / "script.py"
+    script.write_text(text)
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "QTHEORY_BOUNDSCHECK": "1",
            "QTHEORY_CACHE_DIR": str(tmp_path / "cache"), "PYTHONDONTWRITEBYTECODE": "1"}
     out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.startswith("RuleError an array index out of range"), out.stdout
-    assert f"{script}:10: __main__.before_the_first" in out.stdout
+    line = text.split("\n").index(definition)           # 0-based index of the definition: its decorator, 1-based
+    assert f"{script}:{line}: __main__.{name}" in out.stdout, out.stdout
 
 
 OCC_BEFORE_THE_FIRST = textwrap.dedent("""
@@ -145,12 +154,4 @@ OCC_BEFORE_THE_FIRST = textwrap.dedent("""
 def test_the_issue_s_occ_hazard_is_a_named_error_under_the_switch(tmp_path):
     """The hazard as issue 42 found it: a U rule reading `occ` at a negative index cast by `_ix`
     (a segmentation fault, or wild numbers, without the switch)."""
-    script = tmp_path / "occ_before_the_first.py"
-    script.write_text(OCC_BEFORE_THE_FIRST)
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "QTHEORY_BOUNDSCHECK": "1",
-           "QTHEORY_CACHE_DIR": str(tmp_path / "cache"), "PYTHONDONTWRITEBYTECODE": "1"}
-    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, cwd=tmp_path)
-    assert out.returncode == 0, out.stderr[-3000:]
-    assert out.stdout.startswith("RuleError an array index out of range"), out.stdout
-    line = OCC_BEFORE_THE_FIRST.split("\n").index("def rule(u, n, occ):")    # its decorator's, 1-based
-    assert f"{script}:{line}: __main__.rule" in out.stdout
+    _named_under_the_switch(tmp_path, OCC_BEFORE_THE_FIRST, "def rule(u, n, occ):", "rule")

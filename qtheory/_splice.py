@@ -119,22 +119,21 @@ def _first_use(body, name):
     return min(nodes, key=lambda n: (n.lineno, n.col_offset))
 
 
-def _rule_statements(rule, call_args: list[str], target: str, *, placeholder: str = _PLACEHOLDER,
-                     template=None, by_name: bool | None = None) -> tuple[list[ast.stmt], set[str]]:
+def _rule_statements(rule, call_args: list[str], target: str, *, placeholder: str, by_name: bool,
+                     template=None) -> tuple[list[ast.stmt], set[str]]:
     """The rule's body as statements assigning its result to `target`, and its global names.
 
-    The rule of the dispatch point (and a rule spliced `by_name` at another placeholder) takes
-    any of the names the template passes there, in any order, bound by name; another function
-    spliced at another placeholder takes as many parameters as the call passes and may name
-    them as it likes (they are renamed to the call's arguments, by position). Refused (:class:`~qtheory.errors.SpliceError`, naming the rule's
-    file and line) is a rule that would not mean in the kernel what it means as a function:
+    A rule spliced `by_name` (the policy's rule at the dispatch point, and rules such as R's
+    completion rule) takes any of the names the template passes there, in any order, bound by
+    name; another function takes as many parameters as the call passes and may name them as it
+    likes (they are renamed to the call's arguments, by position). Refused
+    (:class:`~qtheory.errors.SpliceError`, naming the rule's file and line) is a rule that would
+    not mean in the kernel what it means as a function:
     one that assigns to a parameter (the template's variable), reads a name the template
     binds itself (which would replace the rule's), a closure variable, or a name that is not
     defined (e.g. a policy parameter without ``params.``)."""
     py = getattr(rule, "py_func", rule)
     fdef = _source_of(py)[0]
-    if by_name is None:
-        by_name = placeholder == _PLACEHOLDER
 
     def where(node=None):
         return location(py, node)
@@ -171,7 +170,7 @@ def _rule_statements(rule, call_args: list[str], target: str, *, placeholder: st
     loaded = {n.id for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.Name)}
     # attribute bases such as `np` in `np.zeros` are Names too
     free = loaded - stored - set(params)
-    _check_free_names(py, body, free, call_args, placeholder, template, where, by_name)
+    _check_free_names(py, body, free, call_args, template, where, by_name)
     _check_draws(py, body, where)
     locals_ = stored - set(params)
     tag = py.__module__.rsplit(".", 1)[-1] + ("" if placeholder == _PLACEHOLDER else f"_{placeholder}")
@@ -246,7 +245,7 @@ def _check_draws(py, body, where) -> None:
                                   "generator `rng` with qtheory._rng")
 
 
-def _check_free_names(py, body, free, call_args, placeholder, template, where, by_name=True) -> None:
+def _check_free_names(py, body, free, call_args, template, where, by_name: bool) -> None:
     """Refuse a free name of the rule (one it reads but neither takes nor assigns) that the
     generated kernel would not resolve as the rule's own module does."""
     closure = set(py.__code__.co_freevars)

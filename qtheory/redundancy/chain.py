@@ -115,11 +115,8 @@ def solve_coc_chain(system: RedundancySystem, lam: float, max_jobs: int, mechani
             for k in range(system.n_types):
                 yield c + (k,), float(arrival[k])
         for n in range(system.n_servers):
-            jobs = [k for k in c if n in types[k]]
-            if jobs:
-                for k, prob in _completion_law(mech, n, jobs):
-                    i = c.index(k)
-                    yield c[:i] + c[i + 1:], float(speeds[n]) * prob
+            for rest, prob in _taken(mech, n, c, types):
+                yield rest, float(speeds[n]) * prob
 
     return _solve((), successors, len, max_jobs)
 
@@ -164,37 +161,45 @@ def solve_cos_chain(system: RedundancySystem, lam: float, max_jobs: int, mechani
         for n in range(n_servers):
             if n in idle:
                 continue
-            jobs = [k for k in waiting if n in types[k]]
-            if not jobs:
+            taken = _taken(mech, n, waiting, types)
+            if not taken:
                 yield (waiting, idle + (n,)), float(speeds[n])
-                continue
-            for k, prob in _completion_law(mech, n, jobs):
-                i = waiting.index(k)
-                yield (waiting[:i] + waiting[i + 1:], idle), float(speeds[n]) * prob
+            for rest, prob in taken:
+                yield (rest, idle), float(speeds[n]) * prob
 
     # the empty system: all servers idle (the start order is immaterial: states not reachable
     # from it are transient)
     return _solve(((), tuple(range(n_servers))), successors, size, max_jobs)
 
 
-def _completion_law(mech, server: int, jobs: list) -> list:
-    """``mech.exact_completion(server, jobs)``, checked: every type one of `jobs`, probabilities summing to 1."""
-    law = [(int(k), float(p)) for k, p in mech.exact_completion(server, list(jobs))]
-    if not law or any(k not in jobs or not p >= 0 for k, p in law) or abs(sum(p for _, p in law) - 1) > 1e-12:
-        raise RuleError(f"the exact completion rule of mechanism {mech.name!r} "
-                        f"({type(mech).__qualname__}.exact_completion) gave {law!r} for server {server} and the "
-                        f"types {jobs!r} of its compatible jobs (oldest first): it must give some of these types "
-                        "with probabilities summing to 1")
-    return law
+def _taken(mech, server: int, queue: tuple, types: list) -> list:
+    """Each way server `server` takes a job of `queue` (job types in order of arrival) by the
+    mechanism's completion rule, as ``(the rest of the queue, probability)``: the oldest job of
+    the type ``mech.exact_completion`` draws among the jobs compatible with the server (checked:
+    :func:`_checked_law`). Empty when no job of `queue` is compatible with it."""
+    jobs = [k for k in queue if server in types[k]]
+    if not jobs:
+        return []
+    law = _checked_law(mech.exact_completion(server, list(jobs)), jobs, mech, "exact_completion",
+                       f"server {server} and the types {jobs!r} of its compatible jobs (oldest first)", "types")
+    return [(queue[:queue.index(k)] + queue[queue.index(k) + 1:], p) for k, p in law]
 
 
 def _start_law(mech, free: list) -> list:
-    """``mech.exact_start(free)``, checked: every server one of `free`, probabilities summing to 1."""
-    law = [(int(v), float(p)) for v, p in mech.exact_start(list(free))]
-    if not law or any(v not in free or not p >= 0 for v, p in law) or abs(sum(p for _, p in law) - 1) > 1e-12:
-        raise RuleError(f"the exact start rule of mechanism {mech.name!r} ({type(mech).__qualname__}.exact_start) "
-                        f"gave {law!r} for the idle compatible servers {free!r} (longest idle first): it must give "
-                        "some of these servers with probabilities summing to 1")
+    """``mech.exact_start(free)``, checked (:func:`_checked_law`)."""
+    return _checked_law(mech.exact_start(list(free)), free, mech, "exact_start",
+                        f"the idle compatible servers {free!r} (longest idle first)", "servers")
+
+
+def _checked_law(pairs, allowed: list, mech, method: str, given: str, what: str) -> list:
+    """A mechanism's plain-Python law `pairs` (``(value, probability)``, from its `method`, for the
+    situation `given`) as a list, checked: every value one of `allowed`, probabilities
+    non-negative and summing to 1, else a :class:`~qtheory.errors.RuleError` naming the mechanism."""
+    law = [(int(v), float(p)) for v, p in pairs]
+    if not law or any(v not in allowed or not p >= 0 for v, p in law) or abs(sum(p for _, p in law) - 1) > 1e-12:
+        rule = method.replace("_", " ")
+        raise RuleError(f"the {rule} rule of mechanism {mech.name!r} ({type(mech).__qualname__}.{method}) gave "
+                        f"{law!r} for {given}: it must give some of these {what} with probabilities summing to 1")
     return law
 
 

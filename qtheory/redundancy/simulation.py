@@ -580,7 +580,7 @@ def _kernel_simulate(system, config, rng_state):
                         code = 3
                         break
                 if cancel_on_start:
-                    # the server's job leaves; it starts the oldest waiting compatible job, if any
+                    # the server's job leaves; it starts the job its completion rule took, if any
                     if all_statistics:
                         t = serving[_ix(s)]
                         if recording:
@@ -760,19 +760,18 @@ def simulate(system: RedundancySystem, lam: float, mechanism="cos", *, n_events:
     """
     system_k, config, kstate = _prepare(system, lam, n_events, mechanism, seed, warmup_events, initial_scale, tracked,
                                         hist_max, n_batches, statistics)
+    mech = as_mechanism(mechanism)                                          # checked by _prepare
     start = time.perf_counter()
-    out = _run_kernel(as_mechanism(mechanism), system_k, config, kstate)       # checked by _prepare
+    out = _run_kernel(mech, system_k, config, kstate)
     wall = time.perf_counter() - start
     if out.code == 1:
         raise ParameterError(f"the queue of a job type overflowed (more than {config.fifo_cap} jobs): the system "
                              "is too congested to simulate; lower `lam`")
     if out.code == 3:
-        mech = as_mechanism(mechanism)
         raise RuleError(f"the completion rule of mechanism {mech.name!r} ({_splice.location(mech.completion)}) "
                         "returned a job type the server cannot take: it must return one of the server's types "
                         "with a job, and -1 only when none of them has one")
     if out.code == 2:
-        mech = as_mechanism(mechanism)
         raise RuleError(f"the start rule of mechanism {mech.name!r} ({_splice.location(mech.rule)}) returned a "
                         "server it cannot start: "
                         + ("under cancel-on-completion a job always joins its type's queue, so the rule must "

@@ -7,12 +7,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..completion import random_order
-from . import Mechanism
-from .cos import longest_idle
+from .cos import CancelOnStart
 
 
 @dataclass(frozen=True)
-class CancelOnStartRandomOrder(Mechanism):
+class CancelOnStartRandomOrder(CancelOnStart):
     """c.o.s. with ALIS at arrivals and random order of service at completions: a server that
     finishes a job starts one of its waiting compatible jobs chosen uniformly at random (not
     the oldest). Its stationary law is not claimed to be the product form (6); its exact chain
@@ -20,13 +19,8 @@ class CancelOnStartRandomOrder(Mechanism):
     :meth:`exact_completion`."""
 
     name: ClassVar[str] = "cos-ros"
-    rule = longest_idle
-    completion = random_order
+    completion = random_order       # the start rule and its exact law are c.o.s.-ALIS's
     product_form = False
-
-    def exact_start(self, idle):
-        """ALIS, rule (iii): the longest idle of the idle compatible servers (the first)."""
-        return [(idle[0], 1.0)]
 
     def exact_completion(self, server, jobs):
         """Each waiting compatible job with equal probability: a type with probability its

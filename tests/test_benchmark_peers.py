@@ -21,6 +21,8 @@ from benchmarks.peers import models, plain, simpy_models  # noqa: E402
 from benchmarks.peers import csupermarket  # noqa: E402
 
 Z = 5.0
+#: the C peers are compiled with gcc (benchmarks/peers/csupermarket.py, cbuild.py): without it they are skipped
+NEEDS_GCC = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc to build the C peers")
 
 
 def _mean_se(values):
@@ -47,7 +49,7 @@ def test_supermarket_peers_agree_with_numba():
     _agree(numba, _small("supermarket", "simpy", SEEDS, **scale))
 
 
-@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+@NEEDS_GCC
 def test_c_supermarket_agrees_with_numba_and_with_the_mean_field_limit():
     scale = {"horizon": 300.0, "n_factor": 10}      # N = 1000: close to the N -> infinity limit
     numba = _small("supermarket", "numba", SEEDS, **scale)
@@ -162,6 +164,7 @@ def test_c_mersenne_twister_is_numpys():
     assert np.array_equal(np.array(out, dtype=float), expected)
 
 
+@NEEDS_GCC
 def test_c_binary_rejects_bad_arguments():
     import subprocess
 
@@ -191,7 +194,7 @@ def _redundancy_kernel_system(system):
     return kernel_system
 
 
-@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+@NEEDS_GCC
 @pytest.mark.parametrize("mechanism", ["cos", "coc"])
 @pytest.mark.parametrize("seed", [3, 2**40 + 1])
 def test_c_redundancy_and_the_numba_kernel_simulate_the_same_path(mechanism, seed):
@@ -224,7 +227,7 @@ def test_c_redundancy_and_the_numba_kernel_simulate_the_same_path(mechanism, see
         assert np.array_equal(a, b)
 
 
-@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+@NEEDS_GCC
 @pytest.mark.parametrize("mechanism", ["cos", "coc"])
 def test_c_redundancy_agrees_with_numba_and_the_product_form(mechanism):
     """Independent streams (numba seeded by kernel_state, C by splitmix64): the mean number
@@ -264,7 +267,7 @@ def _numba_utility_with_seed_state(system, n, policy, horizon, warmup, seed):
         S.kernel_state = original
 
 
-@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+@NEEDS_GCC
 @pytest.mark.parametrize("policy", ["jlmu", "slta"])
 @pytest.mark.parametrize("seed", [3, 2**40 + 1])
 def test_c_utility_and_the_numba_kernel_simulate_the_same_path(policy, seed):
@@ -288,7 +291,7 @@ def test_c_utility_and_the_numba_kernel_simulate_the_same_path(policy, seed):
         assert np.count_nonzero(c.time_r) > 3          # the index moved: the learning rules ran
 
 
-@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+@NEEDS_GCC
 @pytest.mark.parametrize("policy", ["jlmu", "slta"])
 def test_c_utility_agrees_with_numba(policy):
     """Independent streams: the time-averaged utility per pool of 8 runs each agrees within
@@ -301,7 +304,7 @@ def test_c_utility_agrees_with_numba(policy):
     assert abs(mn - mc) <= _t_quantile(len(SEEDS) - 1, comparisons=2) * np.hypot(sn, sc), (mn, sn, mc, sc)
 
 
-@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+@NEEDS_GCC
 def test_c_redundancy_and_utility_binaries_reject_bad_arguments():
     import subprocess
 

@@ -103,18 +103,25 @@ class Replication:
     half_means: np.ndarray | None = None
 
 
-def _sampling_window(warmup, horizon, n_samples, n_batches):
-    """Checked ``(warmup, horizon, n_samples, n_batches)`` of a stationary run and its recording
-    grid: time 0 (when there is a warm-up) and `n_samples` equally spaced times in
+def _recording_grid(warmup, horizon, n_samples, *, fewest: int = 2):
+    """Checked ``(warmup, horizon, n_samples)`` of a stationary run and its recording grid: time 0
+    (when there is a warm-up) and `n_samples` (at least `fewest`) equally spaced times in
     ``[warmup, horizon]``, the last `n_samples` of which are averaged."""
     warmup = check_real("warmup", warmup, low=0.0)
     horizon = check_real("horizon", horizon, low=0.0)
     if not horizon > warmup:
         raise ParameterError(f"`horizon` must exceed `warmup` (got {horizon!r} <= {warmup!r})")
-    n_samples = check_integer("n_samples", n_samples, low=2)
-    n_batches = check_integer("n_batches", n_batches, low=2, high=n_samples)
+    n_samples = check_integer("n_samples", n_samples, low=fewest)
     grid = np.concatenate([[0.0], np.linspace(warmup, horizon, n_samples)]) if warmup > 0 else \
         np.linspace(0.0, horizon, n_samples)
+    return warmup, horizon, n_samples, grid
+
+
+def _sampling_window(warmup, horizon, n_samples, n_batches):
+    """:func:`_recording_grid` with `n_batches` checked against `n_samples`:
+    ``(warmup, horizon, n_samples, n_batches, grid)``."""
+    warmup, horizon, n_samples, grid = _recording_grid(warmup, horizon, n_samples)
+    n_batches = check_integer("n_batches", n_batches, low=2, high=n_samples)
     return warmup, horizon, n_samples, n_batches, grid
 
 
@@ -210,16 +217,15 @@ def stationary_replication(seed_sequence, system: LocalitySystem, n_servers: int
     """
     pol = as_policy(policy)
     _require_policy_stable(system, pol)
-    if halves:
-        n_samples = check_integer("n_samples", n_samples, low=2)
+    warmup, horizon, n_samples, grid = _recording_grid(warmup, horizon, n_samples, fewest=2 if halves else 1)
     graph_seed, rng, sim_ss = _seeds(seed_sequence)
     graph = build_graph(system, n_servers, graph_kind, graph_seed)
-    grid = np.concatenate([[0.0], np.linspace(warmup, horizon, n_samples)])
     x0 = np.zeros(graph.n_servers, np.int64) if q0 is None else iid_initial_state(graph, q0, rng)
     res = simulate(system, graph, pol, initial_state=x0, t_grid=grid, seed=sim_ss, levels=levels)
-    q = np.asarray(res.mean_queue_length)[1:]
+    q = np.asarray(res.mean_queue_length)[-n_samples:]
     half = n_samples // 2
-    return Replication(events=res.events, occupancy=res.occupancy[1:].mean(axis=0), mean_queue_length=q.mean(axis=0),
+    return Replication(events=res.events, occupancy=res.occupancy[-n_samples:].mean(axis=0),
+                       mean_queue_length=q.mean(axis=0),
                        half_means=np.stack([q[:half].mean(axis=0), q[half:].mean(axis=0)]) if halves else None)
 
 

@@ -152,3 +152,25 @@ def test_population_replication_averages_exactly_the_samples_of_the_window(stair
     np.testing.assert_allclose(rep.mean_queue_length, [mean], rtol=0, atol=1e-12)
     if warmup:
         np.testing.assert_allclose(rep.occupancy[0], OCCUPANCY, rtol=0, atol=1e-12)
+
+
+def test_stationary_replication_without_warmup_averages_every_recording_time(staircase):
+    """No warm-up: the window is the whole grid, the times 0, 1, ..., 9 (mean 4.5), as for
+    :func:`stationary_statistics` (the grid once repeated time 0, which the simulator refuses)."""
+    fake = staircase()
+    rep = experiments.stationary_replication(np.random.SeedSequence(0), SYSTEM, 3, "complete", 0.0, HORIZON,
+                                             n_samples=10, halves=True)
+    np.testing.assert_array_equal(fake.grids[0], np.arange(10.0))
+    np.testing.assert_allclose(rep.mean_queue_length, [4.5], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(rep.half_means, [[2.0], [7.0]], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("kwargs, name", [(dict(warmup=9.0, horizon=9.0), "horizon"),
+                                           (dict(warmup=-1.0, horizon=9.0), "warmup"),
+                                           (dict(warmup=1.0, horizon=9.0, n_samples=0), "n_samples"),
+                                           (dict(warmup=1.0, horizon=9.0, n_samples=1, halves=True), "n_samples")])
+def test_stationary_replication_refuses_a_window_it_cannot_average(kwargs, name):
+    from qtheory.errors import ParameterError
+
+    with pytest.raises(ParameterError, match=f"`{name}`"):
+        experiments.stationary_replication(np.random.SeedSequence(0), SYSTEM, 3, "complete", **kwargs)

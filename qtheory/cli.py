@@ -83,6 +83,13 @@ def cmd_book(args) -> int:
         # results/ and book/<part>/, would show the older ones under the new run's name
         raise ParameterError(f"`--results-dir` {args.results_dir!r} is for side runs of `reproduce`; the book is "
                              f"built from {project_root() / 'results'} (leave --results-dir out)")
+    from .pagebox import repository_url
+
+    if not repository_url():
+        # before the run: the result pages' cite boxes are written with their results
+        print("qtheory: warning: no repository URL is set (qtheory_repository in _config.yml, or "
+              "QTHEORY_REPOSITORY): the pages cite the code by version, commit and SWHID, with no link to it",
+              file=sys.stderr, flush=True)
     if not args.no_run:
         cmd_reproduce(args)
     for line in reproduce.preset_warnings():

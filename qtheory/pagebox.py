@@ -283,26 +283,11 @@ def page_title(source: str) -> str | None:
 
 def page_cite_box(docname: str, title: str, *, paper: str | None = None, url: str | None = None) -> str:
     """MyST Markdown of the "Cite this" box of a page that shows no result: the book
-    (CITATION.cff), the page (key ``qtheory-companion:<docname>``) and, on a page of a
-    paper's part, that paper."""
-    from .citation import BOOK_KEY, _book_bibtex, _book_fields, _entry, bibtex, citation_record
-    from .display import plain_math
+    (CITATION.cff, at the checkout's commit), the page (key ``qtheory-companion:<docname>``)
+    and, on a page of a paper's part, that paper (:func:`qtheory.citation.page_box`)."""
+    from .citation import page_box
 
-    cff = citation_record()
-    f = _book_fields(cff)
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", docname.removeprefix("book/")).strip("-")
-    page = _entry("misc", f"{BOOK_KEY}:{slug}", [
-        ("title", plain_math(title)), ("author", f["author"]), ("year", f["year"]),
-        ("howpublished", "In: {" + cff["title"] + "}" + (f", version {f['version']}" if f["version"] else "")),
-        ("version", f["version"]), ("url", url or f["url"]), ("doi", f["doi"])])
-    parts = [":::{admonition} Cite this", ":class: dropdown cite-this", "",
-             f"The book (the software and its results, version {cff.get('version', '')}):", "",
-             "```bibtex", _book_bibtex(cff).rstrip(), "```", "",
-             "This page:", "", "```bibtex", page.rstrip(), "```", ""]
-    if paper is not None:
-        parts += ["The paper it accompanies:", "", "```bibtex", bibtex(paper=paper).rstrip(), "```", ""]
-    parts.append(":::")
-    return "\n".join(parts) + "\n"
+    return page_box(docname, title, paper=paper, url=url)
 
 
 def paper_of_page(docname: str) -> str | None:

@@ -139,7 +139,9 @@ def _closing_cells(source: Path, metas: list[dict], items: Sequence[str], data_l
         notebook, metas[0], load_presets(), pagebox.parameter_meanings(notebook, source),
         defaults=notebook_parameters(source), data_links=data_links))
     rerun["id"] = "qtheory-rerun"
-    cite = nbformat.v4.new_markdown_cell(cite_box(items, title=title, url=url, page=notebook))
+    # the page is cited at the commit its results were computed from (their record's)
+    cite = nbformat.v4.new_markdown_cell(cite_box(items, title=title, url=url, page=notebook,
+                                                  commit=metas[0].get("git_commit")))
     cite["id"] = "qtheory-cite"
     return [rerun, cite]
 

@@ -90,6 +90,7 @@ def _executed(root: Path, name: str, part: str, preset: str, overrides: dict) ->
 
 def test_book_warns_naming_the_pages_when_presets_are_mixed(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("QTHEORY_PROJECT", str(tmp_path))
+    monkeypatch.setenv("QTHEORY_REPOSITORY", "https://github.com/someone/qtheory")  # no warning of its own
     calls = []
     monkeypatch.setattr(cli.subprocess, "run",
                         lambda cmd, **kw: calls.append(cmd) or subprocess.CompletedProcess(cmd, 0, ""))
@@ -119,3 +120,27 @@ def test_book_refuses_a_side_results_folder(tmp_path, monkeypatch, capsys):
     assert "`--results-dir`" in capsys.readouterr().err and calls == []
     assert cli.main(["book", "--no-run", "--results-dir", str(tmp_path / "results")]) == 0
     assert len(calls) == 1
+
+
+def test_book_warns_in_one_line_exactly_when_no_repository_is_set(tmp_path, monkeypatch, capsys):
+    """Without a repository URL the cite boxes name the code by version, commit and SWHID only:
+    `book` says so once, on stderr; set in the environment or in _config.yml, it says nothing."""
+    monkeypatch.setenv("QTHEORY_PROJECT", str(tmp_path))
+    monkeypatch.delenv("QTHEORY_REPOSITORY", raising=False)
+    monkeypatch.setattr(cli.subprocess, "run", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 0, ""))
+    _executed(tmp_path, "L-F1", "locality", "paper", {})
+
+    def warnings() -> list[str]:
+        assert cli.main(["book", "--no-run"]) == 0
+        out = capsys.readouterr()
+        assert "repository" not in out.out
+        return [line for line in out.err.splitlines() if "repository" in line]
+
+    assert warnings() == ["qtheory: warning: no repository URL is set (qtheory_repository in _config.yml, or "
+                          "QTHEORY_REPOSITORY): the pages cite the code by version, commit and SWHID, with no link "
+                          "to it"]
+    monkeypatch.setenv("QTHEORY_REPOSITORY", "https://github.com/someone/qtheory")
+    assert warnings() == []
+    monkeypatch.delenv("QTHEORY_REPOSITORY")
+    (tmp_path / "_config.yml").write_text("sphinx:\n  config:\n    qtheory_repository: https://github.com/a/b\n")
+    assert warnings() == []

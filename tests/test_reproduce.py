@@ -103,9 +103,11 @@ def test_presets_only_name_known_notebooks_and_parameters():
             assert set(values) <= set(defaults), f"preset {preset}.{nb} sets unknown parameters"
 
 
-def test_every_result_page_opens_with_a_badge_of_its_preset_and_overrides(tmp_path):
+def test_every_result_page_opens_with_a_badge_of_its_preset_and_overrides(tmp_path, monkeypatch):
     import nbformat
 
+    # results computed at another commit than the checkout's: the page is cited at theirs
+    monkeypatch.setenv("QTHEORY_GIT_COMMIT", "0123456789abcdef0123456789abcdef01234567")
     report = run_fixture(tmp_path, {"seed": 9, "rate": 4.0})
     cells = nbformat.read(report.executed, as_version=4).cells
     badge = next(c for c in cells if c.get("id") == "qtheory-preset-badge")
@@ -132,7 +134,10 @@ def test_every_result_page_opens_with_a_badge_of_its_preset_and_overrides(tmp_pa
     assert "| `rate` | rate of the exponential distribution | `2.0` | `2.0` | number |" in rerun
     assert "{download}`L-X-homog.csv <../results/L-X-homog/L-X-homog.csv>`" in rerun
     # keyed by the page (its notebook), not by its first item (issue 41)
-    assert cite == citation.cite_box(["L-X-homog"], title="Pipeline demo (test fixture)", page="pipeline_demo")
+    assert meta["git_commit"] == "0123456789abcdef0123456789abcdef01234567"
+    assert cite == citation.cite_box(["L-X-homog"], title="Pipeline demo (test fixture)", page="pipeline_demo",
+                                     commit=meta["git_commit"])
+    assert "swhid        = {swh:1:rev:0123456789abcdef0123456789abcdef01234567}" in cite  # issue 50
     assert "@misc{qtheory-companion:pipeline_demo," in cite
     # no override, no list of them
     assert reproduce.badge("paper", {}) == '<p class="qtheory-badge">Computed with the <strong>paper</strong> preset.</p>'

@@ -22,7 +22,7 @@ PAPER = Paper(
     year=2024,
     venue='Operations Research 72(4):1539-1555, as "Heavy-Traffic Universality of Redundancy Systems with Assignment Constraints"',
     link="https://doi.org/10.1287/opre.2022.2385",
-    version="equation numbers as in arXiv:2005.14566 (2020), whose title is used here",
+    version="equation, section, theorem, table and figure numbers as in arXiv:2005.14566 (2020), whose title is used here",
     items=(
         Item("R-P-coc", "P", "redundancy cancel-on-completion, FCFS at every server, central-queue representation", "R-T1"),
         Item("R-P-cos", "P", "redundancy cancel-on-start with assign-to-longest-idle-server", "R-T1"),

@@ -106,6 +106,15 @@ class Claim:
     resolved : bool or None
         For a tested record: whether the data resolve the margin that matters (every
         quantity's 95% interval within its margin), required for "agrees".
+    ours_runs, reference_runs : tuple of float or None
+        The independent run (or batch) means an estimated value averages. Given, they fix the
+        value, its standard error and degrees of freedom (``mean``, ``sd / sqrt(n)``, ``n - 1``;
+        values given beside them must match), and :func:`qtheory.verdicts.compare` checks on them
+        that a t test may judge the record (enough runs, no evidence of skew) and corrects the
+        statistic for their skewness. Every estimate the book computes itself carries them.
+    assumption_failure : str
+        For a tested record: why its test cannot judge its data ("" when its assumptions hold,
+        :attr:`qtheory.verdicts.MultipleTest.why_not`); such a record is "not resolved".
     verdict : str or None
         For reconstructions / errata, the outcome of the notebook's check.
     evidence : str
@@ -136,8 +145,14 @@ class Claim:
     key: str = ""
     p_value: float | None = None
     resolved: bool | None = None
+    ours_runs: tuple[float, ...] | None = None
+    reference_runs: tuple[float, ...] | None = None
+    assumption_failure: str = ""
 
     def __post_init__(self):
+        for side in ("ours", "reference"):
+            if getattr(self, f"{side}_runs") is not None:
+                self._take_runs(side)
         if self.category not in CATEGORIES:
             raise ParameterError(f"`category` must be one of {', '.join(CATEGORIES)} (got {self.category!r})")
         for name in ("paper", "ours", "reference", "paper_se", "ours_se", "reference_se", "tolerance",
@@ -158,6 +173,8 @@ class Claim:
                                      "(runs - 1, batches - 1)")
         if self.p_value is not None or self.resolved is not None:
             self._check_tested()
+        elif self.assumption_failure:
+            raise ParameterError("only a tested record (with `p_value`) carries `assumption_failure`")
         if self.holds is not None and not isinstance(self.holds, bool):
             raise ParameterError(f"`holds` must be True, False or None (got {self.holds!r})")
         if self.category in ("check", "reconstruction") and (self.paper is not None or self.paper_se is not None):
@@ -167,6 +184,30 @@ class Claim:
             raise ParameterError("only an internal check has a `reference` value")
         if self.category in ("claim", "check"):
             self._check_judgeable()
+
+    def _take_runs(self, side: str) -> None:
+        """Freeze `side`'s run means as a tuple and derive (or check) its value, standard error and
+        degrees of freedom from them."""
+        name = f"{side}_runs"
+        raw = getattr(self, name)
+        try:
+            runs = tuple(float(x) for x in raw)
+        except (TypeError, ValueError):
+            raise ParameterError(f"`{name}` must be a sequence of numbers (got {raw!r})") from None
+        if len(runs) < 2 or not all(math.isfinite(x) for x in runs):
+            raise ParameterError(f"`{name}` must hold at least 2 finite run means (got {len(runs)})")
+        n = len(runs)
+        mean = math.fsum(runs) / n
+        se = math.sqrt(math.fsum((x - mean) ** 2 for x in runs) / (n - 1) / n)
+        object.__setattr__(self, name, runs)
+        for field_name, value in ((side, mean), (f"{side}_se", se), (f"{side}_df", float(n - 1))):
+            given = getattr(self, field_name)
+            if given is None:
+                object.__setattr__(self, field_name, value)
+            elif not (isinstance(given, (int, float)) and math.isclose(given, value, rel_tol=1e-9,
+                                                                      abs_tol=1e-12 * max(1.0, abs(mean)))):
+                raise ParameterError(f"`{field_name}` = {given!r} does not match its run means `{name}` "
+                                     f"(which give {value!r})")
 
     def _check_tested(self) -> None:
         p = self.p_value
@@ -198,8 +239,9 @@ class Claim:
         if getattr(self, target) is None or self.ours is None:
             raise ParameterError(f"a {self.category} needs both `{target}` and `ours` values "
                                  "(or `holds` for a qualitative statement)")
-        if getattr(self, f"{target}_se") is None and self.ours_se is None and self.tolerance is None:
-            raise ParameterError(f"a {self.category} needs standard errors or a `tolerance` to be judged")
+        if not getattr(self, f"{target}_se") and not self.ours_se and self.tolerance is None:
+            raise ParameterError(f"a {self.category} needs a standard error > 0 on one side or a `tolerance` to be "
+                                 "judged (an exact comparison states the tolerance its evidence justifies)")
 
     @property
     def target(self) -> float | None:
@@ -256,7 +298,11 @@ class Claim:
         return label_of(self, self.judge() if self.category in ("claim", "check") else None)
 
     def to_json(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v not in (None, {}, "")}
+        out = {k: v for k, v in asdict(self).items() if v not in (None, {}, "")}
+        for name in ("ours_runs", "reference_runs"):
+            if name in out:
+                out[name] = list(out[name])
+        return out
 
 
 def label_of(c: Claim, verdict: str | None) -> str:

@@ -550,3 +550,95 @@ def test_a_reconstruction_or_erratum_keeps_its_own_verdict():
     verdict_r, verdict_e = verdicts.judge([recon, erratum]).verdicts
     assert (verdict_r.label, verdict_r.passes) == ("confirmed", None)
     assert (verdict_e.label, verdict_e.passes) == ("erratum", None)
+
+
+# --------------------------------------------------------------------------------------------
+# 7. Run means: their checks, Hall's transform, and the edge cases of issue 50
+# --------------------------------------------------------------------------------------------
+
+def test_welch_degrees_of_freedom_survive_tiny_and_huge_standard_errors():
+    # the same shares at any scale: 1e-82 has a fourth power that underflows to 0
+    se_ref, df_ref = verdicts.welch(1.0, 4, 2.0, 9)
+    assert df_ref == pytest.approx(25.0 / (1.0 / 4 + 16.0 / 9), rel=1e-15)  # 12.33
+    for scale in (1e-82, 1e-160, 1e80, 1e150):
+        se, df = verdicts.welch(scale, 4, 2 * scale, 9)
+        assert se == pytest.approx(scale * se_ref, rel=1e-14) and df == pytest.approx(df_ref, rel=1e-14)
+
+
+@pytest.mark.parametrize("fields", [dict(ours_se=0.0, paper_se=0.0), dict(ours_se=0.0), dict()])
+def test_a_record_with_no_standard_error_and_no_tolerance_is_refused_by_name(fields):
+    with pytest.raises(ParameterError, match="tolerance"):
+        _claim(10.5, **fields)
+
+
+def test_run_means_fix_the_value_its_standard_error_and_degrees_of_freedom():
+    runs = [1.0, 2.0, 4.0, 7.0]
+    c = _check(None, 3.0, ours_runs=runs)
+    # mean 3.5, sample variance ((2.5^2 + 1.5^2 + 0.5^2 + 3.5^2) / 3) = 7, se = sqrt(7 / 4)
+    assert c.ours == 3.5 and c.ours_se == pytest.approx(math.sqrt(7 / 4), rel=1e-15) and c.ours_df == 3
+    assert c.ours_runs == tuple(runs) and c.to_json()["ours_runs"] == runs
+    assert Claim(**c.to_json()) == c
+    with pytest.raises(ParameterError, match="`ours_se` = 9.0 does not match its run means"):
+        _check(3.5, 3.0, ours_runs=runs, ours_se=9.0, ours_df=3)
+    with pytest.raises(ParameterError, match="`ours_runs` must hold at least 2"):
+        _check(None, 3.0, ours_runs=[1.0])
+
+
+def test_halls_transform_is_increasing_inverted_and_the_identity_without_skew():
+    ts = np.linspace(-30, 30, 601)
+    for kappa in (-0.8, -0.1, 0.0, 0.05, 0.7):
+        h = np.array([verdicts.hall(t, kappa) for t in ts])
+        assert np.all(np.diff(h) >= 0)
+        # inverted (in the transform's own scale: where 1 + kT/3 = 0 its slope vanishes, and T itself
+        # is only determined to the cube root of the rounding error there)
+        back = [verdicts.hall(verdicts._hall_inverse(x, kappa), kappa) for x in h]
+        assert np.allclose(back, h, rtol=1e-9, atol=1e-9)
+    assert verdicts.hall(1.7, 0.0) == 1.7
+    # the cubic written out: T + k T^2 / 3 + k^2 T^3 / 27 + k / 6
+    assert verdicts.hall(2.0, 0.3) == pytest.approx(2.0 + 0.3 * 4 / 3 + 0.09 * 8 / 27 + 0.05, rel=1e-15)
+
+
+def test_a_record_with_run_means_is_judged_by_halls_statistic_of_its_skewness():
+    rng = np.random.default_rng(17)
+    runs = rng.gamma(4.0, 1.0, 40)
+    c = verdicts.compare(_check(None, 3.7, ours_runs=runs))
+    n, mean, sd = runs.size, runs.mean(), runs.std(ddof=1)
+    g = np.mean((runs - mean) ** 3) / sd ** 3
+    t = (mean - 3.7) / (sd / math.sqrt(n))
+    assert c.kappa == pytest.approx(g / math.sqrt(n), rel=1e-12)
+    assert c.t == pytest.approx(verdicts.hall(t, g / math.sqrt(n)), rel=1e-12)
+    assert c.p == pytest.approx(2 * stats.t.sf(abs(c.t), n - 1), rel=1e-9)
+    # the interval is the set of true differences whose transformed statistic lies within the t quantile
+    q = stats.t.ppf(0.975, n - 1)
+    for end, bound in ((c.low, q), (c.high, -q)):
+        assert verdicts.hall((c.difference - end) / c.se, c.kappa) == pytest.approx(bound, rel=1e-9)
+
+
+def test_the_reference_sides_skewness_enters_with_the_opposite_sign():
+    rng = np.random.default_rng(3)
+    runs = rng.gamma(2.0, 1.0, 35)
+    alone = verdicts.compare(_check(None, 2.0, ours_runs=runs))
+    mirrored = verdicts.compare(_check(2.0, None, reference_runs=runs))
+    assert mirrored.kappa == pytest.approx(-alone.kappa, rel=1e-12)
+    assert mirrored.t == pytest.approx(-alone.t, rel=1e-12)
+
+
+def test_skewed_or_too_few_run_means_leave_the_family_as_not_resolved():
+    rng = np.random.default_rng(4)
+    few = _check(None, 0.0, ours_runs=rng.normal(3.0, 1.0, 8))          # 3 standard deviations off
+    skewed = _check(None, 1.0, ours_runs=np.r_[np.full(29, 0.5), 30.0])   # one far excursion
+    fine = _check(None, 0.0, ours_runs=rng.normal(3.0, 1.0, 30))
+    judgement = verdicts.judge([few, skewed, fine])
+    assert _labels(judgement) == ["not resolved", "not resolved", "fails"]
+    assert judgement.size == 1 and judgement.verdicts[2].threshold == LEVEL
+    assert "8 run means of ours: a t test needs at least 30" in judgement.verdicts[0].reason
+    assert "are skewed" in judgement.verdicts[1].reason and "D'Agostino" in judgement.verdicts[1].reason
+
+
+def test_the_skewness_test_is_dagostinos():
+    rng = np.random.default_rng(5)
+    for n in (8, 9, 30, 400):
+        x = rng.gamma(3.0, 1.0, (n, 7))
+        assert np.allclose(verdicts.skewness_test(x, axis=0), stats.skewtest(x, axis=0).pvalue, rtol=1e-12, atol=0)
+    with pytest.raises(ParameterError, match="at least 8"):
+        verdicts.skewness_test(np.ones(7))

@@ -94,7 +94,7 @@ from scipy import stats as _st
 from .errors import ParameterError
 
 __all__ = ["FAMILY_LEVEL", "INTERVAL_LEVEL", "RELATIVE_MARGIN", "MIN_RUNS", "SKEW_LEVEL", "RunCheck", "check_runs",
-           "hall", "skewness_test", "symmetry_check", "Comparison", "Verdict", "JointTest",
+           "hall", "skewness_test", "symmetry_check", "normal_score", "Comparison", "Verdict", "JointTest",
            "Judgement", "welch", "compare", "holm", "holm_thresholds", "joint_tests", "judge", "judge_one", "CLAIM_LABELS",
            "CHECK_LABELS", "MultipleTest", "sign_flip_test", "independent_test"]
 
@@ -398,13 +398,13 @@ def p_text(p: float) -> str:
     return f"{mantissa} \\times 10^{{{int(exponent)}}}"
 
 
-def _score(t: float, df: float) -> float:
+def normal_score(t: float, df: float) -> float:
     """The standard normal score of a t statistic `t` with `df` degrees of freedom (same tail probability)."""
     if math.isinf(df):
         return t
     # from the upper tail of |T| (t.sf(T) rounds to 1 for T << 0, and isf(1) = -inf), with T's sign;
     # capped where the tail underflows (|T| about 1e5 at 99 degrees of freedom), far beyond any threshold
-    z = float(_st.norm.isf(_st.t.sf(abs(t), df)))
+    z = -float(_special.ndtri(_special.stdtr(df, -abs(t))))
     return math.copysign(min(z, _Z_MAX), t)
 
 
@@ -427,7 +427,7 @@ def joint_tests(records: Iterable, comparisons: dict[int, Comparison] | None = N
     for name, group in families.items():
         if len(group) < 2:
             continue
-        z = [_score(c.t, c.df) for c in group]
+        z = [normal_score(c.t, c.df) for c in group]
         stouffer = sum(z) / math.sqrt(len(z))
         chi2 = sum(x * x for x in z)
         out.append(JointTest(name, "Stouffer", stouffer, float(2.0 * _st.norm.sf(abs(stouffer))), len(z)))
@@ -833,7 +833,7 @@ def independent_test(difference, se, df, *, exact=None, margins=None, runs=None)
         checks = [check_runs(r, what=f"run means of estimate {i + 1}") for i, r in enumerate(runs)]
         kappas = np.array([c.skewness / math.sqrt(c.runs) for c in checks])
         why = "; ".join(c.why for c in checks if c.why)
-    z = [_score(hall(float(d / s), float(k)), float(v)) for d, s, v, k in zip(difference, se, df, kappas)]
+    z = [normal_score(hall(float(d / s), float(k)), float(v)) for d, s, v, k in zip(difference, se, df, kappas)]
     chi2 = float(sum(x * x for x in z))
     widest = _reach(difference, se, df, marg)
     return MultipleTest("independent", chi2, float(_st.chi2.sf(chi2, len(z))), len(z), widest <= 1.0, widest,

@@ -114,10 +114,31 @@ def test_table1_comparison_scores_each_candidate_by_the_papers_standard_error():
     # all 12 below exact + 1: two-sided sign test 2 / 2^12
     assert verdicts["exact + 1"]["n_above"] == 0
     assert verdicts["exact + 1"]["sign_test_p"] == pytest.approx(2 / 2 ** 12)
-    assert verdicts["exact"]["n_above"] == 12 and verdicts["exact"]["chi2_p"] < 1e-100
+    # each z = 9 is a t statistic with 9 degrees of freedom: its normal score is that of the same tail
+    score = stats.norm.isf(stats.t.sf(9.0, 9))
+    assert verdicts["exact"]["n_above"] == 12
+    assert verdicts["exact"]["chi2_p"] == pytest.approx(stats.chi2.sf(12 * score ** 2, 12), rel=1e-9)
     # a column that is the exact value: no difference, chi2 p = 1
     ok = {v["estimator"]: v for v in E.table1_verdicts(E.table1_comparison(_t1_rows(0.0), 10))}
     assert ok["exact"]["max_difference"] == 0.0 and ok["exact"]["chi2_p"] == pytest.approx(1.0)
+
+
+def test_the_joint_chi_square_of_table1_holds_its_level_for_a_true_reading():
+    """The paper's means over 10 normal runs against the true value in 12 settings: the joint
+    chi-square rejects a true reading at 5% about 5% of the time (its z are t statistics with 9
+    degrees of freedom, mapped to normal scores; summed as squares they would reject about 19%)."""
+    rng = np.random.default_rng(50)
+    families, rejected = 1000, 0
+    for _ in range(families):
+        draws = rng.normal(0.0, 1.0, (12, 10))
+        rows = [dict(setting=s + 1, quantity="mean", paper_mean=10.0 + s + draws[s].mean(), paper_sd=draws[s].std(ddof=1),
+                     exact=10.0 + s, time_mean=math.nan, time_sd=math.nan, event_mean=math.nan, event_sd=math.nan,
+                     arrival_mean=math.nan, arrival_sd=math.nan) for s in range(12)]
+        v = next(v for v in E.table1_verdicts(E.table1_comparison(rows, n_runs=10)) if v["estimator"] == "exact")
+        rejected += v["chi2_p"] <= 0.05
+    rate = rejected / families
+    bound = 4 * math.sqrt(0.05 * 0.95 / families)
+    assert abs(rate - 0.05) <= bound, rate
 
 
 # -- R-V builders -----------------------------------------------------------------------

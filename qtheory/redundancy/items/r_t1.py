@@ -35,12 +35,12 @@ from .. import productform as PF
 from ..experiments import (TABLE1_PAPER, exact_cdf, exact_setting, shortest_run, simulate_setting,
                            summarise_runs, table1_comparison, table1_settings, table1_verdicts)
 
-__all__ = ["ITEMS", "SOURCE", "MEAN_OFFSET", "ALPHA", "compute", "table1_rows", "table1_claims", "mean_offset_finding",
+__all__ = ["ITEMS", "SOURCE", "MEAN_OFFSET", "ALPHA", "compute", "table1_rows", "share_runs", "table1_claims", "mean_offset_finding",
            "mean_offset_erratum", "table1_remarks", "cdf_rows", "simulator_check_rows", "draw_cdfs", "draw_tails", "panel_title"]
 
 #: the manifest items :func:`compute` returns, in the order the notebook publishes them
 ITEMS = ("R-T1", "R-F4", "R-P-coc", "R-P-cos")
-SOURCE = "App. E.1, Table 1"
+SOURCE = "App. E.2, Table 1"
 #: ID of the finding on Table 1's E[Q] (quoted on the R overview with ```{finding} R-T1-mean-offset```)
 MEAN_OFFSET = "R-T1-mean-offset"
 #: level of the sign test and of the joint chi-square test of a candidate reading
@@ -117,9 +117,19 @@ def share_collapse_claim(rows: list[dict], settings) -> Claim:
                           "same reading.")
 
 
-def table1_claims(rows: list[dict], n_runs: int, finding: str = MEAN_OFFSET) -> list[Claim]:
-    """The paper's Table 1 values as claims: E[Q] and Var(Q) against the exact product form (6),
-    the shares against our time averages. The E[Q] claims carry `finding` (one cause explains them)."""
+def share_runs(settings, runs: dict) -> dict:
+    """The per-run time-averaged type shares of every setting: ``{(setting, quantity): run means}``
+    (``quantity`` ``share_first`` or ``share_last``), the runs the share claims carry."""
+    return {(s.number, q): tuple(float(getattr(r, "ratio_" + q.split("_")[1])) for r in runs[s.number])
+            for s in settings for q in ("share_first", "share_last")}
+
+
+def table1_claims(rows: list[dict], shares: dict, finding: str = MEAN_OFFSET) -> list[Claim]:
+    """The paper's Table 1 values as claims: E[Q] and Var(Q) against the exact product form (6);
+    the type shares against the exact share :math:`P(Q > 0)/K` where the setting is symmetric,
+    else against our time-averaged simulation, carrying its run means (`shares`, from
+    :func:`share_runs`: the book's checks of the t test run on them). The E[Q] claims carry
+    `finding` (one cause explains them)."""
     out = []
     for r in rows:
         paper_se = r["paper_sd"] / np.sqrt(PAPER_RUNS)
@@ -130,11 +140,14 @@ def table1_claims(rows: list[dict], n_runs: int, finding: str = MEAN_OFFSET) -> 
                              ours=float(r["exact"]), source=SOURCE, finding=finding if r["quantity"] == "mean" else "",
                              family=f"Table 1, {name} over the settings"))
         if r["quantity"].startswith("share"):
-            out.append(Claim(item="R-T1", text=f"Table 1, setting {r['setting']}: share of the "
-                                               f"{r['quantity'].split('_')[1]} type (ours: time-averaged simulation)",
+            which = r["quantity"].split("_")[1]
+            if math.isnan(r["exact"]):
+                ours, how = dict(ours_runs=shares[(r["setting"], r["quantity"])]), "ours: time-averaged simulation"
+            else:
+                ours, how = dict(ours=float(r["exact"])), "ours: exact, $P(Q > 0)/K$ of the product form (6)"
+            out.append(Claim(item="R-T1", text=f"Table 1, setting {r['setting']}: share of the {which} type ({how})",
                              paper=float(r["paper_mean"]), paper_se=float(paper_se), paper_df=PAPER_RUNS - 1,
-                             ours=float(r["time_mean"]), ours_se=float(r["time_sd"] / np.sqrt(n_runs)),
-                             ours_df=n_runs - 1, source=SOURCE, family="Table 1, type shares over the settings"))
+                             source=SOURCE, family="Table 1, type shares over the settings", **ours))
     return out
 
 
@@ -157,7 +170,7 @@ ARRIVAL_READINGS = {"after arrivals": "our simulated after-arrival averages (run
 
 
 def mean_offset_finding(comparison: list[dict], *, alpha: float = ALPHA) -> Finding:
-    """Which averaging convention Table 1's :math:`E[Q]` fit (App. E.1), from
+    """Which averaging convention Table 1's :math:`E[Q]` fit (App. E.2), from
     :func:`~qtheory.redundancy.experiments.table1_comparison` rows.
 
     A reading *fits* when the two-sided sign test of "paper above the reading" and the joint
@@ -421,7 +434,7 @@ def compute(*, seed: int, lam: float, n_runs: int, n_events: int, hist_max: int,
     comparison = table1_comparison(rows, n_runs)
     verdicts = table1_verdicts(comparison)
     finding = mean_offset_finding(comparison)
-    claims = [*table1_claims(rows, n_runs, finding.id), mean_offset_erratum(rows, finding),
+    claims = [*table1_claims(rows, share_runs(settings, runs), finding.id), mean_offset_erratum(rows, finding),
               share_collapse_claim(rows, settings)]
     diff = {a: float(np.mean([r["paper_mean"] - r[f"{a}_mean"] for r in rows if r["quantity"] == "mean"]))
             for a in AVERAGES}
@@ -447,11 +460,11 @@ def compute(*, seed: int, lam: float, n_runs: int, n_events: int, hist_max: int,
             displays=(Table.from_values({"quantities compared": f"{len(chk)}",
                                "largest $|z|$ between simulation and exact": f"{worst:.2f}"}, f"{mech_name} simulation"),),
             figure=dict(systems=[name for name, _, _ in systems], titles=[
-                "M-model,\n" + r"$p_{12} = 7/12$, $\lambda = 0.6$",
+                "M-model,\n" + r"$p_{\{1,2\}} = 7/12$, $\lambda = 0.6$",
                 "setting 3,\n" + r"$N = 4$ circular, $p = .4/.1$, $\lambda = 0.9$"],
                 mechanism="c.o.c." if mech == "coc" else "c.o.s.", caption=(
                 f"{mech_name} simulation against the exact product form: distribution of the total number of jobs in "
-                f"the M-model ($p_{{12}} = 7/12$, $\\lambda = 0.6$) and setting 3 ($\\lambda = 0.9$), {check_runs} runs "
+                f"the M-model ($p_{{\\{{1,2\\}}}} = 7/12$, $\\lambda = 0.6$) and setting 3 ($\\lambda = 0.9$), {check_runs} runs "
                 f"of {check_events:,} events each (95% CI)")))
     return out
 

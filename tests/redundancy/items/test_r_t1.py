@@ -9,6 +9,7 @@ import matplotlib
 import numpy as np
 import pytest
 
+from qtheory import verdicts
 from qtheory.claims import Claim
 from qtheory.errors import ParameterError
 from qtheory.redundancy.experiments import table1_comparison
@@ -100,8 +101,14 @@ def _table_rows():
     return rows
 
 
+def _shares(runs=30):
+    """Run means of the shares of setting 2 (no exact share): 30 runs, sd 0.01 about 0.251."""
+    rng = np.random.default_rng(1)
+    return {(2, q): tuple(0.251 + 0.01 * rng.standard_normal(runs)) for q in ("share_first", "share_last")}
+
+
 def test_the_e_q_claims_carry_the_finding_and_the_others_are_judged_alone():
-    claims = r_t1.table1_claims(_table_rows(), n_runs=4, finding="R-T1-mean-offset")
+    claims = r_t1.table1_claims(_table_rows(), _shares(), finding="R-T1-mean-offset")
     mean = [c for c in claims if "E[Q]" in c.text]
     var = [c for c in claims if "Var(Q)" in c.text]
     shares = [c for c in claims if "share" in c.text]
@@ -113,8 +120,21 @@ def test_the_e_q_claims_carry_the_finding_and_the_others_are_judged_alone():
     assert var[0].finding == "" and var[0].judge() == "not resolved" and var[0].paper_df == 9
     # the shares are not rejected (0.001 apart), but a per-run sd of 0.3 cannot resolve a 5% margin
     assert all(c.finding == "" and c.judge() == "not resolved" for c in shares)
-    assert {c.family for c in shares} == {"Table 1, type shares over the settings"} and shares[0].ours_df == 3
-    assert shares[0].ours_se == pytest.approx(0.01 / 2)
+    assert {c.family for c in shares} == {"Table 1, type shares over the settings"}
+
+
+def test_a_share_is_compared_with_the_exact_share_where_there_is_one_else_with_its_run_means():
+    claims = [c for c in r_t1.table1_claims(_table_rows(), _shares()) if "share" in c.text]
+    exact = [c for c in claims if "setting 1:" in c.text]
+    simulated = [c for c in claims if "setting 2:" in c.text]
+    assert all(c.ours == 0.25 and c.ours_se is None and c.ours_runs is None and "exact" in c.text for c in exact)
+    runs = _shares()[(2, "share_first")]
+    assert simulated[0].ours_runs == runs and simulated[0].ours_df == 29
+    assert simulated[0].ours == pytest.approx(np.mean(runs)) and simulated[0].ours_se == pytest.approx(
+        np.std(runs, ddof=1) / math.sqrt(30))
+    # too few runs: the claim is not judged by its t test
+    few = [c for c in r_t1.table1_claims(_table_rows(), _shares(runs=10)) if "setting 2:" in c.text]
+    assert "10 run means of ours" in verdicts.judge_one(few[0]).reason
 
 
 def test_the_erratum_is_worded_by_the_finding():
@@ -192,7 +212,7 @@ def test_panel_titles_set_symbols_as_math():
 
 
 def test_claim_objects_are_claims():
-    assert all(isinstance(c, Claim) for c in r_t1.table1_claims(_table_rows(), 4))
+    assert all(isinstance(c, Claim) for c in r_t1.table1_claims(_table_rows(), _shares()))
 
 
 def _full_rows(share_off_setting=None):

@@ -35,6 +35,7 @@ CSS = "qtheory.css"
 # long test names (tests/<part>/test_x.py::test_...) wrap instead of overflowing the
 # column; the recorded checks under a theorem sit closer to it than ordinary text; table
 # cells break words (not links or numbers) only where they hold code (a long test name),
+# a notebook table's caption stands above the box in which the table scrolls (so it wraps),
 # and tables of six columns or more are set smaller, so that no table is wider than the column;
 # printed output wraps at the column's edge instead of hiding behind a scroll bar
 _CSS_TEXT = """\
@@ -42,7 +43,10 @@ _CSS_TEXT = """\
 .qtheory-badge { display: inline-block; font-size: 0.9em; padding: 0.15em 0.6em; border-radius: 0.3em; background: var(--pst-color-surface); border: 1px solid var(--pst-color-border); }
 .qtheory-checks { font-size: 0.92em; border-left: 3px solid var(--pst-color-border); padding-left: 0.8em; }
 table.qtheory-table { font-size: 0.88em; border-collapse: collapse; margin: 0.8em 0 1.4em; }
-table.qtheory-table caption { caption-side: top; text-align: left; padding-bottom: 0.4em; color: var(--pst-color-text-base); }
+figure.qtheory-table-figure { margin: 0.8em 0 1.4em; }
+figure.qtheory-table-figure > figcaption { font-size: 0.88em; text-align: left; padding: 0 0 0.4em; margin: 0; color: var(--pst-color-text-base); }
+.qtheory-table-scroll { overflow-x: auto; max-width: 100%; }
+figure.qtheory-table-figure table.qtheory-table { margin: 0; }
 table.qtheory-table th, table.qtheory-table td { padding: 0.2em 0.55em; border-bottom: 1px solid var(--pst-color-border); vertical-align: top; }
 table.qtheory-table thead th { border-bottom: 2px solid var(--pst-color-primary); }
 figure.qtheory-figure { margin: 0.8em 0 1.4em; }
@@ -73,8 +77,8 @@ html[data-theme="dark"] .bd-content div.cell_output .text_html, html[data-theme=
 .qtheory-label-agrees, .qtheory-label-internal-check { color: var(--pst-color-success); }
 .qtheory-label-differs, .qtheory-label-internal-check-fails, .qtheory-label-erratum { color: var(--pst-color-danger); }
 .qtheory-label-reconstruction, .qtheory-label-beyond-the-papers { color: var(--pst-color-info); }
-.qtheory-label-not-resolved, .qtheory-label-internal-check-not-resolved, .qtheory-label-no-joint-difference { color: #8a5300; }
-html[data-theme="dark"] .qtheory-label-not-resolved, html[data-theme="dark"] .qtheory-label-internal-check-not-resolved, html[data-theme="dark"] .qtheory-label-no-joint-difference { color: #f5b461; }
+.qtheory-label-not-resolved, .qtheory-label-internal-check-not-resolved { color: #8a5300; }
+html[data-theme="dark"] .qtheory-label-not-resolved, html[data-theme="dark"] .qtheory-label-internal-check-not-resolved { color: #f5b461; }
 details.qtheory-stats { margin: 0.1em 0 0.3em; font-size: 0.9em; }
 details.qtheory-stats > summary { cursor: pointer; color: var(--pst-color-text-muted); }
 details.qtheory-stats > p { margin: 0.3em 0 0.3em 1em; }
@@ -107,7 +111,7 @@ figure.qtheory-figure img { cursor: zoom-in; }
 FONTS = Path("output") / "chtml" / "fonts" / "woff-v2"
 JS = "qtheory.js"
 #: classes of the HTML that notebooks output (figures, tables) whose math MathJax typesets
-MATH_CLASSES = ("qtheory-figure", "qtheory-table")
+MATH_CLASSES = ("qtheory-figure", "qtheory-table", "qtheory-table-figure")
 # the header's download menu and the run record link the notebooks (.ipynb): a browser
 # would show their JSON; the download attribute makes it save the file instead
 # MathJax 3 sets inline math as one unbreakable box: a formula wider than its line (on a phone)

@@ -108,12 +108,26 @@ def judge_pages(claims: list[Claim]) -> tuple[dict[int, Any], dict[str, Any]]:
     return verdicts, judgements
 
 
+#: below this a p-value computed in double precision is round-off (a tail far past any threshold):
+#: it is written as a bound, never with digits (p = 1.1 × 10⁻¹⁶⁸ was printed)
+P_FLOOR = 1e-15
+
+
 def _p(p: float) -> str:
     return f"{p:.2f}" if p >= 0.01 else _num(p)
 
 
-def _hypotheses(n: int) -> str:
-    return "one hypothesis" if n == 1 else f"{n} hypotheses"
+def _p_is(p: float) -> str:
+    """``p = 0.77``, ``p = 1.1 × 10⁻³``, or ``p < 10⁻¹⁵`` below :data:`P_FLOOR`."""
+    return "p < 10\u207b\u00b9\u2075" if p < P_FLOOR else f"p = {_p(p)}"
+
+
+def _against(v) -> str:
+    """What a record's p-value was compared with: the Holm threshold of the page's family, or, on a
+    page of one hypothesis, the level itself ("the Holm threshold of the page's one hypothesis")."""
+    if v.family_size == 1:
+        return f"against the level {_p(v.threshold)} (the page's only hypothesis)"
+    return f"against the Holm threshold {_p(v.threshold)} of the page's {v.family_size} hypotheses"
 
 
 def statistics(c: Claim, v) -> str:
@@ -125,8 +139,8 @@ def statistics(c: Claim, v) -> str:
     if c.holds is not None:
         return ("Qualitative statement, judged by the notebook's test. " + c.evidence.strip()).strip()
     if c.tested:
-        return (f"One test of many quantities: p = {_p(c.p_value)}, against the Holm threshold {_p(v.threshold)} of "
-                f"the page's {_hypotheses(v.family_size)}: {v.reason}. {c.evidence.strip()}")
+        return (f"One test of many quantities: {_p_is(c.p_value)}, {_against(v)}: {v.reason}. "
+                f"{c.evidence.strip()}")
     if comp is None or comp.se == 0:
         d = c.ours - c.target
         tol = c.tolerance or 0.0
@@ -136,8 +150,7 @@ def statistics(c: Claim, v) -> str:
     df = "infinitely many" if comp.df == float("inf") else f"{comp.df:.1f}".rstrip("0").rstrip(".")
     t = f"{comp.t:.2f}".replace("-", "\u2212")
     return (f"Difference {_value(comp.difference, comp.se)}; t = {t} with {df} degrees of freedom, "
-            f"p = {_p(comp.p)}, against the Holm threshold {_p(v.threshold)} of the page's "
-            f"{_hypotheses(v.family_size)}; 95% interval of the difference [{_num(comp.low)}, {_num(comp.high)}] "
+            f"{_p_is(comp.p)}, {_against(v)}; 95% interval of the difference [{_num(comp.low)}, {_num(comp.high)}] "
             f"against the margin ± {_num(comp.margin)}: {v.reason}."
             + (f" {c.evidence.strip()}" if c.evidence else ""))
 
@@ -244,18 +257,40 @@ def _finding_section(f: Finding, rows: list[Claim], anchors: dict[int, str], ver
     return lines
 
 
-def _joint_lines(judgements: dict[str, Any], papers: set[str] | None = None) -> list[str]:
-    """The joint tests of families of rows, one table over the pages."""
+def joint_label(tests: list, rows: list[Claim], verdicts: dict[int, Any]) -> str:
+    """The label of a family's joint tests (`tests`), in the scheme of its `rows`' labels: *differs*
+    when a joint test is rejected; otherwise *agrees* when every row agrees, else *not resolved* (a
+    joint test that is not rejected says nothing of the margins, which its rows' intervals judge);
+    for a family of internal checks, the check's labels (:func:`qtheory.claims.label_of`)."""
+    if any(t.rejected for t in tests):
+        label = "differs"
+    elif rows and all(verdicts[id(c)].passes for c in rows):
+        label = "agrees"
+    else:
+        label = "not resolved"
+    if rows and rows[0].category == "check":
+        return {"differs": "internal check fails", "agrees": "internal check"}.get(label, "internal check not resolved")
+    return label
+
+
+def _family_rows(family: str, records: list[Claim]) -> list[Claim]:
+    return [c for c in records if c.family == family and c.category in ("claim", "check")]
+
+
+def _joint_lines(judgements: dict[str, Any], claims: list[Claim], verdicts: dict[int, Any]) -> list[str]:
+    """The joint tests of families of rows, one table over the pages, each family's tests labelled
+    by :func:`joint_label`."""
     from . import manifest
 
     rows = []
     for page, j in judgements.items():
-        if papers is not None and _paper_of(page) not in papers:
-            continue
+        mine = [c for c in claims if page_of(c.item) == page]
         for t in j.joint:
             first = manifest.notebooks()[page][0]
+            label = joint_label([t], _family_rows(t.family, mine), verdicts)
+            shown = f"**{label}**" if label in ("differs", "internal check fails") else label
             rows.append(f"| [{page}]({first.part}/{page}.ipynb) | {_cell(t.family)} | {_cell(t.describe())} | "
-                        f"{'**differs**' if t.rejected else 'no joint difference'} |")
+                        f"{shown} |")
     if not rows:
         return []
     return ["Families of rows judged also jointly (Stouffer's Z of the rows' normal scores, and their "
@@ -299,6 +334,31 @@ def summary_counts(claims: list[Claim], noted: list[Noted] | None = None,
             + sum(n.category == "erratum" and _paper_of(n.item) == paper for n in noted),
         }
     return out
+
+
+#: the rows of the claims page's summary: (label, what it counts)
+SUMMARY_ROWS = (("claims", "claims"), ("agree", "agree"), ("differ", "differ"),
+                ("not resolved", "not_resolved"), ("reconstructions", "reconstructions"),
+                ("internal checks", "checks"), ("errata", "errata"))
+
+
+def summary_table(counts: dict[str, dict[str, int]]) -> list[str]:
+    """The per-paper counts of :func:`summary_counts` as Markdown: one column per paper, one row per
+    count (seven counts side by side, one row per paper, did not fit a phone's width: its last
+    columns were off the screen)."""
+    papers = [paper for paper, k in counts.items() if any(k.values())]
+    if not papers:
+        return []
+    lines = ["| | " + " | ".join(f"[{paper}](#claims-{paper.lower()})" for paper in papers) + " |",
+             "|---|" + "---|" * len(papers)]
+    for label, key in SUMMARY_ROWS:
+        cells = []
+        for paper in papers:
+            k = counts[paper]
+            failing = f" ({k['checks_failing']} failing)" if key == "checks" and k["checks_failing"] else ""
+            cells.append(f"{k[key]}{failing}")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return lines + [""]
 
 
 def procedure_sentence() -> str:
@@ -349,15 +409,7 @@ def render_claims(claims: list[Claim], noted: list[Noted] | None = None,
     if not rows and not checks:
         lines.append("Nothing has been recorded yet: run `python -m qtheory reproduce`.")
         return "\n".join(lines) + "\n"
-    counts = summary_counts(claims, noted, findings, verdicts)
-    lines += ["| paper | claims | agree | differ | not resolved | reconstructions | internal checks | errata |",
-              "|---|---|---|---|---|---|---|---|"]
-    for paper, k in counts.items():
-        if any(k.values()):
-            failing = f" ({k['checks_failing']} failing)" if k["checks_failing"] else ""
-            lines.append(f"| [{paper}](#claims-{paper.lower()}) | {k['claims']} | {k['agree']} | {k['differ']} | "
-                         f"{k['not_resolved']} | {k['reconstructions']} | {k['checks']}{failing} | {k['errata']} |")
-    lines.append("")
+    lines += summary_table(summary_counts(claims, noted, findings, verdicts))
 
     def folded(c: Claim) -> bool:
         return c.finding in known
@@ -378,7 +430,7 @@ def render_claims(claims: list[Claim], noted: list[Noted] | None = None,
         lines += ["No claim of the papers recorded in this build differs.", ""]
     if failing:
         lines += ["Internal checks that fail in this build:", ""] + _record_table(failing, "reference", verdicts, anchors)
-    lines += _joint_lines(judgements)
+    lines += _joint_lines(judgements, claims, verdicts)
     for paper in manifest.PAPERS:
         group = [c for c in rows if _paper_of(c.item) == paper and not folded(c)]
         group_checks = [c for c in checks if _paper_of(c.item) == paper and not folded(c)]
@@ -566,7 +618,7 @@ def _record_values(c: Claim, sep: str = ", ") -> str:
     """The compared values of a record in words: "paper 12.95 ± 0.10, ours 12.008" (the two sides
     joined by `sep`; the verdict box and the claims page share this one wording)."""
     if c.tested:
-        return (f"one joint test, p = {_p(c.p_value)}; "
+        return (f"one joint test, {_p_is(c.p_value)}; "
                 + ("every 95% interval within its margin" if c.resolved else "some 95% interval beyond its margin"))
     if c.category in ("claim", "check") and c.holds is None:
         if c.target == 0 and not c.target_se and not c.ours_se and c.tolerance is not None:
@@ -737,7 +789,7 @@ def verdict_box(metas: list[dict], *, prefix: str = "../") -> str:
     for t in judgement.joint:
         families.setdefault(t.family, []).append(t)
     for family, tests in families.items():
-        label = "differs" if any(t.rejected for t in tests) else "no joint difference"
+        label = joint_label(tests, _family_rows(family, claims), verdicts)
         lines.append(f"- {_label_html(label)} Jointly, {_box_text(family)}: "
                      + "; ".join(_box_text(t.describe()) for t in tests) + ".")
     for n in _noted():

@@ -15,7 +15,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from .errors import ParameterError
 
-__all__ = ["Table", "number", "fixed", "listing", "html_table", "show_table", "show_values", "html_math", "plain_math", "plain_tex", "true_minus"]
+__all__ = ["Table", "number", "fixed", "listing", "html_table", "show_table", "show_values", "html_math", "plain_math",
+           "plain_tex", "true_minus", "simple_fraction", "parameter_number"]
 
 _MATH = re.compile(r"\$([^$]+)\$")
 #: TeX commands of the titles and captions, and how alt text (plain text) writes them
@@ -69,6 +70,10 @@ def plain_math(text: str) -> str:
     return re.sub(r"\\\((.*?)\\\)|\$([^$]+)\$", lambda m: plain_tex(m.group(1) or m.group(2) or ""), text).strip()
 
 
+#: the figure around a table of :func:`html_table` (its caption above the table's scroll box) and that box
+TABLE_FIGURE_CLASS, TABLE_SCROLL_CLASS = "qtheory-table-figure", "qtheory-table-scroll"
+
+
 def html_table(rows: Sequence[Mapping[str, Any]], columns: Mapping[str, Callable[[Mapping[str, Any]], Any]],
                caption: str | None = None) -> str:
     """An HTML table with one line per row and one column per entry of `columns`.
@@ -80,16 +85,25 @@ def html_table(rows: Sequence[Mapping[str, Any]], columns: Mapping[str, Callable
     columns : mapping header -> function of a row
         Each function returns the cell's text (escaped; use ``$...$`` for math).
     caption : str, optional
-        Shown above the table (escaped).
+        Shown above the table (escaped), outside the box in which a table wider than the text
+        column scrolls sideways, so that it wraps at the column's width.
+
+    Returns
+    -------
+    str
+        ``<figure>``: the caption (``<figcaption>``), then the table in a ``<div>`` that scrolls.
     """
     if not columns:
         raise ParameterError("`columns` must name at least one column")
     head = "".join(f"<th>{html_math(str(h))}</th>" for h in columns)
     body = "".join("<tr>" + "".join(f"<td>{html_math(str(f(r)))}</td>" for f in columns.values()) + "</tr>"
                    for r in rows)
-    cap = f"<caption>{html_math(caption)}</caption>" if caption else ""
-    return (f'<table class="qtheory-table">{cap}<thead><tr>{head}</tr></thead>'
-            f"<tbody>{body}</tbody></table>")
+    table = f'<table class="qtheory-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    # the caption sits above the box that scrolls sideways, not in it: a <caption> is as wide as its
+    # table, so on a phone a wide table's caption ran past the screen's edge, cut mid-sentence
+    scroll = f'<div class="{TABLE_SCROLL_CLASS}">{table}</div>'
+    cap = f"<figcaption>{html_math(caption)}</figcaption>" if caption else ""
+    return f'<figure class="{TABLE_FIGURE_CLASS}">{cap}{scroll}</figure>'
 
 
 def show_table(rows, columns, caption: str | None = None) -> None:
@@ -217,6 +231,30 @@ def _clean(value: float, places: int) -> str:
     if float(text) == 0:
         text = text.lstrip("-")
     return text.replace("-", "\u2212")
+
+
+def simple_fraction(x: Any, max_denominator: int = 100) -> str | None:
+    """``"7/12"`` when the float `x` is exactly the float of a fraction with a denominator from 2 to
+    `max_denominator` and its shortest decimal is long (``0.5833333333333334``); else None (a short
+    decimal such as ``0.25`` reads best as it is; integers, NaN and non-floats are None). Written as
+    ``-p`` reads it back (:func:`qtheory.presets.parse_value`): a hyphen for a minus sign."""
+    import math
+    from fractions import Fraction
+
+    if not isinstance(x, float) or not math.isfinite(x) or x.is_integer() or len(repr(x)) <= 8:
+        return None
+    f = Fraction(x).limit_denominator(max_denominator)
+    if f.denominator > 1 and f.numerator / f.denominator == x:
+        return f"{f.numerator}/{f.denominator}"
+    return None
+
+
+def parameter_number(x: float, *, digits: int = 4) -> str:
+    """A parameter's value as a caption or a table writes it: a simple fraction as a fraction
+    (:func:`simple_fraction`: ``7/12``, not ``0.5833333333333334``), any other number through
+    :func:`number` with `digits` significant digits (``0.3``, not ``0.30000000000000004``)."""
+    fraction = simple_fraction(x)
+    return true_minus(fraction) if fraction else number(x, digits=digits)
 
 
 def listing(values, *, digits: int = 3, conjunction: str = "") -> str:

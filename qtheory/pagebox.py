@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ast
 import io
-import json
 import os
 import re
 import shlex
@@ -116,8 +115,8 @@ def _cli_value(value: Any) -> str:
 
     if isinstance(value, str):
         text = value if parse_value(value) == value else repr(value)
-    elif isinstance(value, float) and "/" in (fraction := literal(value)):
-        text = fraction
+    elif isinstance(value, (float, list, tuple)) and "/" in (fraction := literal(value)):
+        text = fraction  # 7/12, [7/12, 0.25]: parse_value reads fractions back
     else:
         text = repr(value)
     return shlex.quote(text)
@@ -143,10 +142,14 @@ def type_name(default: Any) -> str:
     return re.sub(r"^(a|an) ", "", _expected(default)[0]).replace("finite number", "number")
 
 
-def _shown(value: Any) -> str:
+def _literal(value: Any) -> str:
     from .presets import literal
 
-    return "`" + literal(value) + "`"
+    return literal(value)
+
+
+def _shown(value: Any) -> str:
+    return "`" + _literal(value) + "`"
 
 
 def _cell(text: str) -> str:
@@ -204,7 +207,7 @@ def rerun_box(notebook: str, meta: Mapping[str, Any], presets: Mapping[str, Mapp
               "of the parameter's type, e.g. `-p seed 7`); `--force` recomputes results that are up to "
               "date; `python -m qtheory book --no-run` then rebuilds the HTML.", ""]
     if overrides:
-        lines += ["Overridden for this page: " + ", ".join(f"`{k} = {json.dumps(v)}`" for k, v in overrides.items())
+        lines += ["Overridden for this page: " + ", ".join(f"`{k} = {_literal(v)}`" for k, v in overrides.items())
                   + ".", ""]
     others = [p for p in PRESETS if p != "paper"]
     header = ["parameter", "meaning", "paper"] + others + ["type"]

@@ -629,6 +629,66 @@ def _colour_scale_problems(fig, renderer) -> list[str]:
     return problems
 
 
+#: words by which a caption says what a figure's colours mean ("blue: locally stable; orange: not")
+COLOUR_WORDS = re.compile(r"\b(blue|orange|green|red|purple|brown|pink|grey|gray|olive|cyan|yellow|black|white|"
+                          r"colou?rs?|colou?red|shaded?)\b", re.I)
+
+
+def _colour_key_problems(fig, legends, caption: str | None) -> list[str]:
+    """Bar charts whose bars come in two or more colours with nothing that says what the colours
+    mean: no legend, no colour bar, and a caption without a colour word (:data:`COLOUR_WORDS`).
+    (U-F3's columns, one colour per class, had none.)"""
+    from matplotlib.colors import to_hex
+    from matplotlib.container import BarContainer
+
+    if legends or any(getattr(ax, "_colorbar", None) is not None for ax in fig.get_axes()):
+        return []
+    if caption is not None and COLOUR_WORDS.search(re.sub(r"\$[^$]*\$", " ", caption)):
+        return []
+    colours = {to_hex(bar.get_facecolor()) for ax in fig.get_axes() for c in ax.containers
+               if isinstance(c, BarContainer) for bar in c if bar.get_visible() and bar.get_height() != 0}
+    if len(colours) < 2:
+        return []
+    return [f"bars in {len(colours)} colours, and neither a legend nor the caption says what each colour means"]
+
+
+#: least contrast (WCAG ratio) between a legend entry's glyph and the legend's background: below it
+#: the glyph shows only its outline (a white dashed line with a black stroke read as "==:")
+MIN_GLYPH_CONTRAST = 1.5
+
+
+def _contrast(rgb1, rgb2) -> float:
+    """The WCAG contrast ratio of two sRGB colours (1 for equal colours, 21 for black on white)."""
+    def luminance(rgb):
+        c = np.asarray(rgb[:3], dtype=float)
+        c = np.where(c <= 0.03928, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+        return float(0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2])
+    hi, lo = sorted((luminance(rgb1), luminance(rgb2)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def _legend_glyph_problems(fig, legends) -> list[str]:
+    """Legend entries whose line (or, for markers alone, marker face) is drawn in nearly the colour of
+    the legend's background (:data:`MIN_GLYPH_CONTRAST`): the reader sees an outline, not the line."""
+    from matplotlib.colors import to_rgba
+    from matplotlib.lines import Line2D
+
+    problems = []
+    for leg in legends:
+        face = to_rgba(leg.get_frame().get_facecolor())
+        background = face if face[3] > 0 else to_rgba(fig.get_facecolor())
+        for handle, text in zip(leg.legend_handles, leg.get_texts()):
+            if not isinstance(handle, Line2D) or not handle.get_visible():
+                continue
+            lined = handle.get_linestyle() not in ("None", "none", " ", "")
+            colour = to_rgba(handle.get_color() if lined else handle.get_markerfacecolor())
+            if colour[3] > 0 and _contrast(colour, background) < MIN_GLYPH_CONTRAST:
+                problems.append(f"the legend's glyph for '{text.get_text()[:40]}' is drawn in the colour of the "
+                                "legend's background: only its outline shows (label the line on the panel, or "
+                                "give the legend a glyph a reader sees)")
+    return problems
+
+
 #: a legend covers data when more than this many pixels of lines, markers, bands or patches lie
 #: inside its box (with the book's frameless legends, data under a legend run through its text) ...
 LEGEND_DATA_PX = 25
@@ -749,7 +809,11 @@ def _says_coincide(caption: str) -> bool:
 def coincide_sentence(fig, caption: str) -> str:
     """The sentence :meth:`qtheory.results.ResultWriter.save_figure` adds to `caption` when
     labelled curves of `fig` coincide (:func:`coinciding_curves`) and the caption does not say so
-    already (:data:`COINCIDE_WORDS`): which curves, grouped, and in which panels. Empty otherwise."""
+    already (:data:`COINCIDE_WORDS`): which curves, grouped, and in which panels. Empty otherwise.
+
+    Curves are grouped as drawn, not by label: when several curves of a panel share a label (one
+    "ODE (3.7)" curve per server type), each coincides with its own partners only, and a shared
+    label does not join their groups (L-F1's caption said that all three types' curves coincided)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     if _says_coincide(caption) or not any(_same_x_pairs(ax) for ax in fig.get_axes()):
@@ -757,25 +821,45 @@ def coincide_sentence(fig, caption: str) -> str:
     original = fig.canvas
     try:
         FigureCanvasAgg(fig).draw()                     # the limits and layout the book shows
-        pairs = coinciding_curves(fig)
+        pairs = _coinciding_lines(fig)
     finally:
         fig.set_canvas(original)
-    groups: dict[str, list[list[str]]] = {}             # per panel: its groups of coinciding labels
-    for title, a, b in pairs:
+    groups: dict[str, list[list]] = {}                  # per panel: its groups of coinciding curves
+    for title, (a, line_a), (b, line_b) in pairs:
         panel = groups.setdefault(title, [])
-        joined = [g for g in panel if a in g or b in g]
-        merged = [x for g in joined for x in g] + [x for x in (a, b) if not any(x in g for g in joined)]
+        joined = [g for g in panel if any(line in (line_a, line_b) for _, line in g)]
+        merged = [x for g in joined for x in g] + [x for x in ((a, line_a), (b, line_b))
+                                                   if not any(x[1] is line for g in joined for _, line in g)]
         panel[:] = [g for g in panel if g not in joined] + [merged]
     where: dict[tuple, list] = {}
     for title, panel in groups.items():
         for group in panel:
-            where.setdefault(tuple(group), []).append(title)
-    parts = []
-    for labels, titles in where.items():
+            labels = tuple(dict.fromkeys(label for label, _ in group))
+            if len(labels) > 1:
+                where.setdefault(labels, []).append(title)
+    if not where:
+        return ""
+
+    def panels(titles) -> str:
+        shown = list(dict.fromkeys(t for t in titles if t))
+        return f"{'panel' if len(shown) == 1 else 'panels'} {', '.join(shown)}" if shown else ""
+
+    if len(where) == 1:
+        (labels, titles), = where.items()
         names = ", ".join(f"‘{x}’" for x in labels[:-1]) + f" and ‘{labels[-1]}’"
-        shown = [t for t in titles if t]
-        parts.append(names + (f" ({'panel' if len(shown) == 1 else 'panels'} {', '.join(shown)})" if shown else ""))
-    return " At this scale these curves coincide: " + "; ".join(parts) + "." if parts else ""
+        return f" At this scale these curves coincide: {names}" + (f" ({panels(titles)})" if panels(titles) else "") + "."
+    # several groups: each coincides with its own members only, said group by group, the panels once
+    by_panels: dict[str, list[str]] = {}
+    for labels, titles in where.items():
+        names = (f"‘{labels[0]}’ with ‘{labels[1]}’" if len(labels) == 2 else
+                 ", ".join(f"‘{x}’" for x in labels[:-1]) + f" and ‘{labels[-1]}’")
+        by_panels.setdefault(panels(titles), []).append(names)
+    if len(by_panels) == 1:
+        (where_, groups), = by_panels.items()
+        return (" At this scale these groups of curves coincide" + (f" ({where_})" if where_ else "") + ": "
+                + "; ".join(groups) + ".")
+    return (" At this scale these groups of curves coincide: "
+            + "; ".join((f"in {w}, " if w else "") + "; ".join(g) for w, g in by_panels.items()) + ".")
 
 
 def with_coincidences(fig, caption: str) -> str:
@@ -827,6 +911,11 @@ def coinciding_curves(fig) -> list[tuple[str, str, str]]:
     """(panel title, label, label) of each pair of labelled curves of `fig` drawn on top of each
     other (:data:`COINCIDE_FRACTION`): the same x values, at least two of them with both curves
     drawn."""
+    return [(title, a, b) for title, (a, _), (b, _) in _coinciding_lines(fig)]
+
+
+def _coinciding_lines(fig) -> list[tuple[str, tuple, tuple]]:
+    """(panel title, (label, line), (label, line)) of each pair of :func:`coinciding_curves`."""
     found = []
     for ax in fig.get_axes():
         height = ax.get_window_extent().height
@@ -835,7 +924,7 @@ def coinciding_curves(fig) -> list[tuple[str, str, str]]:
                                                             np.asarray(line.get_ydata(), dtype=float)[both]]))[:, 1]
                     for line in (line1, line2))
             if np.max(np.abs(a - b)) <= COINCIDE_FRACTION * height:
-                found.append((ax.get_title(), label1, label2))
+                found.append((ax.get_title(), (label1, line1), (label2, line2)))
     return found
 
 
@@ -856,6 +945,9 @@ def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0
       legend text smaller than the tick labels;
     - two labelled curves drawn on top of each other (:func:`coinciding_curves`) when the caption
       does not say so (:data:`COINCIDE_WORDS`);
+    - bars in several colours with no legend, colour bar or colour word in the caption saying what
+      the colours mean (:func:`_colour_key_problems`), and a legend glyph drawn in the colour of the
+      legend's background (:data:`MIN_GLYPH_CONTRAST`);
     - a caption whose interval wording differs from what the figure draws: the kinds marked
       (:func:`mark_interval`, :func:`interval_words`) must be named; without a mark, a caption
       that names an interval needs error bars or a band in the figure, and names one kind.
@@ -917,6 +1009,8 @@ def figure_problems(fig, caption: str | None = None, *, column_px: float = 688.0
         problems += _moving_range_problems(fig)
         problems += _flat_panel_problems(fig, column_px)
         problems += _legends_over_data(fig, canvas, legends)
+        problems += _colour_key_problems(fig, legends, caption)
+        problems += _legend_glyph_problems(fig, legends)
         if caption is not None:
             for title, label1, label2 in ([] if _says_coincide(caption) else coinciding_curves(fig)):
                 where = f" in {title!r}" if title else ""

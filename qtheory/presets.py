@@ -51,14 +51,14 @@ _FRACTION = re.compile(r"^\s*(-?\d+)\s*/\s*(\d+)\s*$")
 
 def parse_value(text: str) -> Any:
     """Parse a ``-p NAME VALUE`` value: a Python/JSON literal, a fraction ``7/12`` (the number
-    7 / 12), else the string itself."""
+    7 / 12, also inside a list: ``[7/12, 0.25]``), else the string itself."""
     fraction = _FRACTION.match(text)
     if fraction and int(fraction.group(2)) != 0:
         return int(fraction.group(1)) / int(fraction.group(2))
-    for loader in (ast.literal_eval, json.loads):
+    for loader in (_literal_with_fractions, json.loads):
         try:
             return loader(text)
-        except (ValueError, SyntaxError, json.JSONDecodeError):
+        except (ValueError, SyntaxError, TypeError, json.JSONDecodeError):
             pass
     lowered = text.lower()
     if lowered in ("true", "false"):
@@ -66,18 +66,45 @@ def parse_value(text: str) -> Any:
     return text
 
 
+def _integer(node: ast.AST) -> int | None:
+    """The value of an integer literal node (``7``, ``-7``), else None."""
+    sign = 1
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        sign, node = (-1 if isinstance(node.op, ast.USub) else 1), node.operand
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return sign * node.value
+    return None
+
+
+class _Fractions(ast.NodeTransformer):
+    """Each ``a/b`` of two integer literals (b not 0) as the float a / b."""
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        a, b = _integer(node.left), _integer(node.right)
+        if isinstance(node.op, ast.Div) and a is not None and b:
+            return ast.copy_location(ast.Constant(a / b), node)
+        return self.generic_visit(node)
+
+
+def _literal_with_fractions(text: str) -> Any:
+    """:func:`ast.literal_eval` of `text`, where a fraction of two integers is a number (``[7/12, 0.25]``)."""
+    tree = _Fractions().visit(ast.parse(text.strip(), mode="eval"))
+    return ast.literal_eval(tree.body)
+
+
 def literal(value: Any) -> str:
     """`value` as a reader types it after ``-p NAME`` and as the pages show it: JSON, except that a
     number whose shortest form is long but which is a fraction with a denominator up to 100 is
-    written as that fraction (``7/12``, not ``0.5833333333333334``; not inside lists);
-    :func:`parse_value` reads each back to the same value."""
-    from fractions import Fraction
+    written as that fraction (``7/12``, not ``0.5833333333333334``; inside lists too:
+    ``[7/12, 0.25]``; :func:`qtheory.display.simple_fraction`); :func:`parse_value` reads each back
+    to the same value."""
+    from .display import simple_fraction
 
-    if isinstance(value, float) and math.isfinite(value) and len(repr(value)) > 8:
-        f = Fraction(value).limit_denominator(100)
-        if f.denominator > 1 and f.numerator / f.denominator == value:
-            return f"{f.numerator}/{f.denominator}"
-    # inside a list, plain numbers: the list is read as one literal, which has no fractions
+    fraction = simple_fraction(value)
+    if fraction:
+        return fraction
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(literal(v) for v in value) + "]"
     return json.dumps(value, ensure_ascii=False)
 
 

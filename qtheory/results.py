@@ -305,7 +305,9 @@ class ResultWriter:
         part = f" ({name})" if name else ""
         preset = os.environ.get("QTHEORY_PRESET", "interactive")
         overrides = os.environ.get("QTHEORY_OVERRIDES")
-        changed = f", with {', '.join(f'{k} = {v!r}' for k, v in json.loads(overrides).items())}" \
+        from .presets import literal   # 7/12, not 0.5833333333333334
+
+        changed = f", with {', '.join(f'{k} = {literal(v)}' for k, v in json.loads(overrides).items())}" \
             if overrides and json.loads(overrides) else ""
         seed = "no random numbers" if self.seed is None else f"seed {self.seed}"
         data = [f for f in self._files if f.endswith(".csv")]

@@ -84,10 +84,30 @@ def label_problems(box: str) -> list[str]:
             elif "not resolved" in folded:
                 want = {"not resolved", "internal check not resolved"}
             else:
-                want = {"agrees", "internal check", "no joint difference"}
+                want = {"agrees", "internal check"}
             if label not in want:
                 out.append(f"label {label!r} over records {folded}: {visible(line)[:120]!r}")
         elif statistics and label not in ("agrees", "differs", "not resolved", "internal check",
                                           "internal check fails", "internal check not resolved"):
             out.append(f"label {label!r} on a judged record: {visible(line)[:120]!r}")
     return out
+
+
+#: every label a page may show: a claim's (agrees, differs, not resolved), an internal check's, and the
+#: categories reconstruction, erratum and beyond the papers (the claims page's own words)
+SCHEME = ("agrees", "differs", "not resolved", "internal check", "internal check fails",
+          "internal check not resolved", "reconstruction", "erratum", "beyond the papers")
+#: a verdict word standing where a label stands ("confirmed: ...", "likely: ..."): a second scheme
+LABEL_WORD = re.compile(r"(?:^|[;:.]\s|\|\s)((?:not )?(?:confirmed|refuted|consistent|likely)(?=\s*:)|no joint difference)",
+                        re.I)
+
+
+def labels_outside_the_scheme(text: str) -> list[str]:
+    """Labels of a verdict box or a claims page (the label spans, the claims page's verdict column)
+    that are not in :data:`SCHEME`, and verdict words used as labels ("confirmed: the sum is ...")."""
+    out = [f"label {label!r} is outside the scheme" for label in LABEL.findall(text) if label not in SCHEME]
+    for line in text.splitlines():
+        for m in LABEL_WORD.finditer(visible(line)):
+            out.append(f"the verdict word {m.group(1)!r} stands as a label: ...{visible(line)[max(0, m.start() - 40):m.end() + 40]}...")
+    return out
+

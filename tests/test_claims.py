@@ -53,6 +53,29 @@ def test_a_claim_that_cannot_be_judged_is_rejected():
         claims.Claim("R-X-tail", "x", paper=1.0, ours=1.0, ours_se=-1.0)
 
 
+def summary(page: str) -> dict[str, list[str]]:
+    """The claims page's summary table: per paper, its column (claims, agree, differ, not resolved,
+    reconstructions, internal checks, errata), read from the table of one column per paper."""
+    lines = page.splitlines()
+    head = next(k for k, line in enumerate(lines) if line.startswith("| | [L]") or line.startswith("| | [R]")
+                or line.startswith("| | [U]"))
+    papers = re.findall(r"\[(\w)\]\(#claims-\w\)", lines[head])
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[head + 2:head + 9]]
+    assert [r[0] for r in rows] == [label for label, _ in claimpages.SUMMARY_ROWS]
+    return {paper: [r[k + 1] for r in rows] for k, paper in enumerate(papers)}
+
+
+def test_the_summary_has_one_column_per_paper_so_that_it_fits_a_phone():
+    """Seven counts side by side, one row per paper, ran off a phone's screen (issue 50): the summary
+    is one column per paper (at most four columns), one row per count."""
+    rows = [claims.Claim("L-F1", "a", paper=1.0, ours=1.0, tolerance=0.1),
+            claims.Claim("U-T1", "b", paper=1.0, ours=2.0, tolerance=0.1)]
+    table = [line for line in claimpages.render_claims(rows).splitlines() if line.startswith("| ")][:8]
+    assert table[0] == "| | [L](#claims-l) | [U](#claims-u) |" and all(line.count("|") == 4 for line in table)
+    assert summary(claimpages.render_claims(rows)) == {"L": ["1", "1", "0", "0", "0", "0", "0"],
+                                                       "U": ["1", "0", "1", "0", "0", "0", "0"]}
+
+
 def test_pages_are_generated_from_the_result_files(results_dir, tmp_path):
     with results.ResultWriter("R-X-tail", parameters={}, seed=None) as rec:
         rec.write_table([{"a": 1}])
@@ -65,7 +88,7 @@ def test_pages_are_generated_from_the_result_files(results_dir, tmp_path):
     text = (book / "claims.md").read_text()
     # one claim that agrees; the erratum counts with R's errata noted while reading
     n_noted = sum(n.category == "erratum" and n.item.startswith("R-") for n in claims.NOTED)
-    assert f"| [R](#claims-r) | 1 | 1 | 0 | 0 | 0 | 0 | {1 + n_noted} |" in text and "P(Q > 15) at load 0.6" in text
+    assert summary(text)["R"] == ["1", "1", "0", "0", "0", "0", str(1 + n_noted)] and "P(Q > 15) at load 0.6" in text
     assert "[R-X-tail](redundancy/R-V.ipynb)" in text
     errata = (book / "errata.md").read_text()
     assert "weights in the flow balance" in errata and "confirmed" in errata
@@ -115,7 +138,7 @@ def test_claims_page_counts_agreement_per_paper():
             claims.Claim("R-T1", "b", paper=1.0, ours=2.0, tolerance=0.1),
             claims.Claim("R-T1", "c", paper=1.0, ours=1.05, tolerance=0.1)]
     text = claimpages.render_claims(rows)
-    assert "| [L](#claims-l) | 1 | 1 | 0 | 0 | 0 | 0 | 0 |" in text and "| [R](#claims-r) | 2 | 1 | 1 | 0 | 0 | 0 | 0 |" in text
+    assert summary(text) == {"L": ["1", "1", "0", "0", "0", "0", "0"], "R": ["2", "1", "1", "0", "0", "0", "0"]}
     assert "(claims-u)=" not in text  # no section for a paper without claims
     # the differences come first, before the per-paper sections
     differences = text.index("## Differences")
@@ -136,7 +159,7 @@ def test_only_paper_claims_count_towards_agreement():
                       "checks_failing": 1, "errata": 1}
     assert [c.judge() for c in rows[:3]] == ["agrees", "fails", "holds"]
     text = claimpages.render_claims(rows)
-    assert "| [L](#claims-l) | 1 | 1 | 0 | 0 | 1 | 2 (1 failing) | 1 |" in text
+    assert summary(text)["L"] == ["1", "1", "0", "0", "1", "2 (1 failing)", "1"]
     assert "No claim of the papers recorded in this build differs." in text
     assert "Internal checks that fail in this build" in text
 

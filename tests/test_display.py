@@ -14,7 +14,37 @@ def test_one_line_per_row_one_cell_per_column_and_text_escaped():
     assert out.count("<tr>") == 3 and out.count("<td>") == 4
     assert re.findall(r"<th>(.*?)</th>", out) == ["a", "b &amp; c"]
     assert re.findall(r"<td>(.*?)</td>", out) == ["1", "x&lt;y", "2", "&amp;"]
-    assert "<caption>t &lt; 1</caption>" in out
+    assert "<figcaption>t &lt; 1</figcaption>" in out
+
+
+def test_a_caption_stands_above_the_box_in_which_a_wide_table_scrolls():
+    """A <caption> is part of its table: on a phone it scrolled with a wide table and was cut at the
+    screen's edge mid-sentence (issue 50). The caption is the figure's, above the scrolling box."""
+    out = html_table([dict(a=1)], {"a": lambda r: r["a"]}, caption="what the table shows")
+    assert "<caption" not in out
+    assert re.fullmatch(r'<figure class="qtheory-table-figure"><figcaption>what the table shows</figcaption>'
+                        r'<div class="qtheory-table-scroll"><table class="qtheory-table">.*</table></div></figure>', out)
+    assert "<figcaption>" not in html_table([dict(a=1)], {"a": lambda r: r["a"]})
+
+
+@pytest.mark.parametrize("value, shown", [(7 / 12, "7/12"), (5 / 12, "5/12"), (1 / 3, "1/3"), (-7 / 12, "\u22127/12"),
+                                          (0.25, "0.25"), (0.6, "0.6"), (0.1 + 0.2, "0.3"), (2 ** 0.5, "1.414"),
+                                          (3.0, "3"), (20000.0, "20000"), (1 / 7000, "1.429 × 10⁻⁴")])
+def test_a_parameter_reads_as_a_simple_fraction_or_a_rounded_number(value, shown):
+    """Parameter tables and captions showed 0.5833333333333334 for 7/12 (issue 50)."""
+    from qtheory.display import parameter_number
+
+    assert parameter_number(value) == shown
+
+
+def test_a_simple_fraction_is_exact_and_only_where_the_decimal_is_long():
+    from qtheory.display import simple_fraction
+
+    assert simple_fraction(7 / 12) == "7/12" and simple_fraction(-7 / 12) == "-7/12"
+    # short decimals, integers, non-floats, non-finite values and near misses are not fractions
+    assert [simple_fraction(x) for x in (0.25, 0.125, 3.0, 7, "7/12", float("nan"), float("inf"),
+                                         0.1 + 0.2, 0.58333)] == [None] * 9
+    assert simple_fraction(1 / 101) is None and simple_fraction(1 / 99) == "1/99"
 
 
 def test_no_columns_is_an_error_naming_the_parameter():

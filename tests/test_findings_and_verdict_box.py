@@ -13,9 +13,9 @@ from qtheory.results import ItemResult, column, select
 def _offset_records():
     finding = C.Finding(id="R-T1-mean-offset", item="R-T1", title="E[Q] fit arrival averages",
                         text="the paper is within 0.25 of exact + 1 in 8 of 12 settings", label="differs",
-                        source="App. E.1, Table 1")
+                        source="App. E.2, Table 1")
     rows = [C.Claim(item="R-T1", text=f"setting {k}: E[Q]", paper=10.0 + k, paper_se=0.1, paper_df=9, ours=9.0 + k,
-                    source="App. E.1, Table 1", finding=finding.id) for k in range(3)]
+                    source="App. E.2, Table 1", finding=finding.id) for k in range(3)]
     other = C.Claim(item="R-T1", text="setting 1: share", paper=0.5, paper_se=0.001, paper_df=9, ours=0.5,
                     source="Table 1")
     return finding, rows, other

@@ -220,7 +220,7 @@ def test_a_tested_record_renders_its_p_value_on_the_box_and_the_claims_page():
                             "quantities at once", source="Sec. 2.3, eqs. (4) and (6)")
     box = P.verdict_box([{"id": "R-V-pf", "claims": [calm.to_json()]}])
     assert "One joint test, p = 0.21; every 95% interval within its margin" in box
-    assert "against the Holm threshold 0.01 of the page's one hypothesis" in box
+    assert "against the level 0.01 (the page's only hypothesis)" in box      # not "the Holm threshold of one"
     assert "qtheory-label-agrees" in box
     page = P.render_claims([calm])
     assert "one joint test, p = 0.21" in page and "| agrees<br>" in page
@@ -228,6 +228,10 @@ def test_a_tested_record_renders_its_p_value_on_the_box_and_the_claims_page():
         item="R-V-pf", text="the same", source="Sec. 2.3")
     assert "qtheory-label-differs" in P.verdict_box([{"id": "R-V-pf", "claims": [off.to_json()]}])
     assert "**differs**" in P.render_claims([off])
+    # a p-value below what a double resolves is a bound, never digits (p = 1.1 × 10⁻¹⁶⁸ was printed)
+    far = verdicts.MultipleTest("sign-flip", 900.0, 1.1e-168, 61, True, 0.4, 9999, 9.0, 30.0).record(
+        item="R-V-pf", text="the same", source="Sec. 2.3")
+    assert "p < 10⁻¹⁵" in P.render_claims([far]) and "10⁻¹⁶⁸" not in P.render_claims([far])
 
 
 def test_the_claims_page_and_the_box_word_a_vanishing_gap_alike():

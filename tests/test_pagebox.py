@@ -78,6 +78,21 @@ def test_the_box_lists_every_parameter_with_its_paper_and_quick_values(notebook)
     assert "| parameter | meaning | paper | quick (this page) | type |" in box
 
 
+@pytest.mark.parametrize("notebook", ["R-F2c", "R-F3ab", "R-F3cd"])
+def test_no_parameter_shows_a_long_float_where_it_is_a_simple_fraction(notebook):
+    """R-F2c, R-F3ab and R-F3cd showed p12 = 0.5833333333333334 (issue 50); R-F2c's list of
+    directions still did after the scalars were mended: 7/12 everywhere, and -p reads it back."""
+    from qtheory.presets import parse_value
+
+    box = pagebox.rerun_box(notebook, _meta("quick", {"examples": [7 / 12, 0.25]} if notebook == "R-F2c" else
+                                             {"p12": 7 / 12}), reproduce.load_presets(),
+                            pagebox.parameter_meanings(notebook), repository="")
+    assert "0.58333" not in box and "7/12" in box
+    for command in re.findall(r"^```bash\n(.*?)\n```$", box, re.M)[:1]:
+        value = re.search(r"-p (?:examples|p12) ('\[[^']*\]'|\S+)", command).group(1).strip("'")
+        assert parse_value(value) in ([7 / 12, 0.25], 7 / 12)
+
+
 def test_the_box_gives_the_exact_command_of_the_page_and_the_paper_command():
     overrides = {"n_runs": 20, "n_list": [100, 500], "reading": "lengths-0-2"}
     box = pagebox.rerun_box("L-F2", _meta("quick", overrides), reproduce.load_presets(),
@@ -197,7 +212,8 @@ def test_a_simple_fraction_is_shown_and_typed_as_a_fraction():
     assert literal(7 / 12) == "7/12" and parse_value("7/12") == 7 / 12 and parse_value(" -7 / 12 ") == -7 / 12
     assert pagebox._shown(7 / 12) == "`7/12`" and pagebox._cli_value(7 / 12) == "7/12"
     assert pagebox.rerun_command("R-F3ab", overrides={"p12": 7 / 12}).endswith("-p p12 7/12")
-    # short numbers, lists and non-fractions as they are; "7/0" is no number
+    # short numbers and non-fractions as they are, fractions inside lists too (issue 50); "7/0" is no number
     assert [literal(v) for v in (0.5, 0.1, 1e-3, 0.005833333333333334, [7 / 12])] == [
-        "0.5", "0.1", "0.001", "0.005833333333333334", "[0.5833333333333334]"]
+        "0.5", "0.1", "0.001", "0.005833333333333334", "[7/12]"]
+    assert parse_value("[7/12, 0.25]") == [7 / 12, 0.25] and parse_value("[[1/3], -2/3]") == [[1 / 3], -2 / 3]
     assert parse_value("7/0") == "7/0"

@@ -479,6 +479,25 @@ def test_the_coincide_sentence_groups_the_curves_per_panel_and_is_empty_when_the
     assert coincide_sentence(fig2, "Two lines.") == ""
 
 
+def test_curves_that_share_a_label_coincide_only_with_their_own_partners():
+    """L-F1 draws one "ODE (3.7)" curve per server type, each under its type's simulated mean: the
+    caption said that all of them coincided, types 1, 2 and 3 together, which is false (issue 50)."""
+    from qtheory.plotting import coincide_sentence, new_figure
+
+    t = np.linspace(0.0, 2.5, 26)
+    fig, axes = new_figure(1)
+    ax = axes[0][0]
+    for m, level in enumerate((0.5, 1.5, 3.0)):
+        ax.plot(t, level + 0.1 * t, "o-", label=f"type {m + 1}, simulation")
+        ax.plot(t, level + 0.1 * t + 0.001, "k--", label="ODE (3.7)")
+    ax.plot(t, 5 - t, label="far")
+    ax.set_title("S2")
+    sentence = coincide_sentence(fig, "Queues against time.")
+    assert sentence == (" At this scale these groups of curves coincide (panel S2): ‘type 1, simulation’ with "
+                        "‘ODE (3.7)’; ‘type 2, simulation’ with ‘ODE (3.7)’; ‘type 3, simulation’ with ‘ODE (3.7)’."), \
+        sentence
+
+
 def test_a_caption_gets_its_coincidences_after_a_full_stop():
     from qtheory.plotting import new_figure, with_coincidences
 
@@ -490,3 +509,51 @@ def test_a_caption_gets_its_coincidences_after_a_full_stop():
         "Paths, one panel per policy. At this scale these curves coincide: ‘simulation’ and ‘limit’.")
     assert with_coincidences(fig, "Paths.") == "Paths. At this scale these curves coincide: ‘simulation’ and ‘limit’."
     assert with_coincidences(fig, "The simulation and the limit coincide") == "The simulation and the limit coincide"
+
+
+def _columns_figure(with_legend: bool):
+    """U-F3's columns: one bar per pool, coloured by class, as the notebook draws them."""
+    from qtheory.plotting import PALETTE, figure_legend, new_figure
+
+    fig, axes = new_figure(2)
+    classes = [1] * 3 + [2] * 3 + [3] * 6
+    for ax in axes[0]:
+        if with_legend:
+            for c in (1, 2, 3):
+                pools = [k for k, x in enumerate(classes) if x == c]
+                ax.bar(pools, [2.0 + c for _ in pools], width=0.9, color=PALETTE[c - 1], label=f"class {c}")
+        else:
+            ax.bar(range(len(classes)), [2.0 + c for c in classes], width=0.9, color=[PALETTE[c - 1] for c in classes])
+        ax.set_xticks([])
+    if with_legend:
+        figure_legend(fig, axes, ncol=3)
+    return fig
+
+
+def test_bars_in_several_colours_need_a_key():
+    """U-F3's columns came in three colours, one per class, with no legend (issue 50)."""
+    caption = "tasks of each of 12 pools, grouped by class"
+    assert any("colours" in p for p in figure_problems(_columns_figure(False), caption))
+    assert not any("colours" in p for p in figure_problems(_columns_figure(True), caption))
+    # a caption that names the colours is a key too (R-V: "blue: locally stable; orange: not")
+    assert not any("colours" in p for p in figure_problems(_columns_figure(False), caption + "; blue: class 1"))
+
+
+def test_a_legend_glyph_in_the_legend_background_colour_is_found():
+    """R-F3ab's slope line, white with a black stroke to show on the heat map, showed in the legend as
+    its outline only, "==:" (issue 50)."""
+    import matplotlib.patheffects as pe
+
+    from qtheory.plotting import figure_legend, new_figure
+
+    fig, axes = new_figure(1)
+    ax = axes[0][0]
+    ax.imshow(np.outer(np.arange(10), np.arange(10)), aspect="auto")
+    ax.plot([0, 9], [0, 6], "--", color="white", label="slope 5/7",
+            path_effects=[pe.Stroke(linewidth=3.2, foreground="black"), pe.Normal()])
+    figure_legend(fig, axes, ncol=1)
+    assert any("glyph for 'slope 5/7'" in p for p in figure_problems(fig))
+    fig2, axes2 = new_figure(1)
+    axes2[0][0].plot([0, 9], [0, 6], "--", color="black", label="slope 5/7")
+    figure_legend(fig2, axes2, ncol=1)
+    assert not any("glyph" in p for p in figure_problems(fig2))

@@ -12,7 +12,7 @@ from qtheory import claimpages as P
 from qtheory import claims as C
 from qtheory.verdicts import judge
 
-from ._box_checks import box_lines, label_problems, sentence_problems
+from ._box_checks import box_lines, label_problems, labels_outside_the_scheme, sentence_problems
 
 
 def _meta(item, records, findings=()):
@@ -93,3 +93,31 @@ def test_every_claims_row_is_a_whole_sentence():
             for cell in row.split(" | ")[1:]:
                 for part in cell.replace("<small>", "").replace("</small>", "").split("<br>"):
                     assert not sentence_problems(part.strip(" |")), row
+
+
+@pytest.mark.parametrize("shift, se, label", [(0.0, 0.1, "agrees"), (2.0, 0.1, "differs"), (0.0, 3.0, "not resolved")])
+def test_a_family_judged_jointly_carries_a_label_of_the_scheme(shift, se, label):
+    """The joint tests of a family of rows were labelled "no joint difference" when not rejected, a
+    label of no scheme (issue 50): now differs when rejected, else agrees when every row agrees, else
+    (an interval wider than its margin) not resolved, in the verdict box and on the claims page alike."""
+    rows = [C.Claim("U-X-poisson", f"$E[n s_n] = n\\rho$ under policy {k}", paper=100.0,
+                    ours=100.0 + (shift if k == 0 else 0.01 * k), ours_se=se, ours_df=9, source="Sec. 2.1",
+                    family="policies", key="U-X-poisson") for k in range(5)]
+    box = P.verdict_box([_meta("U-X-poisson", rows)])
+    joint = next(x for x in box_lines(box) if "Jointly" in x)
+    assert f'qtheory-label-{label.replace(" ", "-")}">{label}</span> Jointly' in joint, joint
+    page = P.render_claims(rows)
+    assert f"| {'**' + label + '**' if label == 'differs' else label} |" in page.split("jointly")[1]
+    assert not labels_outside_the_scheme(box) and not labels_outside_the_scheme(page)
+
+
+@pytest.mark.parametrize("text", [
+    '- <span class="qtheory-label qtheory-label-no-joint-difference">no joint difference</span> Jointly, x: y.',
+    "| [R-T1](redundancy/R-T1.ipynb) | Var(Q) | Stouffer $Z = 0.5$ | no joint difference |",
+    '- <span class="qtheory-label qtheory-label-erratum">erratum</span> Paper (Sec. 5): a sum. Ours 1; confirmed: the '
+    "unweighted sum is 3.2.",
+    "| [L-V-limits](x) | the sign of x | Algorithm 1 | — | not confirmed: the sum is 1 |",
+])
+def test_the_scheme_check_catches_the_labels_of_the_issue(text):
+    assert labels_outside_the_scheme(text)
+

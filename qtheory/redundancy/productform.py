@@ -656,8 +656,8 @@ def joint_type_pmf(system: RedundancySystem, lam: float, max_jobs: int) -> np.nd
 def m_model_constant(lam: float, p12: float, mu: float = 1.0) -> float:
     """Normalisation constant C of the M-model's joint pmf (13), identical servers of speed `mu`.
 
-    :math:`C = 3(2\\mu - 3\\lambda p_{12})(2\\mu - 3\\lambda p_{23})(\\mu - \\lambda)
-    / ((3\\lambda)^2 p_{12} p_{23}\\mu + 12\\mu^2(\\mu - \\lambda))`.
+    :math:`C = 3(2\\mu - 3\\lambda p_{\\{1,2\\}})(2\\mu - 3\\lambda p_{\\{2,3\\}})(\\mu - \\lambda)
+    / ((3\\lambda)^2 p_{\\{1,2\\}} p_{\\{2,3\\}}\\mu + 12\\mu^2(\\mu - \\lambda))`.
     """
     lam = check_arrival_rate(lam)
     p12 = check_real("p12", p12, low=0.0, high=1.0, low_open=True, high_open=True)

@@ -154,3 +154,55 @@ def test_a_table_of_sentences_reads_as_cards_on_a_phone_and_on_a_desktop(server,
         page.close()
         numbers = [t for t in tables if not t["labelled"]]
         assert numbers and not any(t["cards"] or t["wide"] for t in numbers), (doc, tables)
+
+
+#: at a phone's width, the captions of tables and figures: any part past the screen's edge, or
+#: inside a box that scrolls sideways (a caption that scrolls with its table is read in pieces)
+_CAPTIONS = r"""() => {
+  const out = [];
+  const vw = window.innerWidth;
+  const article = document.querySelector('.bd-article'); if (!article) { return out; }
+  for (const el of article.querySelectorAll('caption, figcaption')) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0) { continue; }
+    let scroller = null;
+    for (let e = el.parentElement; e && e !== document.body; e = e.parentElement) {
+      const o = getComputedStyle(e).overflowX;
+      if ((o === 'auto' || o === 'scroll') && e.scrollWidth > e.clientWidth + 1) { scroller = e; break; }
+    }
+    const text = (el.innerText || '').replace(/\s+/g, ' ').slice(0, 60);
+    if (r.right > vw + 1 || r.left < -1) {
+      out.push(`${el.tagName.toLowerCase()} runs past the screen's edge (${Math.round(r.left)} to ${Math.round(r.right)} px): ${text}`);
+    } else if (scroller) {
+      out.push(`${el.tagName.toLowerCase()} scrolls with a ${scroller.scrollWidth} px wide box: ${text}`);
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("doc", toc_documents())
+def test_at_390_px_every_caption_is_read_whole_outside_its_tables_scroll_box(doc, server, phone):  # noqa: F811
+    """A table's caption was part of the table, so at 390 px it scrolled with a wide table and was
+    cut at the screen's edge mid-sentence (L-R-finite twice, R-F3cd, R-T1; issue 50)."""
+    page = _open(phone, server, doc)
+    bad = page.evaluate(_CAPTIONS)
+    page.close()
+    assert not bad, f"{doc} at 390 px:\n" + "\n".join(bad[:12])
+
+
+def test_at_390_px_the_claims_summary_shows_every_column(server, phone):  # noqa: F811
+    """The claims page's summary (a row per paper, eight columns) put its last columns off the screen
+    behind a faint scroll cue (issue 50): every cell of it is on the screen, nothing scrolls."""
+    page = _open(phone, server, "book/claims")
+    summary = page.evaluate("""() => {
+        const t = document.querySelector('.bd-article table');
+        const box = t.parentElement;
+        return {heads: Array.from(t.querySelectorAll('th')).map(th => th.textContent.trim()),
+                rows: Array.from(t.querySelectorAll('tbody tr')).map(tr => tr.children[0].textContent.trim()),
+                right: Math.max(...Array.from(t.querySelectorAll('th, td')).map(c => c.getBoundingClientRect().right)),
+                scrolls: box.scrollWidth > box.clientWidth + 1, vw: window.innerWidth};
+    }""")
+    page.close()
+    assert "claims" in summary["rows"] and "errata" in summary["rows"], summary
+    assert not summary["scrolls"] and summary["right"] <= summary["vw"], summary

@@ -64,7 +64,7 @@ PAPER = Paper(
               "(5.1), the fixed-point equations: the right side of (3.7) set to zero",
               (("L-V-thm4", "root_residual"), ("L-V-thm4", "max_final_distance")),
               "consistent: the root of (5.1) is the limit of every integration of (3.7)", source="eq. (5.1)",
-              alternatives="the recursive form (5.3) from $q^*_{m,1}$ (used for the tails, `refined_tail`): the same root"),
+              alternatives="the recursive form (5.3) from $q^*_{m,1}$ (used, as a tail sum, for the tails): the same root"),
         Noted("L-V-thm8", "reconstruction",
               r"Condition 1: $\deg_w(i, m)$ = number of type-$m$ neighbours of dispatcher $i$, $\deg_v(k, j)$ = "
               "number of cluster-$k$ neighbours of server $j$ (our reading of the two degrees)",

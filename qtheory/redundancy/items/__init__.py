@@ -40,7 +40,7 @@ PAPER = Paper(
         Item("R-X-tail", "X", r"at load 0.6, $P(Q > 15)$ is about $4.7 \times 10^{-4}$", "R-V"),
         Item("R-X-eps", "X", r"$\epsilon$ example: one $\mathrm{Exp}(1)$ for $\epsilon > 0$, a sum of $N$ for $\epsilon = 0$", "R-X-eps"),
         Item("R-F2c", "F", "capacity region of the M-model (Fig. 2(c))", "R-F2c"),
-        Item("R-F3ab", "F", r"joint pmf of $(Q_{12}, Q_{23})$ at $\lambda = 0.6\mu$ and $0.99\mu$ with the slope-5/7 line", "R-F3ab"),
+        Item("R-F3ab", "F", r"joint pmf of $(Q_{\{1,2\}}, Q_{\{2,3\}})$ at $\lambda = 0.6\mu$ and $0.99\mu$ with the slope-5/7 line", "R-F3ab"),
         Item("R-F3cd", "F", r"CDF of the scaled total against $\mathrm{Exp}(1)$ for loads 0.6, 0.8, 0.95, 0.99", "R-F3cd"),
         Item("R-T1", "T", r"Appendix E Table 1: c.o.s. simulation in 12 settings at $\lambda = 0.9$", "R-T1"),
         Item("R-F4", "F", r"Appendix E Figure 4: empirical CDFs of $Q$ per setting against $10\,\mathrm{Exp}(1)$", "R-T1"),
@@ -60,7 +60,7 @@ PAPER = Paper(
                   "Sec. 2.1", main=False, judged_by=("identical speeds",)),
         Statement("R-V-local", "the local stability conditions (7), (8), (9) and (11) are equivalent",
                   "Sec. 3.1, eqs. (7)-(11)", judged_by=("local stability conditions",)),
-        Statement("R-V-local:m-model", r"the M-model is locally stable iff $p_{12}, p_{23} < 2/3$", "Sec. 3.3",
+        Statement("R-V-local:m-model", r"the M-model is locally stable iff $p_{\{1,2\}}, p_{\{2,3\}} < 2/3$", "Sec. 3.3",
                   main=False, judged_by=("M-model: local stability",)),
         Statement("R-V-pf", "the stationary laws are the product forms (4) (c.o.c.) and (6) (c.o.s.)",
                   "Sec. 2.3, eqs. (4), (6)", judged_by=("simulation against the product form",)),
@@ -84,10 +84,10 @@ PAPER = Paper(
         Statement("R-X-eps", r"for $\varepsilon > 0$ the scaled total tends to one $\mathrm{Exp}(1)$, for "
                   r"$\varepsilon = 0$ to a sum of $N$", "Sec. 3.3", judged_by=("scaled mean total",)),
         Statement("R-F2c", r"the capacity region of the M-model: $\lambda^* = \mu$ inside the cone, "
-                  r"$(\mu_2 + \mu_3)/(3 p_{23})$ outside it", "Fig. 2(c)", judged_by=("Fig. 2(c):",)),
-        Statement("R-F2c:local", r"the cone of local stability is $p_{12}, p_{23} < 2/3$", "Sec. 3.3", main=False,
+                  r"$(\mu_2 + \mu_3)/(3 p_{\{2,3\}})$ outside it", "Fig. 2(c)", judged_by=("Fig. 2(c):",)),
+        Statement("R-F2c:local", r"the cone of local stability is $p_{\{1,2\}}, p_{\{2,3\}} < 2/3$", "Sec. 3.3", main=False,
                   judged_by=("local stability of the M-model",)),
-        Statement("R-F3ab", r"as $\lambda \to \mu$ the joint law of $(Q_{12}, Q_{23})$ concentrates on the line of "
+        Statement("R-F3ab", r"as $\lambda \to \mu$ the joint law of $(Q_{\{1,2\}}, Q_{\{2,3\}})$ concentrates on the line of "
                   "slope 5/7", "Sec. 3.3, Fig. 3(a), 3(b)", judged_by=("tends to 5/7",)),
         Statement("R-F3cd", "the exponential approximation (14) of the scaled total is nearly exact at high load",
                   "Sec. 3.3, eq. (14), Fig. 3(c), 3(d)", judged_by=("nearly exact",)),

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...claims import Claim
-from ...display import Table
+from ...display import Table, parameter_number
 from ...errors import ParameterError
 from ...results import ItemResult, select
 from ...validation import check_integer, check_real
@@ -53,7 +53,7 @@ def cone(rows: list[dict]) -> list[float]:
 
 def inside_cone_claim(row: dict, speeds) -> Claim:
     """Fig. 2(c): :math:`\\lambda^* = \\mu` (the mean speed) in a direction inside the cone."""
-    return Claim(item=ITEM, text=r"Fig. 2(c): $\lambda^* = \mu$ for a direction inside the cone ($p_{12} = 7/12$)",
+    return Claim(item=ITEM, text=r"Fig. 2(c): $\lambda^* = \mu$ for a direction inside the cone ($p_{\{1,2\}} = 7/12$)",
                  paper=float(np.mean(speeds)), ours=float(row["lambda_star"]), tolerance=EXACT,
                  source=CAPTION_SOURCE)
 
@@ -61,7 +61,7 @@ def inside_cone_claim(row: dict, speeds) -> Claim:
 def outside_cone_claim(row: dict, speeds) -> Claim:
     """Fig. 2(c): :math:`\\lambda^* = (\\mu_2 + \\mu_3)/(3 p_{\\{2,3\\}})` in a direction outside the cone
     on the side of type :math:`\\{2,3\\}` (the face :math:`\\lambda_{\\{2,3\\}} = \\mu_2 + \\mu_3`)."""
-    return Claim(item=ITEM, text=r"Fig. 2(c): $\lambda^* = (\mu_2 + \mu_3) / (3 p_{23})$ outside the cone ($p_{12} = 1/4$)",
+    return Claim(item=ITEM, text=r"Fig. 2(c): $\lambda^* = (\mu_2 + \mu_3) / (3 p_{\{2,3\}})$ outside the cone ($p_{\{1,2\}} = 1/4$)",
                  paper=(speeds[1] + speeds[2]) / (3 * row["p23"]), ours=float(row["lambda_star"]), tolerance=EXACT,
                  source=CAPTION_SOURCE)
 
@@ -74,7 +74,7 @@ def cone_edge_claim(rows: list[dict], n_directions: int) -> Claim:
     as for 59 directions, the edge is not locally stable and the largest stable direction is one
     full step away).
     """
-    return Claim(item=ITEM, text=r"local stability of the M-model: $p_{12}, p_{23} < 2/3$ (cone edge $p_{12} = 1/3 \ldots 2/3$)",
+    return Claim(item=ITEM, text=r"local stability of the M-model: $p_{\{1,2\}}, p_{\{2,3\}} < 2/3$ (cone edge $p_{\{1,2\}} = 1/3 \ldots 2/3$)",
                  paper=2 / 3, ours=cone(rows)[1], tolerance=1.0 / (n_directions + 1) + EXACT,
                  source="Sec. 3.3 (conditions (7), (8) for the M-model)")
 
@@ -111,14 +111,14 @@ def compute(*, seed: int, speeds, n_directions: int, examples) -> ItemResult:
     edges = cone(rows)
     ex = select(rows, example=1)
     claims = (inside_cone_claim(ex[0], speeds), outside_cone_claim(ex[1], speeds), cone_edge_claim(rows, n_directions))
-    table = Table(tuple(ex), {"$p_{12}$": lambda r: f"{r['p12']:.4f}", r"$\lambda^*$": lambda r: f"{r['lambda_star']:.4f}",
+    table = Table(tuple(ex), {r"$p_{\{1,2\}}$": lambda r: parameter_number(r["p12"]), r"$\lambda^*$": lambda r: f"{r['lambda_star']:.4f}",
                               r"critical types $\mathcal{T}^*$": lambda r: r["critical_types"],
                               "locally stable": lambda r: "yes" if r["locally_stable"] else "no"},
                   caption=(f"The two example directions; locally stable directions on the grid of {n_directions}: "
-                           f"$p_{{12}} \\in [{edges[0]:.4f}, {edges[1]:.4f}]$"))
+                           f"$p_{{\\{{1,2\\}}}} \\in [{edges[0]:.4f}, {edges[1]:.4f}]$"))
     caption = (
         rf"capacity region of the M-model with speeds $\mu = ({', '.join(f'{x:g}' for x in speeds)})$ in the arrival rates "
         rf"of the two types, boundary computed in {n_directions} directions; grey: the cone of locally stable directions; "
-        rf"dashed rays: the examples $p_{{12}} = {', '.join(f'{x:.3f}' for x in examples)}$ up to $\lambda^*$ (stars)")
+        rf"dashed rays: the examples $p_{{\{{1,2\}}}} = {', '.join(parameter_number(x) for x in examples)}$ up to $\lambda^*$ (stars)")
     return ItemResult(ITEM, params, seed, rows, claims=claims, summary=dict(cone=edges, examples=ex),
                       displays=(table,), figure={"caption": caption})

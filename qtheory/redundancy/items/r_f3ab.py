@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...claims import Claim
-from ...display import Table, number
+from ...display import Table, number, parameter_number
 from ...errors import ParameterError
 from ...results import ItemResult, select
 from ...validation import check_integer, check_load
@@ -151,7 +151,7 @@ def compute(*, seed: int, p12: float, loads, max_jobs, closed_form_max: int) -> 
                                       r"$E[Q_{\{2,3\}}]/E[Q_{\{1,2\}}]$ (exact)": lambda kv: f"{kv[1]:.4f}"},
               caption="Closer to the heavy-traffic limit 5/7"))
     caption = (
-        rf"exact joint distribution of the numbers of jobs of the two types, M-model with $p_{{12}} = {p12:.4g}$, c.o.c., at "
+        rf"exact joint distribution of the numbers of jobs of the two types, M-model with $p_{{\{{1,2\}}}} = {parameter_number(p12)}$, c.o.c., at "
         rf"loads $\lambda/\mu = {', '.join(f'{x:g}' for x in loads)}$ (dynamic programme up to "
         f"{', '.join(str(m) for m in max_jobs)} jobs per type), with the line of slope 5/7 of Theorem 3.1; colour: "
         "the probability of each cell on a log scale spanning four decades below the most likely cell "

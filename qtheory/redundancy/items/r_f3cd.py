@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...claims import Claim
-from ...display import Table, number
+from ...display import Table, number, parameter_number
 from ...results import ItemResult
 from ...validation import check_integer, check_load
 from ..productform import total_jobs_pmf
@@ -126,7 +126,7 @@ def compute(*, seed: int, p12: float, loads, max_jobs: int) -> ItemResult:
                 "for the two discrete readings of (14)")
     caption = (
         r"exact CDF of the total number of jobs $Q_\lambda$ (steps) and the approximation (14) (dashed) against "
-        rf"$(1-\lambda/\mu)\,q$, M-model with $\mu = 1$, $p_{{\{{1,2\}}}} = {p12:.4g}$, c.o.c., at loads "
+        rf"$(1-\lambda/\mu)\,q$, M-model with $\mu = 1$, $p_{{\{{1,2\}}}} = {parameter_number(p12)}$, c.o.c., at loads "
         + ", ".join(f"{lam:g}" for lam in loads) + f" (exact by the dynamic programme up to {max_jobs} jobs); "
         "right: zoom near the origin")
     return ItemResult(ITEM, params, seed, rows, claims=claims, displays=(table,),

@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from ...claims import Claim
-from ...display import Table, listing, number
+from ...display import Table, listing, number, parameter_number
 from ...errors import ParameterError
 from ...results import ItemResult
 from ...validation import RELAXATIONS, check_integer, check_load
@@ -73,10 +73,10 @@ def critical_load_claim(critical_load: float) -> Claim:
 
 
 def m_model_local_claim(stable_below: bool, stable_above: bool) -> Claim:
-    """R-V-local: the M-model is locally stable iff :math:`p_{12}, p_{23} < 2/3` (Sec. 3.3): stable at
-    :math:`p_{12} = 0.66` (`stable_below`) and not at 0.67 (`stable_above`)."""
-    return Claim(item="R-V-local", text=r"M-model: local stability iff $p_{12}, p_{23} < 2/3$ (tested at "
-                                        r"$p_{12} = 0.66$ and $0.67$)",
+    """R-V-local: the M-model is locally stable iff :math:`p_{\\{1,2\\}}, p_{\\{2,3\\}} < 2/3` (Sec. 3.3): stable at
+    :math:`p_{\\{1,2\\}} = 0.66` (`stable_below`) and not at 0.67 (`stable_above`)."""
+    return Claim(item="R-V-local", text=r"M-model: local stability iff $p_{\{1,2\}}, p_{\{2,3\}} < 2/3$ (tested at "
+                                        r"$p_{\{1,2\}} = 0.66$ and $0.67$)",
                  holds=bool(stable_below) and not bool(stable_above),
                  source="Sec. 3.3 (conditions (7), (8) for the M-model)",
                  evidence="conditions (7), (8) evaluated on the M-model on both sides of $2/3$")
@@ -124,7 +124,7 @@ def printed_delay_claim(paper_scale: float, exact_scale: float) -> Claim:
     :math:`\rho_{\mathcal T^*}`, against the exact heavy-traffic value (both deterministic)."""
     return Claim(item="R-V-cor32", source="Corollary 3.2 (Sec. 3.2)", paper=float(paper_scale), ours=float(exact_scale),
                  tolerance=1e-9, text=r"Corollary 3.2 as printed: the mean of the limit of $(1 - \lambda/\lambda^*) V_S$, "
-                                      r"$S \in \mathcal{T}^*$, is $\rho_{\mathcal{T}^*}$ (M-model, $p_{12} = 1/4$)",
+                                      r"$S \in \mathcal{T}^*$, is $\rho_{\mathcal{T}^*}$ (M-model, $p_{\{1,2\}} = 1/4$)",
                  evidence="ours: the exact heavy-traffic mean $1/\\mu_{\\mathcal{T}^*}$ (see the erratum)")
 
 
@@ -141,7 +141,7 @@ def delay_scale_erratum(top: dict, paper_scale: float, exact_scale: float) -> Cl
         verdict=(r"confirmed: the limit is exponential with mean $1/\mu_{\mathcal{T}^*} = \rho_{\mathcal{T}^*}/p_{\mathcal{T}^*}$; "
                  r"equal to $\rho_{\mathcal{T}^*}$ only if $\mathcal{T}^* = \mathcal{S}$"
                  if closer else "not confirmed: the exact transform is not closer to the corrected limit"),
-        evidence=(f"M-model $p_{{12}} = 1/4$: exact Laplace transform at $s = 1$ is {top['laplace']:.5f} at "
+        evidence=(f"M-model $p_{{\\{{1,2\\}}}} = 1/4$: exact Laplace transform at $s = 1$ is {top['laplace']:.5f} at "
                   f"$\\lambda = {top['load_fraction']}\\,\\lambda^*$, vs {top['limit_corrected']:.5f} (mean "
                   f"$1/\\mu_{{\\mathcal{{T}}^*}}$) and {top['limit_as_printed']:.5f} (mean $\\rho_{{\\mathcal{{T}}^*}}$)"))
 
@@ -220,7 +220,7 @@ def _family_label(name: str) -> str:
     words and math, ``$\\epsilon$ example, $N = 5$, $\\epsilon = 0.5$``."""
     words = {"eps example": r"$\epsilon$ example", "power-of-d": r"power-of-$d$", "circular-d": r"circular-$d$",
              "heterogeneous pod": r"heterogeneous power-of-$d$"}
-    symbols = {"eps": r"\epsilon", "p12": "p_{12}", "N": "N", "d": "d"}
+    symbols = {"eps": r"\epsilon", "p12": r"p_{\{1,2\}}", "N": "N", "d": "d"}
     head = re.split(r" (?=\w+=)", name, maxsplit=1)[0]
     parts = [words.get(head, head)]
     for key, value in re.findall(r"(\w+)=([\w./]+)", name):
@@ -421,7 +421,7 @@ def _sojourn(params, seed, limit_loads, loads_text) -> ItemResult:
                       summary=dict(delay_scale=lim.delay_scale, paper_delay_scale=lim.paper_delay_scale),
                       displays=(shown,), figure=dict(s_values=[0.5, 1.0, 2.0], caption=(
                           r"Laplace transform of the scaled sojourn time $(1-\lambda/\lambda^*)V_{\{2,3\}}$ of the M-model "
-                          r"with $p_{12} = 1/4$ (c.o.c.) at $s = 0.5, 1, 2$ against $1-\lambda/\lambda^*$ "
+                          r"with $p_{\{1,2\}} = 1/4$ (c.o.c.) at $s = 0.5, 1, 2$ against $1-\lambda/\lambda^*$ "
                           rf"at $\lambda/\lambda^* = {loads_text}$; dashed: the corrected limit, dotted: the limit as "
                           "printed")))
 
@@ -465,8 +465,8 @@ def _closed_form(params, seed) -> ItemResult:
     return ItemResult("R-X-13", params, seed, rows, claims=(claim,), summary=dict(max_gap=claim.ours), figure=dict(
         p12_values=[7 / 12, 0.45],
         caption=(r"normalisation constant $C$ of the M-model (the probability of an empty system) against the load, "
-                 r"from the closed form (13) and the dynamic programme (plus signs), $p_{12} = 7/12$ (open circles) and $0.45$ "
-                 r"(filled squares): the two curves nearly coincide, $C$ changing little with $p_{12}$")))
+                 r"from the closed form (13) and the dynamic programme (plus signs), $p_{\{1,2\}} = 7/12$ (open circles) and $0.45$ "
+                 r"(filled squares): the two curves nearly coincide, $C$ changing little with $p_{\{1,2\}}$")))
 
 
 def _tail(params, seed) -> ItemResult:
@@ -482,11 +482,11 @@ def _tail(params, seed) -> ItemResult:
     shown = Table.from_values({"exact $P(Q > 15)$ (c.o.c.)": f"{number(r15['exact_P_Q_greater_q'], digits=4)}",
                      r"exact $P(Q \geq 15)$ (c.o.c.)": f"{number(r15['exact_P_Q_at_least_q'], digits=4)}",
                      "approximation (14)": f"{number(r15['exponential_14'], digits=4)}", "$0.6^{15}$": f"{number(r15['mm1_tail_rho_pow_q'], digits=4)}",
-                     "paper": r"$4.7\times10^{-4}$"}, "Load 0.6, M-model with $p_{12} = 7/12$")
+                     "paper": r"$4.7\times10^{-4}$"}, r"Load 0.6, M-model with $p_{\{1,2\}} = 7/12$")
     return ItemResult("R-X-tail", params, seed, rows, claims=(tail_claim(r15["exact_P_Q_greater_q"]), tail_erratum(r15)),
                       displays=(shown,), figure=dict(caption=(
                           r"tail probabilities of the total number of jobs at load $0.6$, $q = 10, \ldots, 20$: the "
-                          r"M-model with $p_{12} = 7/12$ (exact, c.o.c. and c.o.s.), the approximation (14) and the "
+                          r"M-model with $p_{\{1,2\}} = 7/12$ (exact, c.o.c. and c.o.s.), the approximation (14) and the "
                           r"M/M/1 tail $0.6^q$; grey lines: the paper's $4.7\times10^{-4}$ at $q = 15$")))
 
 
@@ -680,7 +680,7 @@ def draw_constant(result: ItemResult):
     for c, p12 in enumerate(result.figure["p12_values"]):
         pts = [r for r in result.rows if r["p12"] == p12]
         ax.plot([r["load"] for r in pts], [r["C_formula"] for r in pts], color=PALETTE[c],
-                label=f"$C$ from the formula, $p_{{12}} = {p12:.3f}$", **styles[c % 2])
+                label=rf"$C$ from the formula, $p_{{\{{1,2\}}}} = {parameter_number(p12)}$", **styles[c % 2])
         ax.plot([r["load"] for r in pts], [r["C_dp"] for r in pts], "+", ms=7, mew=1, color="k", zorder=4,
                 label="dynamic programme" if c == len(result.figure["p12_values"]) - 1 else "_dynamic programme")
     ax.set_xlabel(r"$\lambda/\mu$"); ax.set_ylabel(r"$C = P(\mathrm{empty})$"); ax.legend()

@@ -43,7 +43,7 @@ PAPER = Paper(
     ),
     noted=(
         Noted("U-T1", "reconstruction",
-              "Table 1's setting as we read Sec. 3.4.1: runs from an empty system, averages over [`warmup`, `horizon`], "
+              "Table 1's setting as we read Sec. 3.4.1: runs from an empty system, time averages after a warm-up, "
               r"SLTA with $\beta_n = n^{-1/3}$. The text we work from holds the table's caption but none of its "
               "numbers, so no row of ours is compared with a printed value; the statements Sec. 3.4.1 makes about "
               "the table are judged instead",

@@ -70,7 +70,8 @@ def breakpoint_checks(by_segments: list[float], by_ranking: list[float]) -> list
     for k, reference in enumerate(by_segments):
         text = (f"Fig. 3 right (our utilities): breakpoint {k + 1} from the ranking of coordinates vs from the sorted "
                 "segments")
-        evidence = "class_change_loads (enumeration of coordinates) against the segment masses sorted by slope"
+        evidence = ("the loads at which the optimal assignment changes class, by enumeration of coordinates, "
+                    "against the segment masses sorted by slope")
         if k < len(by_ranking):
             claims.append(Claim(item=ITEM, category="check", text=text, reference=float(reference),
                                 ours=float(by_ranking[k]), tolerance=BREAKPOINT_TOLERANCE, evidence=evidence))

@@ -28,6 +28,7 @@ from ...validation import check_positive, check_runs, check_window
 from ..examples import table1_system
 from ..experiments import table1_rows
 from ..optimal import OptimalAssignment, optimal_assignment
+from ..policies import title
 from ..simulation import default_beta, simulate
 
 __all__ = ["compute", "Table1Results", "wide_rows", "limit_rows", "gaps", "assignment_claims", "shrinks_claim",
@@ -126,7 +127,7 @@ def shrinks_claim(rows: list[dict], rhos, policies, n_values) -> Claim:
     gap = gaps(rows)
     nmin, nmax = min(n_values), max(n_values)
     holds = all(gap[(rho, p, nmax)] < gap[(rho, p, nmin)] for rho in rhos for p in policies)
-    words = "; ".join(f"{p} at $\\rho = {rho:g}$: {gap[(rho, p, nmin)]:.4f} at $n = {nmin}$, "
+    words = "; ".join(f"{title(p)} at $\\rho = {rho:g}$: {gap[(rho, p, nmin)]:.4f} at $n = {nmin}$, "
                       f"{gap[(rho, p, nmax)]:.4f} at $n = {nmax}$" for rho in rhos for p in policies)
     # Theorem 2 (asymptotic optimality) is what this statement of Sec. 3.4.1 illustrates: the record
     # judges the claim map's U-V-thm2 statement
@@ -307,7 +308,7 @@ def compute(*, seed: int, rhos, n_values, policies, horizon: float, warmup: floa
     nmin, nmax = min(n_values), max(n_values)
     first = {(r["rho"], r["policy"]): r["gap_to_limit"] for r in thm2_rows if r["n"] == nmin}
     last = {(r["rho"], r["policy"]): r["gap_to_limit"] for r in thm2_rows if r["n"] == nmax}
-    thm2_table = Table(tuple(last), {r"$\rho$": lambda k: f"{k[0]:g}", "policy": lambda k: k[1].upper(),
+    thm2_table = Table(tuple(last), {r"$\rho$": lambda k: f"{k[0]:g}", "policy": lambda k: title(k[1]),
                                      f"$u(q_*) - E[u(q_n)]$ at $n = {nmin}$": lambda k: f"{first[k]:.5f}",
                                      f"at $n = {nmax}$": lambda k: f"{last[k]:.5f}"},
                        caption="Gap to the limit $u(q_*)$ at the smallest and largest $n$")

@@ -39,6 +39,7 @@ from ..experiments import (fluid_convergence_rows, fluid_limit_rows, lp_rows, po
                            slta_learning_rows, solver_agreement_rows)
 from ..model import LogUtility, PiecewiseLinearUtility, PoolSystem, tabulate
 from ..optimal import optimal_assignment, upper_bound
+from ..policies import title
 from ..simulation import POLICIES
 
 __all__ = ["compute", "VerificationResults", "fluid_starts", "lp_cases", "random_assignment_utility",
@@ -141,7 +142,7 @@ def theorem1_claim(exact_rows: list[dict]) -> Claim:
                  text=r"Theorem 1: $E[u(q_n)] \le u(q_n^*)$ for every policy (exact chains of a 4-pool system)",
                  holds=all(r["exact_mean_utility"] < r["upper_bound"] for r in exact_rows),
                  evidence="Exact stationary $E[u(q_n)]$ against $u(q_n^*)$: " + "; ".join(
-                     f"{r['policy']} {r['exact_mean_utility']:.4f} against {r['upper_bound']:.4f}" for r in exact_rows)
+                     f"{title(r['policy'])} {r['exact_mean_utility']:.4f} against {r['upper_bound']:.4f}" for r in exact_rows)
                  + ".")
 
 
@@ -176,7 +177,7 @@ def poisson_law_claim(test, n_policies: int) -> Claim:
 
 def poisson_claims(summary: list[dict]) -> tuple[Claim, ...]:
     """Sec. 2.1: :math:`E[n s_n] = n\\rho` whatever the policy, judged in standard errors per policy."""
-    return tuple(Claim(item="U-X-poisson", text=f"$E[n s_n] = n\\rho$ under {r['policy']}", paper=r["poisson_mean"],
+    return tuple(Claim(item="U-X-poisson", text=f"$E[n s_n] = n\\rho$ under {title(r['policy'])}", paper=r["poisson_mean"],
                        ours=r["mean_tasks"], ours_se=r["se"], ours_df=r["runs"] - 1, source="Sec. 2.1",
                        family="U-X-poisson: the mean under every policy", key="U-X-poisson") for r in summary)
 
@@ -265,12 +266,12 @@ def _policy_section(p, system, opt) -> tuple[ItemResult, ItemResult]:
         Table(((r"$\sigma_*$", f"({opt.sigma[0] + 1}, {opt.sigma[1]})"), ("$r_*$", f"{opt.rank}"),
                ("$u(q_*)$", f"{opt.utility:.6f}")), _QUANTITY,
               caption=rf"Optimal assignment of the Table 1 system at $\rho = {rho:g}$"),
-        Table(tuple(thm1), {"policy": lambda r: r["policy"],
+        Table(tuple(thm1), {"policy": lambda r: title(r["policy"]),
                             "$E[u(q_n)]$ (95% CI)": lambda r: f"{r['mean_utility']:.5f} [{r['utility_ci_low']:.5f}, "
                                                               f"{r['utility_ci_high']:.5f}]",
                             "$u(q_n^*)$": lambda r: f"{bound:.5f}"},
               caption=rf"Time-averaged utility, $n = {base_n}$, $\rho = {rho:g}$, {p['base_runs']} runs"),
-        Table(tuple(exact_rows), {"policy": lambda r: r["policy"],
+        Table(tuple(exact_rows), {"policy": lambda r: title(r["policy"]),
                                   "exact $E[u(q_n)]$": lambda r: f"{r['exact_mean_utility']:.6f}",
                                   "$u(q_n^*)$": lambda r: f"{r['upper_bound']:.6f}"},
               caption=r"Small system ($n = 4$ pools, $\rho = 1.5$): the exact stationary law of the Markov chain"),
@@ -431,7 +432,7 @@ def compute(*, seed: int, rho: float, base_n: int, base_horizon: float, base_war
         tables={"pmf": pmf},
         summary=dict(max_count_t=max_count_t, law_test_p=ptest.p, max_abs_z=max_z,
                      max_total_variation=max(r["total_variation"] for r in psum)),
-        displays=(Table(tuple(psum), {"policy": lambda r: r["policy"],
+        displays=(Table(tuple(psum), {"policy": lambda r: title(r["policy"]),
                                       "mean $n s_n$ (95% CI)": lambda r: f"{r['mean_tasks']:.2f} [{r['ci_low']:.2f}, "
                                                                          f"{r['ci_high']:.2f}]",
                                       "$z$": lambda r: f"{r['z_score']:+.2f}",
@@ -474,7 +475,7 @@ def draw_theorem1(result: ItemResult):
     ax.errorbar(x, mean, yerr=[mean - [r["utility_ci_low"] for r in rows], [r["utility_ci_high"] for r in rows] - mean],
                 fmt="o", capsize=4, label="time-averaged $u(q_n)$, 95% CI")
     ax.axhline(bound, color=PALETTE[3], ls="--", label=r"$u(q_n^*)$ (Theorem 1)")
-    ax.set_xticks(x, [r["policy"] for r in rows]); ax.set_xlabel("policy"); ax.set_ylabel("mean overall utility")
+    ax.set_xticks(x, [title(r["policy"]) for r in rows]); ax.set_xlabel("policy"); ax.set_ylabel("mean overall utility")
     ax.set_title(rf"$n = {rows[0]['n']}$, $\rho = {rows[0]['rho']}$"); ax.legend()
     return fig
 
@@ -486,7 +487,7 @@ def draw_baselines(result: ItemResult):
     rows, bound = result.rows, result.figure["bound"]
     fig, axes = _figure(1)
     ax = axes[0][0]
-    ax.bar([r["policy"] for r in rows], [bound - r["mean_utility"] for r in rows], color=PALETTE[1],
+    ax.bar([title(r["policy"]) for r in rows], [bound - r["mean_utility"] for r in rows], color=PALETTE[1],
            yerr=[r["utility_ci_high"] - r["mean_utility"] for r in rows], capsize=4)
     ax.set_yscale("log"); ax.set_xlabel("baseline policy"); ax.set_ylabel(r"$u(q_n^*) - E[u(q_n)]$ (log scale, 95% CI)")
     ax.set_title(f"loss of the baselines, $n = {result.figure['base_n']}$ (JLMU: {result.figure['jlmu_loss']:.4f})")
@@ -578,7 +579,7 @@ def draw_poisson(result: ItemResult):
                 label=f"Poisson({mean:g})")
         ax.plot([r["tasks"] for r in pts], [r["time_fraction"] for r in pts], color=PALETTE[0], lw=1,
                 label="time fraction under the policy")
-        ax.set_title(pol)
+        ax.set_title(title(pol))
         ax.set_xlim(mean - 4 * np.sqrt(mean), mean + 4 * np.sqrt(mean))
         if k % ncols == 0:
             ax.set_ylabel("fraction of time")

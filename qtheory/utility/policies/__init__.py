@@ -64,7 +64,7 @@ from numba.extending import intrinsic
 from ... import _policy
 from ..._policy import _ix, decide, rule_of  # noqa: F401 (the shared pieces, importable from here)
 
-__all__ = ["Policy", "REGISTRY", "ERRORS", "rule_of", "as_policy", "decide", "pick", "UNIFORM_WORD"]
+__all__ = ["Policy", "REGISTRY", "ERRORS", "rule_of", "as_policy", "decide", "pick", "UNIFORM_WORD", "TITLES", "title"]
 
 @intrinsic
 def _high_product(typingctx, a, b):
@@ -143,4 +143,14 @@ def as_policy(policy, *, beta=None, r0=1, target_class=None):
 
 #: registered policies by name (every policy file of this folder)
 REGISTRY = Policy.REGISTRY
+
+#: how the pages name a policy: the registry's keys ("jlmu", "slta") are code, the papers write JLMU
+TITLES = {"jlmu": "JLMU", "jlmud": "JLMU($d$)", "slta": "SLTA", "jsq": "JSQ", "random": "random",
+          "conservative": "conservative", "threshold": "threshold"}
+
+
+def title(name: str) -> str:
+    """The name of the registered policy `name` as the pages write it (:data:`TITLES`; the key itself
+    for a policy without a title)."""
+    return TITLES.get(name, name)
 _policy.discover(__name__, __path__, globals())

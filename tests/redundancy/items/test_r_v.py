@@ -224,7 +224,7 @@ def test_type_families_are_labelled_in_words_and_math(tiny):
     from qtheory.plotting import code_like
 
     assert r_v._family_label("eps example N=5 eps=0.5") == r"$\epsilon$ example, $N = 5$, $\epsilon = 0.5$"
-    assert r_v._family_label("M-model p12=7/12") == "M-model, $p_{12} = 7/12$"
+    assert r_v._family_label("M-model p12=7/12") == r"M-model, $p_{\{1,2\}} = 7/12$"
     assert r_v._family_label("fully flexible N=5") == "fully flexible, $N = 5$"
     assert r_v._family_label("heterogeneous pod N=6 d=2") == r"heterogeneous power-of-$d$, $N = 6$, $d = 2$"
     labels = tiny["R-P-types"].figure["labels"]

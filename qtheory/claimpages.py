@@ -124,7 +124,10 @@ def _p_is(p: float) -> str:
 
 def _against(v) -> str:
     """What a record's p-value was compared with: the Holm threshold of the page's family, or, on a
-    page of one hypothesis, the level itself ("the Holm threshold of the page's one hypothesis")."""
+    page of one hypothesis, the level itself ("the Holm threshold of the page's one hypothesis");
+    nothing for a record left out of the family because its data cannot be judged (its reason says why)."""
+    if v.threshold is None:
+        return "not tested (outside the page's family)"
     if v.family_size == 1:
         return f"against the level {_p(v.threshold)} (the page's only hypothesis)"
     return f"against the Holm threshold {_p(v.threshold)} of the page's {v.family_size} hypotheses"
@@ -139,7 +142,8 @@ def statistics(c: Claim, v) -> str:
     if c.holds is not None:
         return ("Qualitative statement, judged by the notebook's test. " + c.evidence.strip()).strip()
     if c.tested:
-        return (f"One test of many quantities: {_p_is(c.p_value)}, {_against(v)}: {v.reason}. "
+        p = "no p-value" if c.p_value is None else _p_is(c.p_value)
+        return (f"One test of many quantities: {p}, {_against(v)}: {v.reason}. "
                 f"{c.evidence.strip()}")
     if comp is None or comp.se == 0:
         d = c.ours - c.target
@@ -589,6 +593,88 @@ def first_sentence(text: str) -> str:
     return text
 
 
+def _t_words(comp) -> str:
+    """``t = −7.62, 7 degrees of freedom``: the statistic behind a difference, in plain text."""
+    df = "infinitely many" if comp.df == float("inf") else f"{comp.df:.1f}".rstrip("0").rstrip(".")
+    return f"t = {comp.t:.2f}, {df} degrees of freedom".replace("-", "\u2212")
+
+
+def _cause_text(c: Claim, findings: dict[str, Any] | None = None) -> str:
+    """The best-supported cause of a record's difference: its own :attr:`Claim.cause`, else the
+    title of the finding that explains it ("" when neither says)."""
+    if c.cause:
+        return c.cause.strip().rstrip(".")
+    if c.finding and findings and c.finding in findings:
+        return findings[c.finding].title.strip().rstrip(".")
+    return ""
+
+
+def significant_within_margin(v) -> bool:
+    """Whether an agreeing record's difference is nevertheless significant: its 95% interval
+    excludes 0 but lies inside the margin (said in words, never a bare "agrees")."""
+    comp = v.comparison
+    return (v.label in ("agrees", "holds") and comp is not None and comp.se > 0
+            and (comp.low > 0 or comp.high < 0))
+
+
+def opening(c: Claim, v, findings: dict[str, Any] | None = None) -> str:
+    """The first sentence of a record that does not plainly agree: the size of the difference with
+    its standard error (or the gap, for exact values), then the best-supported cause, in plain
+    words ("" for a record that agrees with no significant difference, and for reconstructions and
+    errata, whose verdicts say what they found).
+
+    A record left out of the page's family (its data cannot be judged) says why; a significant
+    difference inside its margin is named as such.
+    """
+    if c.category not in ("claim", "check") or v is None:
+        return ""
+    plain = v.label in ("agrees", "holds")
+    if plain and not significant_within_margin(v):
+        return ""
+    target = "the paper" if c.category == "claim" else "the reference"
+    cause = _cause_text(c, findings)
+    comp = v.comparison
+    if v.label == "not resolved" and v.threshold is None and c.holds is None:
+        head = f"Not judged: {v.reason.rstrip('.')}"
+    elif c.tested:
+        p = "no p-value" if c.p_value is None else _p_is(c.p_value)
+        if v.rejected:
+            head = f"The joint test of its quantities rejects agreement ({p})"
+        else:
+            head = (f"The joint test does not reject agreement ({p}), but some quantity's 95% interval "
+                    "reaches beyond its margin, so agreement is not shown either")
+    elif c.holds is not None:
+        head = first_sentence(c.evidence).rstrip(".;") if c.evidence else \
+            ("The statement does not hold in our data" if not c.holds else "")
+    elif comp is None or comp.se == 0:
+        d = c.ours - c.target
+        head = (f"Ours is {_num(abs(d))} {'above' if d > 0 else 'below'} {target}'s {_value(c.target, None)} "
+                f"(ours {_value(c.ours, None)}), beyond the tolerance {_num(c.tolerance or 0.0)}"
+                if abs(d) > (c.tolerance or 0.0) else "")
+    else:
+        side = "above" if comp.difference > 0 else "below"
+        size = f"{_value(abs(comp.difference), comp.se)} {side} {target}'s value (ours {_value(c.ours, c.ours_se)}, " \
+               f"{'paper' if c.category == 'claim' else 'reference'} {_value(c.target, c.target_se)}; {_t_words(comp)})"
+        interval = f"95% interval [{_num(comp.low)}, {_num(comp.high)}]"
+        if v.rejected and comp.within_margin:
+            head = (f"Ours is {size}: significant, but inside the margin ± {_num(comp.margin)} that the "
+                    "record's evidence says matters")
+        elif v.rejected:
+            head = f"Ours is {size}"
+        elif plain:
+            head = (f"Ours is {size}: a significant difference ({interval} excludes 0) inside the margin "
+                    f"± {_num(comp.margin)}")
+        else:
+            signed = _value(comp.difference, comp.se).replace("-", "\u2212")
+            head = (f"The difference, ours minus {target}, is {signed} (ours {_value(c.ours, c.ours_se)}, "
+                    f"{'paper' if c.category == 'claim' else 'reference'} {_value(c.target, c.target_se)}; "
+                    f"{_t_words(comp)}): not significant, but the {interval} reaches beyond the margin "
+                    f"± {_num(comp.margin)}, so agreement is not shown either")
+    if not head:
+        return ""
+    return head + (f"; cause: {cause}" if cause else "") + "."
+
+
 def _record_page(c: Claim) -> str:
     """The generated page that lists a record: claims (and checks), reconstructions or errata."""
     return {"reconstruction": "reconstructions", "erratum": "errata"}.get(c.category, "claims")
@@ -647,14 +733,20 @@ def _aggregate(labels: list[str]) -> str:
     return "agrees"
 
 
-def _box_record(c: Claim, v, anchor: str, prefix: str) -> str:
+def _box_record(c: Claim, v, anchor: str, prefix: str, findings: dict[str, Any] | None = None) -> str:
+    """A record as one line of the verdict box: its label, where the paper (or we) say it, the
+    statement, then (unless it plainly agrees) the size of the difference and its cause
+    (:func:`opening`), else the compared values; the statistics folded under it."""
     page = _record_page(c)
     where = f"{'Paper' if c.category in ('claim', 'erratum') else 'Ours'}" + (f" ({c.source})" if c.source else "")
-    values = _record_values(c)
-    if c.holds is not None and c.evidence and c.category in ("claim", "check"):
-        values = first_sentence(c.evidence).rstrip(".;")
-    if c.category in ("reconstruction", "erratum") and c.verdict:
-        values = "; ".join(x for x in (values, c.verdict.rstrip(".")) if x)
+    values = opening(c, v, findings) if c.category in ("claim", "check") else ""
+    if not values:
+        values = _record_values(c)
+        if c.holds is not None and c.evidence and c.category in ("claim", "check"):
+            values = first_sentence(c.evidence).rstrip(".;")
+        if c.category in ("reconstruction", "erratum") and c.verdict:
+            values = "; ".join(x for x in (values, c.verdict.rstrip(".")) if x)
+    values = values.rstrip(".")
     label = label_of(c, v.label if c.category in ("claim", "check") else None)
     text = f"{where}: {_statement(c).rstrip('.')}" + (f". {values[:1].upper() + values[1:]}." if values else ".")
     line = f'- {_label_html(label)} {_box_text(text)} <a href="{prefix}{page}.html#{anchor}">record</a>'
@@ -671,28 +763,75 @@ def _box_text(text: str) -> str:
     return "".join(p if p[:1] in ("$", "`") else _escape_emphasis(true_minus(p)) for p in parts)
 
 
+def _range_of_differences(records: list[Claim], verdicts: dict[int, Any]) -> str:
+    """The differences of several statistical records as a range with their standard errors:
+    ``ours below the paper by 0.30 ± 0.08 to 1.21 ± 0.11`` ("" when they have no comparison)."""
+    comps = [verdicts[id(c)].comparison for c in records]
+    pairs = sorted((abs(k.difference), k.se, k.difference > 0) for k in comps if k is not None and k.se > 0)
+    if not pairs:
+        gaps = sorted(abs(c.ours - c.target) for c in records if c.ours is not None and c.target is not None)
+        return f"gaps {_num(gaps[0])} to {_num(gaps[-1])}" if len(gaps) > 1 else (
+            f"gap {_num(gaps[0])}" if gaps else "")
+    sides = {above for _, _, above in pairs}
+    target = "the paper" if records[0].category == "claim" else "the reference"
+    side = (f"ours {'above' if True in sides else 'below'} {target} by" if len(sides) == 1
+            else f"ours differing from {target} by")
+    low, high = pairs[0], pairs[-1]
+    if len(pairs) == 1:
+        return f"{side} {_value(low[0], low[1])}"
+    return f"{side} {_value(low[0], low[1])} to {_value(high[0], high[1])}"
+
+
 def _statement_line(st, records: list[Claim], findings: list[Finding], verdicts: dict[int, Any],
-                    anchors: dict[int, str], prefix: str) -> str:
-    """A statement of the claim map as one line of the box: its label, the statement, paper
-    against ours (or how many rows agree), the statistics folded under it."""
+                    anchors: dict[int, str], prefix: str, all_findings: dict[str, Finding] | None = None) -> str:
+    """A statement of the claim map as one line of the box: its label, the statement, then what
+    differs and why (:func:`opening`) or paper against ours (or how many rows agree), the
+    statistics folded under it.
+
+    Records that judge the sentence under different readings (:attr:`Claim.reading`) give one
+    verdict, the first record's (the reading it rests on), with the other readings' outcomes
+    beside it."""
+    fmap = dict(all_findings or {})
+    fmap.update({f.id: f for f in findings})
+    readings = [c for c in records if c.reading]
     labels = [verdicts[id(c)].label for c in records if not any(c.finding == f.id for f in findings)]
     labels += [f.label for f in findings]
     label = _aggregate(labels) if labels else "not resolved"
     if not records:
         return (f"- {_label_html(label)} **{_box_text(st.says.rstrip('.'))}** ({_box_text(st.source)}). "
                 "No record of this build judges it.")
-    if len(records) == 1 and not findings:
-        c = records[0]
-        values = _record_values(c) if c.holds is None else first_sentence(c.evidence).rstrip(".;")
-        if not values:
-            values = "ours: " + ("holds" if verdicts[id(c)].passes else "does not hold")
+
+    def said(c: Claim) -> str:
+        v = verdicts[id(c)]
+        text = opening(c, v, fmap).rstrip(".")
+        if not text:
+            text = _record_values(c) if c.holds is None else first_sentence(c.evidence).rstrip(".;")
+        return text or ("ours: " + ("holds" if v.passes else "does not hold"))
+
+    if len(readings) > 1 and len(readings) == len(records) and not findings:
+        first, others = records[0], records[1:]
+        label = _aggregate([verdicts[id(first)].label])
+        values = (f"Read {first.reading.rstrip('.')}: {said(first)}. "
+                  + " ".join(f"Read {c.reading.rstrip('.')} instead, it {_reading_outcome(verdicts[id(c)].label)}"
+                             f": {said(c)}." for c in others)).rstrip(".")
+    elif len(records) == 1 and not findings:
+        values = said(records[0])
     else:
         counts = {}
         for c in records:
             counts[verdicts[id(c)].label] = counts.get(verdicts[id(c)].label, 0) + 1
+        off = [c for c in records if verdicts[id(c)].label not in ("agrees", "holds")
+               or significant_within_margin(verdicts[id(c)])]
         values = f"{len(records)} records: " + ", ".join(f"{n} {lab}" for lab, n in counts.items())
+        if off and label != "agrees" or any(significant_within_margin(verdicts[id(c)]) for c in records):
+            spread = _range_of_differences(off, verdicts)
+            if spread:
+                values = f"{spread[:1].upper() + spread[1:]} ({values})"
+            causes = list(dict.fromkeys(x for x in (_cause_text(c, fmap) for c in off) if x))
+            if causes and not findings:
+                values += "; cause: " + "; ".join(causes)
         if findings:
-            values += "; " + "; ".join(f"finding: {f.title.rstrip('.')} ({f.label})" for f in findings)
+            values += "; " + "; ".join(f"cause: {f.title.rstrip('.')} ({f.label})" for f in findings)
     values = values[:1].upper() + values[1:]
     link = ""
     if records:
@@ -702,6 +841,28 @@ def _statement_line(st, records: list[Claim], findings: list[Finding], verdicts:
     details = [_record_detail(c, verdicts[id(c)]) for c in records]
     details += [f"Finding ({f.label}): {f.title.rstrip('.')}. {f.text}" for f in findings]
     return line + ("\n\n" + _fold(details) if details else "")
+
+
+def _reading_outcome(label: str) -> str:
+    """What another reading of a sentence gives, as a verb phrase: "would agree", "would differ"."""
+    return {"agrees": "would agree", "holds": "would hold", "differs": "would differ", "fails": "would fail"
+            }.get(label, "would not be resolved")
+
+
+def _failed_checks(claims: list[Claim], verdicts: dict[int, Any], anchors: dict[int, str], prefix: str,
+                   fmap: dict[str, Finding]) -> list[str]:
+    """The box's first line when an internal check of the page fails: the page's headline must not
+    stand above a failed check without a word. One line naming each failed check, its size and
+    cause (:func:`opening`)."""
+    failed = [c for c in claims if c.category == "check" and verdicts[id(c)].label == "fails"]
+    if not failed:
+        return []
+    what = "; ".join(f"{_statement(c).rstrip('.')}: {opening(c, verdicts[id(c)], fmap).rstrip('.')}" for c in failed)
+    n = len(failed)
+    head = "An internal check of this page fails" if n == 1 else f"{n} internal checks of this page fail"
+    return [f"- {_label_html('internal check fails')} **{head}**, so the results below rest on a computation "
+            f"that is in doubt where it checks: {_box_text(what)}. "
+            f'<a href="{prefix}claims.html#{anchors[id(failed[0])]}">record</a>']
 
 
 def verdict_box(metas: list[dict], *, prefix: str = "../") -> str:
@@ -730,6 +891,7 @@ def verdict_box(metas: list[dict], *, prefix: str = "../") -> str:
     verdicts = {id(c): v for c, v in zip(claims, judgement.verdicts)}
     anchors = claim_anchors(claims)
     known = {f.id for f in findings}
+    fmap = {f.id: f for f in findings}
     mapped = [st for item in items for st in claimmap.statements(item.split("-", 1)[0]) if st.item == item]
     shown: set[int] = set()
     shown_findings: set[str] = set()
@@ -741,12 +903,12 @@ def verdict_box(metas: list[dict], *, prefix: str = "../") -> str:
             continue
         shown.update(id(c) for c in records)
         shown_findings.update(f.id for f in mine)
-        if not st.main and len(records) > 1 and not mine:
-            # several readings of one statement: each reading with its own verdict, never merged
-            other += [_box_record(c, verdicts[id(c)], anchors[id(c)], prefix) for c in records]
+        if not st.main and len(records) > 1 and not mine and not any(c.reading for c in records):
+            # several rows of one statement, each a claim of its own (no readings): one line each
+            other += [_box_record(c, verdicts[id(c)], anchors[id(c)], prefix, fmap) for c in records]
             continue
-        (main if st.main else other).append(_statement_line(st, records, mine, verdicts, anchors, prefix))
-    lines = main + other if claims else []
+        (main if st.main else other).append(_statement_line(st, records, mine, verdicts, anchors, prefix, fmap))
+    lines = _failed_checks(claims, verdicts, anchors, prefix, fmap) + main + other if claims else []
     for f in findings:
         if f.id in shown_findings:
             continue
@@ -764,13 +926,13 @@ def verdict_box(metas: list[dict], *, prefix: str = "../") -> str:
         labels = {id(c): label_of(c, verdicts[id(c)].label if c.category in ("claim", "check") else None)
                   for c in mine}
         if len(mine) <= _BOX_LIST_MAX:
-            lines += [_box_record(c, verdicts[id(c)], anchors[id(c)], prefix) for c in mine]
+            lines += [_box_record(c, verdicts[id(c)], anchors[id(c)], prefix, fmap) for c in mine]
             continue
         for label in dict.fromkeys(labels[id(c)] for c in mine):
             group = [c for c in mine if labels[id(c)] == label]
             if label in ("differs", "not resolved", "internal check fails", "internal check not resolved",
                          "erratum", "reconstruction") and len(group) <= 3:
-                lines += [_box_record(c, verdicts[id(c)], anchors[id(c)], prefix) for c in group]
+                lines += [_box_record(c, verdicts[id(c)], anchors[id(c)], prefix, fmap) for c in group]
                 continue
             sources = ", ".join(dict.fromkeys(c.source for c in group if c.source))
             kind = {"agrees": "claims of the paper agree", "differs": "claims of the paper differ",

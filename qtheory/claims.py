@@ -115,6 +115,16 @@ class Claim:
     assumption_failure : str
         For a tested record: why its test cannot judge its data ("" when its assumptions hold,
         :attr:`qtheory.verdicts.MultipleTest.why_not`); such a record is "not resolved".
+    cause : str
+        The best-supported cause of a difference, in plain words ("the paper's means count the jobs
+        just after an arrival, the arriving job included"): shown right after the difference's size
+        when the record does not agree (or agrees with a significant difference inside its margin).
+        A record explained by a :class:`Finding` takes the finding's title when it has none.
+    reading : str
+        When several records judge one sentence of a paper under different readings of it: this
+        record's reading, in a few words ("in the paper's own words"). The first record of the
+        sentence carries the reading its verdict rests on; the verdict box shows the other
+        readings' outcomes beside it, never as separate verdicts of the same sentence.
     verdict : str or None
         For reconstructions / errata, the outcome of the notebook's check.
     evidence : str
@@ -148,6 +158,8 @@ class Claim:
     ours_runs: tuple[float, ...] | None = None
     reference_runs: tuple[float, ...] | None = None
     assumption_failure: str = ""
+    cause: str = ""
+    reading: str = ""
 
     def __post_init__(self):
         for side in ("ours", "reference"):

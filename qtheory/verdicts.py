@@ -96,7 +96,7 @@ from .errors import ParameterError
 __all__ = ["FAMILY_LEVEL", "INTERVAL_LEVEL", "RELATIVE_MARGIN", "MIN_RUNS", "SKEW_LEVEL", "RunCheck", "check_runs",
            "hall", "skewness_test", "symmetry_check", "normal_score", "Comparison", "Verdict", "JointTest",
            "Judgement", "welch", "compare", "holm", "holm_thresholds", "joint_tests", "judge", "judge_one", "CLAIM_LABELS",
-           "CHECK_LABELS", "MultipleTest", "sign_flip_test", "independent_test"]
+           "CHECK_LABELS", "p_text", "p_equation", "MultipleTest", "sign_flip_test", "independent_test"]
 
 #: familywise level of a page: the chance of any false "differs" (or "fails") among its records
 FAMILY_LEVEL = 0.01
@@ -181,7 +181,7 @@ def check_runs(values, *, what: str = "run means") -> RunCheck:
         why = (f"{n} {what}: a t test needs at least {MIN_RUNS}, fewer cannot show whether their law is "
                f"skewed (a skewed law makes the t statistic's tail heavy on one side)")
     elif p < SKEW_LEVEL:
-        why = (f"the {n} {what} are skewed (sample skewness {g:.2f}, D'Agostino's test $p = {p_text(p)}$ "
+        why = (f"the {n} {what} are skewed (sample skewness {g:.2f}, D'Agostino's test ${p_equation(p)}$ "
                f"< {SKEW_LEVEL:g}): a t test on them does not hold its level")
     else:
         why = ""
@@ -223,10 +223,16 @@ def hall(t: float, kappa: float) -> float:
 
 
 def _hall_inverse(h: float, kappa: float) -> float:
-    """The t statistic whose :func:`hall` transform is `h`."""
-    if kappa == 0.0:
-        return h
-    return 3.0 / kappa * (float(np.cbrt(1.0 + kappa * (h - kappa / 6.0))) - 1.0)
+    r"""The t statistic whose :func:`hall` transform is `h`.
+
+    :func:`hall` is :math:`(3/\kappa)\,((1 + \kappa T/3)^3 - 1)/3 + \kappa/6`, so
+    :math:`T = (3/\kappa)(c - 1)` with :math:`c = \sqrt[3]{1 + \kappa (h - \kappa/6)}`; written as
+    :math:`3 (h - \kappa/6) / (c^2 + c + 1)` (since :math:`c^3 - 1 = (c - 1)(c^2 + c + 1)`), which
+    has no cancellation: for :math:`|\kappa|` near round-off (nearly symmetric run means,
+    :math:`\kappa \approx 10^{-17}`) the first form gave 0 and an interval of width 0."""
+    y = h - kappa / 6.0
+    c = float(np.cbrt(1.0 + kappa * y))
+    return 3.0 * y / (c * c + c + 1.0)
 
 
 @dataclass(frozen=True)
@@ -386,16 +392,23 @@ class JointTest:
 
     def describe(self) -> str:
         if self.kind == "Stouffer":
-            return f"Stouffer $Z = {self.statistic:.2f}$ over {self.size} rows, $p = {p_text(self.p)}$"
-        return f"$\\sum z_i^2 = {self.statistic:.1f}$ against $\\chi^2_{{{self.size}}}$, $p = {p_text(self.p)}$"
+            return f"Stouffer $Z = {self.statistic:.2f}$ over {self.size} rows, ${p_equation(self.p)}$"
+        return f"$\\sum z_i^2 = {self.statistic:.1f}$ against $\\chi^2_{{{self.size}}}$, ${p_equation(self.p)}$"
 
 
 def p_text(p: float) -> str:
-    """A p-value as the pages print it: two decimals, or TeX scientific notation below 0.01."""
+    """A p-value's digits as the pages print them: two decimals, or TeX scientific notation below
+    0.01 (:func:`p_equation` writes the whole relation, with a bound for round-off tails)."""
     if p >= 0.01:
         return f"{p:.2f}"
     mantissa, exponent = f"{p:.1e}".split("e")
     return f"{mantissa} \\times 10^{{{int(exponent)}}}"
+
+
+def p_equation(p: float) -> str:
+    """``p = 0.23``, ``p = 1.1 \\times 10^{-3}`` (TeX), or ``p < 10^{-15}`` below 10⁻¹⁵: double
+    precision cannot tell such tails apart (the digits of p = 1.1e-168 would be round-off)."""
+    return "p < 10^{-15}" if p < 1e-15 else f"p = {p_text(p)}"
 
 
 def normal_score(t: float, df: float) -> float:
@@ -486,11 +499,15 @@ class Judgement:
         """The procedure as a sentence for the page."""
         if not self.size:
             return ""
-        family = "one hypothesis" if self.size == 1 else f"{self.size} hypotheses"
-        return (f"Statistical records are judged as one family of {family} "
-                f"(Student t, Welch degrees of freedom, Holm at familywise level {self.level:g}); "
-                f"agreement needs the 95% interval of the difference within the stated margin "
-                f"({RELATIVE_MARGIN:.0%} of the value when none is stated), else *not resolved*.")
+        family = ("its only statistical hypothesis is tested at level "
+                  f"{self.level:g}" if self.size == 1 else
+                  f"its {self.size} statistical hypotheses are tested as one family (Holm's procedure at "
+                  f"familywise level {self.level:g})")
+        return (f"On this page {family}, by Student's t with Welch's degrees of freedom, corrected for "
+                f"the skewness of the run means; a record needs at least {MIN_RUNS} runs whose means "
+                f"show no skew at level {SKEW_LEVEL:g}, else it is *not resolved*. Agreement needs "
+                f"the 95% interval of the difference within the stated margin ({RELATIVE_MARGIN:.0%} "
+                f"of the value when none is stated), else *not resolved*.")
 
 
 def _words(category: str, outcome: str) -> str:
@@ -632,10 +649,10 @@ class MultipleTest:
             head = (f"sign-flip test of {self.size} quantities ($t$ with {df} degrees of freedom; each run's "
                     f"deviations flipped together, which keeps their correlation; {how}) on the smaller of the "
                     f"p-values of the largest $|t|$ and of $\\sum t^2$: largest $|t| = {self.largest:.2f}$, "
-                    f"$\\sum t^2 = {self.statistic:.1f}$, $p = {p_text(self.p)}$")
+                    f"$\\sum t^2 = {self.statistic:.1f}$, ${p_equation(self.p)}$")
         else:
             head = (f"joint test of {self.size} independent estimates (normal scores of their $t$ statistics, "
-                    f"$\\sum z^2 = {self.statistic:.1f}$ against $\\chi^2_{{{self.size}}}$): $p = {p_text(self.p)}$")
+                    f"$\\sum z^2 = {self.statistic:.1f}$ against $\\chi^2_{{{self.size}}}$): ${p_equation(self.p)}$")
         if self.why_not:
             head += f"; not judged: {self.why_not}"
         if not margins:
@@ -786,13 +803,13 @@ def symmetry_check(groups) -> str:
         if p_each[j] < SKEW_LEVEL / k:
             worst.append(f"quantity {int(np.flatnonzero(sd > 0)[j]) + 1}"
                          + (f" of group {i + 1}" if len(groups) > 1 else "")
-                         + f" (skewness test $p = {p_text(float(p_each[j]))}$ < {SKEW_LEVEL:g}/{k})")
+                         + f" (skewness test ${p_equation(float(p_each[j]))}$ < {SKEW_LEVEL:g}/{k})")
         score = ((live - live.mean(axis=0)) / sd[sd > 0]).sum(axis=1)
         if np.ptp(score) > 0:
             p_score = float(skewness_test(score))
             if p_score < SKEW_LEVEL / len(groups):
                 worst.append("the runs' summary scores" + (f" of group {i + 1}" if len(groups) > 1 else "")
-                             + f" (skewness test $p = {p_text(p_score)}$)")
+                             + f" (skewness test ${p_equation(p_score)}$)")
     if worst:
         return "skewed run means, which break the symmetry the sign-flip test assumes: " + "; ".join(worst)
     return ""

@@ -183,3 +183,26 @@ def test_the_sign_flip_test_rejects_normal_run_means_at_about_the_nominal_level(
     assert len(judged) >= _lower(0.85, families) * families
     rate = float(np.mean([not t.why_not and t.p <= 0.05 for t in tests]))
     assert _lower(0.05 * 0.85, families) <= rate <= _upper(0.05, families)
+
+
+def test_the_interval_of_nearly_symmetric_runs_is_the_t_interval():
+    """Run means whose skewness is round-off (kappa about 1e-17) get the plain t-interval: inverting
+    Hall's transform as (3/kappa)(cbrt(...) - 1) cancelled to 0 there, an interval of width 0 that
+    made a record with a wide interval "agree"."""
+    import math
+
+    from scipy import stats
+
+    from qtheory.claims import Claim
+    from qtheory.verdicts import _hall_inverse, compare, hall, judge
+
+    for kappa in (0.0, 1e-17, -1e-17, 1e-12, 1e-6, 0.2, -0.7):
+        for t in (-4.0, -1.0, 0.0, 0.5, 3.0):
+            assert math.isclose(_hall_inverse(hall(t, kappa), kappa), t, rel_tol=1e-9, abs_tol=1e-12)
+    z = np.linspace(-1.0, 1.0, 40)
+    runs = tuple(10.0 + 0.6 * math.sqrt(40) * (z - z.mean()) / z.std(ddof=1))   # SE 0.6, skewness ~ 1e-16
+    c = Claim("U-X-poisson", "mean", paper=10.0, ours_runs=runs, source="Sec. 2.1")
+    comp = compare(c)
+    half = stats.t.ppf(0.975, 39) * 0.6
+    assert math.isclose(comp.high, half, rel_tol=1e-6) and math.isclose(comp.low, -half, rel_tol=1e-6)
+    assert judge([c]).verdicts[0].label == "not resolved"      # 1.21 reaches beyond the margin 0.5

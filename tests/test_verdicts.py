@@ -66,6 +66,9 @@ def test_the_procedures_constants_are_the_documented_ones():
     assert verdicts.CLAIM_LABELS == ("agrees", "differs", "not resolved")
     assert verdicts.CHECK_LABELS == ("holds", "fails", "not resolved")
     summary = verdicts.judge([_claim(PAPER, ours_se=0.01, ours_df=9)]).summary()
+    assert "tested at level 0.01" in summary and "family" not in summary
+    summary = verdicts.judge([_claim(PAPER, ours_se=0.01, ours_df=9)] * 2).summary()
+    assert "its 2 statistical hypotheses" in summary and "at least 30 runs" in summary
     assert "familywise level 0.01" in summary and "95% interval" in summary and "5% of the value" in summary
 
 

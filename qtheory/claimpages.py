@@ -367,21 +367,27 @@ def summary_table(counts: dict[str, dict[str, int]]) -> list[str]:
 
 def procedure_sentence() -> str:
     """How records are judged, in one paragraph (the claims page and the Reproducing page)."""
-    from .verdicts import FAMILY_LEVEL, RELATIVE_MARGIN
+    from .verdicts import FAMILY_LEVEL, MIN_RUNS, RELATIVE_MARGIN, SKEW_LEVEL
 
     return ("Statistical values are judged by one procedure: every standard error carries its degrees "
             "of freedom (runs − 1 or batches − 1), a difference is compared with Student's t (Welch's "
             "degrees of freedom when both sides are estimated), and the records of one page form one "
             f"family judged by Holm's procedure at familywise level {FAMILY_LEVEL:g}, so that a false "
-            "*differs* anywhere on a page has probability at most that level. A record that is not "
-            "rejected *agrees* only when the 95% interval of its difference lies within its margin "
-            f"(the tolerance it states, else {RELATIVE_MARGIN:.0%} of the value); otherwise the data "
-            "cannot tell, and it is *not resolved*. A statement about many quantities estimated from the "
-            "same runs (a stationary law, a path) is one record judged by one test of them all: a "
-            "sign-flip test that flips each run's whole vector of deviations, which keeps their "
-            "correlation, and whose p-value joins the page's family (independent estimates are combined "
-            "by a chi-square of their t statistics). Exact values are compared within a stated "
-            "tolerance; qualitative statements carry the outcome of their notebook's test.")
+            "*differs* anywhere on a page has probability at most that level. The t test judges run "
+            f"means only where its level holds: at least {MIN_RUNS} runs whose means show no skew "
+            f"(D'Agostino's test at level {SKEW_LEVEL:g}), with Hall's correction for the skew that "
+            "remains; a record whose runs are fewer or skewed is *not resolved* and says why. A record "
+            "that is not rejected *agrees* only when the 95% interval of its difference lies within its "
+            f"margin (the tolerance it states, else {RELATIVE_MARGIN:.0%} of the value); otherwise the "
+            "data cannot tell, and it is *not resolved*. A statement about many quantities estimated "
+            "from the same runs (a stationary law, a path) is one record judged by one test of them "
+            "all: a sign-flip test that flips each run's whole vector of deviations, which keeps their "
+            f"correlation (it needs {MIN_RUNS} runs per group and symmetric run means, both checked), "
+            "and whose p-value joins the page's family (independent estimates are combined by a "
+            "chi-square of the normal scores of their t statistics). Exact values are compared within a "
+            "stated tolerance; qualitative statements carry the outcome of their notebook's test. A "
+            "record that does not plainly agree opens with the size of the difference, its standard "
+            "error and its cause.")
 
 
 def render_claims(claims: list[Claim], noted: list[Noted] | None = None,

@@ -663,8 +663,8 @@ def opening(c: Claim, v, findings: dict[str, Any] | None = None) -> str:
                f"{'paper' if c.category == 'claim' else 'reference'} {_value(c.target, c.target_se)}; {_t_words(comp)})"
         interval = f"95% interval [{_num(comp.low)}, {_num(comp.high)}]"
         if v.rejected and comp.within_margin:
-            head = (f"Ours is {size}: significant, but inside the margin ± {_num(comp.margin)} that the "
-                    "record's evidence says matters")
+            head = (f"Ours is {size}: a significant difference, but inside the margin ± {_num(comp.margin)} "
+                    "that matters")
         elif v.rejected:
             head = f"Ours is {size}"
         elif plain:
@@ -769,23 +769,23 @@ def _box_text(text: str) -> str:
     return "".join(p if p[:1] in ("$", "`") else _escape_emphasis(true_minus(p)) for p in parts)
 
 
-def _range_of_differences(records: list[Claim], verdicts: dict[int, Any]) -> str:
-    """The differences of several statistical records as a range with their standard errors:
-    ``ours below the paper by 0.30 ± 0.08 to 1.21 ± 0.11`` ("" when they have no comparison)."""
-    comps = [verdicts[id(c)].comparison for c in records]
-    pairs = sorted((abs(k.difference), k.se, k.difference > 0) for k in comps if k is not None and k.se > 0)
-    if not pairs:
-        gaps = sorted(abs(c.ours - c.target) for c in records if c.ours is not None and c.target is not None)
-        return f"gaps {_num(gaps[0])} to {_num(gaps[-1])}" if len(gaps) > 1 else (
-            f"gap {_num(gaps[0])}" if gaps else "")
-    sides = {above for _, _, above in pairs}
-    target = "the paper" if records[0].category == "claim" else "the reference"
-    side = (f"ours {'above' if True in sides else 'below'} {target} by" if len(sides) == 1
-            else f"ours differing from {target} by")
-    low, high = pairs[0], pairs[-1]
-    if len(pairs) == 1:
-        return f"{side} {_value(low[0], low[1])}"
-    return f"{side} {_value(low[0], low[1])} to {_value(high[0], high[1])}"
+def _largest_difference(records: list[Claim], verdicts: dict[int, Any], findings: dict[str, Any]) -> str:
+    """The most significant difference among several records (largest :math:`|t|`; rows of one
+    statement may be different quantities, so no range across them), as "largest: <record>:
+    <its opening>" ("" when none has a statistical comparison or an exact gap)."""
+    def weight(c: Claim) -> float:
+        comp = verdicts[id(c)].comparison
+        if comp is not None and comp.se > 0:
+            return abs(comp.t)
+        return float("inf") if verdicts[id(c)].label in ("differs", "fails") else -1.0
+
+    ranked = sorted(records, key=weight, reverse=True)
+    for c in ranked:
+        text = opening(c, verdicts[id(c)], findings).rstrip(".")
+        if text:
+            text = text.split("; cause: ")[0]
+            return f"largest: {_statement(c).rstrip('.')}: {text[:1].lower() + text[1:]}"
+    return ""
 
 
 def _statement_line(st, records: list[Claim], findings: list[Finding], verdicts: dict[int, Any],
@@ -829,10 +829,10 @@ def _statement_line(st, records: list[Claim], findings: list[Finding], verdicts:
         off = [c for c in records if verdicts[id(c)].label not in ("agrees", "holds")
                or significant_within_margin(verdicts[id(c)])]
         values = f"{len(records)} records: " + ", ".join(f"{n} {lab}" for lab, n in counts.items())
-        if off and label != "agrees" or any(significant_within_margin(verdicts[id(c)]) for c in records):
-            spread = _range_of_differences(off, verdicts)
-            if spread:
-                values = f"{spread[:1].upper() + spread[1:]} ({values})"
+        if off:
+            largest = _largest_difference(off, verdicts, fmap)
+            if largest:
+                values += f"; {largest}"
             causes = list(dict.fromkeys(x for x in (_cause_text(c, fmap) for c in off) if x))
             if causes and not findings:
                 values += "; cause: " + "; ".join(causes)

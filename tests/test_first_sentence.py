@@ -77,7 +77,7 @@ def test_a_significant_difference_inside_the_margin_is_named_never_a_bare_agrees
     # rejected (t = 5) yet inside the margin: "differs", and the sentence says the difference is small
     tight = Claim(ITEM, "mean tasks", paper=10.0, ours_runs=_runs(10.05, 0.01 * math.sqrt(40)), source="Sec. 2.1")
     v = judge([tight]).verdicts[0]
-    assert v.label == "differs" and "significant, but inside the margin ± 0.5" in P.opening(tight, v)
+    assert v.label == "differs" and "a significant difference, but inside the margin ± 0.5" in P.opening(tight, v)
     # the same value without the offset agrees plainly: nothing is added
     calm = Claim(ITEM, "mean tasks", paper=10.0, ours_runs=_runs(10.0, 0.01 * math.sqrt(40)), source="Sec. 2.1")
     assert P.opening(calm, judge([calm]).verdicts[0]) == ""
@@ -147,3 +147,14 @@ def test_a_page_whose_check_fails_says_so_above_its_headline():
     assert "simulator against the exact chain: Ours is 0.0087 ± 0.0011 below the reference's value" in first
     # without the failing check there is no such line
     assert "of this page fail" not in visible(_box([headline]))
+
+
+def test_a_statement_of_several_rows_names_its_most_significant_difference():
+    rows = [Claim(ITEM, f"mean tasks, policy {k}", paper=10.0, ours_runs=_runs(10.0 + shift, 0.1 * math.sqrt(40)),
+                  source="Sec. 2.1", key=KEY, cause="a slow warm-up" if shift else "")
+            for k, shift in enumerate((0.0, 0.6, 1.5))]
+    box = _box(rows)
+    line = visible([x for x in box_lines(box) if "3 records" in visible(x.split("\n")[0])][0].split("\n")[0])
+    assert line.startswith("- differs ")
+    assert ("largest: mean tasks, policy 2: ours is 1.50 ± 0.10 above the paper's value" in line
+            and "cause: a slow warm-up" in line), line

@@ -18,6 +18,7 @@ from .errors import ParameterError
 from .validation import check_array, check_integer, check_real, check_seed
 
 __all__ = ["Estimate", "StationaryStatistics", "mean_ci", "batch_estimate", "band", "batch_means", "sample_batch_means",
+           "sample_batch_values",
            "loglog_slope", "pair_correlation", "familywise_t_bound", "se_from_interval"]
 
 
@@ -195,11 +196,28 @@ def sample_batch_means(samples, n_batches: int) -> tuple[np.ndarray, np.ndarray]
     Batch b holds samples ``floor(b S / B)`` to ``floor((b + 1) S / B) - 1``; the result is
     :func:`batch_means` of the running sums at the batch ends against the sample counts.
     """
+    x, ends = _batch_ends(samples, n_batches)
+    return batch_means(np.cumsum(x, axis=0)[ends - 1], ends.astype(float))
+
+
+def sample_batch_values(samples, n_batches: int) -> np.ndarray:
+    """The mean of each of the `n_batches` batches of consecutive `samples` that
+    :func:`sample_batch_means` uses (shape (B, ...)): the batch means a test over batches
+    judges. With `n_batches` dividing the number of samples their average is the mean of
+    `samples`; otherwise batches differ by one sample."""
+    x, ends = _batch_ends(samples, n_batches)
+    sums = np.diff(np.cumsum(x, axis=0)[ends - 1], axis=0, prepend=np.zeros((1,) + x.shape[1:]))
+    sizes = np.diff(ends, prepend=0).astype(float)
+    return sums / sizes.reshape((-1,) + (1,) * (x.ndim - 1))
+
+
+def _batch_ends(samples, n_batches: int) -> tuple[np.ndarray, np.ndarray]:
+    """`samples` as an array and the (exclusive) end of each batch: batch b holds samples
+    ``floor(b S / B)`` to ``floor((b + 1) S / B) - 1``."""
     x = np.asarray(samples, dtype=float)
     n_samples = x.shape[0] if x.ndim else 0
     n_batches = check_integer("n_batches", n_batches, low=2, high=n_samples)
-    ends = (np.arange(1, n_batches + 1) * n_samples) // n_batches
-    return batch_means(np.cumsum(x, axis=0)[ends - 1], ends.astype(float))
+    return x, (np.arange(1, n_batches + 1) * n_samples) // n_batches
 
 
 def batch_estimate(samples, n_batches: int, level: float = 0.95) -> Estimate:

@@ -97,6 +97,17 @@ def test_sample_batch_means_cuts_the_samples_into_consecutive_batches():
         stats.sample_batch_means(x, 11)
 
 
+def test_sample_batch_values_are_the_means_of_the_same_batches():
+    """10 samples in 3 batches (0-2, 3-5, 6-9): means 1, 4 and 7.5 by hand, per column; their mean
+    weighted by the batch sizes (3, 3, 4) is the samples' mean."""
+    x = np.arange(10.0)
+    values = stats.sample_batch_values(np.stack([x, 2 * x], axis=1), 3)
+    np.testing.assert_allclose(values, [[1.0, 2.0], [4.0, 8.0], [7.5, 15.0]], rtol=0, atol=1e-12)
+    assert np.average(values[:, 0], weights=[3, 3, 4]) == pytest.approx(x.mean(), abs=1e-12)
+    with pytest.raises(ParameterError, match="`n_batches`"):
+        stats.sample_batch_values(x, 11)
+
+
 def test_batch_estimate_is_sample_batch_means_with_a_t_interval():
     from qtheory.stats import batch_estimate, sample_batch_means
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..runtime import children
-from ..stats import StationaryStatistics, band, batch_estimate, sample_batch_means
+from ..stats import StationaryStatistics, band, batch_estimate, sample_batch_means, sample_batch_values
 from ..validation import check_array, check_integer, check_real, check_seed
 from .graphs import CompatibilityGraph, complete_bipartite, irg, window_graph
 from .meanfield import solve_meanfield
@@ -651,12 +651,15 @@ class ServerStatistics:
 
     Attributes
     ----------
-    mean_queue_length, mean_queue_length_se : (N,) arrays
-        Time average of each server's queue length.
+    mean_queue_length, mean_queue_length_se : (N,) arrays or None
+        Time average of each server's queue length (None when only type means are recorded).
     type_mean_queue_length, type_mean_queue_length_se : (M,) arrays
         Time average of the mean queue length of the type-m servers.
     n_samples, n_batches, events : int
     wall_time : float
+    type_batch_means : (n_batches, M) array or None
+        The batch means behind ``type_mean_queue_length_se``
+        (:func:`qtheory.stats.sample_batch_values`).
     """
 
     mean_queue_length: np.ndarray
@@ -667,6 +670,7 @@ class ServerStatistics:
     n_batches: int
     events: int
     wall_time: float
+    type_batch_means: np.ndarray | None = None
 
 
 def per_server_view(system: LocalitySystem, graph: CompatibilityGraph):
@@ -707,7 +711,22 @@ def server_statistics(system: LocalitySystem, graph: CompatibilityGraph, policy=
     indicator = (graph.server_type[:, None] == np.arange(graph.n_types)[None, :]) / size[None, :]
     m, m_se = sample_batch_means(lengths, n_batches)
     t, t_se = sample_batch_means(lengths @ indicator, n_batches)
-    return ServerStatistics(m, m_se, t, t_se, n_samples, n_batches, res.events, res.wall_time)
+    return ServerStatistics(m, m_se, t, t_se, n_samples, n_batches, res.events, res.wall_time,
+                            sample_batch_values(lengths @ indicator, n_batches))
+
+
+def _type_statistics(system: LocalitySystem, graph: CompatibilityGraph, *, warmup: float, horizon: float, seed,
+                     n_samples: int, n_batches: int) -> ServerStatistics:
+    """:func:`server_statistics` for the type means only: one run of local JSQ(d) on `graph` itself
+    (O(M) per event), averaged over the same window as :func:`stationary_statistics`; the
+    per-server fields are None."""
+    warmup, horizon, n_samples, n_batches, grid = _sampling_window(warmup, horizon, n_samples, n_batches)
+    res = simulate(system, graph, as_policy("jsqd"), initial_state=np.zeros(graph.n_servers, np.int64), t_grid=grid,
+                   seed=seed, levels=1)
+    types = res.mean_queue_length[-n_samples:]                          # (S, M)
+    t, t_se = sample_batch_means(types, n_batches)
+    return ServerStatistics(None, None, t, t_se, n_samples, n_batches, res.events, res.wall_time,
+                            sample_batch_values(types, n_batches))
 
 
 def graph_meanfield_replication(seed_sequence, system: LocalitySystem, n_servers: int, warmup: float,
@@ -719,8 +738,8 @@ def graph_meanfield_replication(seed_sequence, system: LocalitySystem, n_servers
     `refine`, also the refined graph mean field
     (:func:`qtheory.locality.graphrefined.refined_fixed_point`, local JSQ(2) only) under the keys
     ``grmf_server``, ``grmf_type``, ``grmf_seconds``. Without `per_server` the simulation records
-    the type means only (:func:`stationary_statistics`, O(M) per event instead of O(N)) and
-    ``sim_server``, ``sim_server_se`` are None."""
+    the type means only (O(M) per event instead of O(N)) and ``sim_server``, ``sim_server_se`` are
+    None. ``sim_type_batches`` holds the batch means behind ``sim_type_se`` (batches x types)."""
     from .graphmf import fixed_point as graph_fixed_point
     from .graphrefined import refined_fixed_point
 
@@ -732,26 +751,24 @@ def graph_meanfield_replication(seed_sequence, system: LocalitySystem, n_servers
         rf = refined_fixed_point(system, graph)
         out = {"grmf_server": rf.refined_mean_queue_length, "grmf_type": rf.refined_type_mean_queue_length,
                "grmf_seconds": rf.seconds}
-    if per_server:
-        sim = server_statistics(system, graph, warmup=warmup, horizon=horizon, seed=sim_ss, n_samples=n_samples,
-                                n_batches=n_batches)
-        records = {"sim_server": sim.mean_queue_length, "sim_server_se": sim.mean_queue_length_se,
-                   "sim_type": sim.type_mean_queue_length, "sim_type_se": sim.type_mean_queue_length_se}
-    else:
-        sim = stationary_statistics(system, graph, warmup=warmup, horizon=horizon, seed=sim_ss, n_samples=n_samples,
-                                    n_batches=n_batches)
-        records = {"sim_server": None, "sim_server_se": None, "sim_type": sim.mean_queue_length.mean,
-                   "sim_type_se": sim.mean_queue_length.se}
+    statistics = server_statistics if per_server else _type_statistics
+    sim = statistics(system, graph, warmup=warmup, horizon=horizon, seed=sim_ss, n_samples=n_samples,
+                     n_batches=n_batches)
+    records = {"sim_server": sim.mean_queue_length, "sim_server_se": sim.mean_queue_length_se,
+               "sim_type": sim.type_mean_queue_length, "sim_type_se": sim.type_mean_queue_length_se,
+               "sim_type_batches": sim.type_batch_means}
     return {"server_type": graph.server_type.copy(), "gmf_server": fp.mean_queue_length,
             "gmf_type": fp.type_mean_queue_length, "gmf_seconds": fp.seconds, **records, "events": sim.events,
             "sim_seconds": sim.wall_time, "edges": graph.n_edges, **out}
 
 
 class GraphMeanFieldTables(NamedTuple):
-    """Tables of :func:`graph_meanfield_rows`: one row per (N, graph, type) and per (N, graph, server)."""
+    """Tables of :func:`graph_meanfield_rows`: one row per (N, graph, type), per (N, graph, server)
+    and per (N, graph, type, batch)."""
 
     types: list
     servers: list
+    batches: list
 
 
 def graph_meanfield_rows(seed: int, n_list=(20, 50, 100, 200), n_graphs: int = 5, *, system=None,
@@ -779,6 +796,7 @@ def graph_meanfield_rows(seed: int, n_list=(20, 50, 100, 200), n_graphs: int = 5
         gmf_error, ode_error (approximation minus simulation), gmf_seconds, events, and for refined
         sizes grmf, grmf_error, grmf_seconds (empty otherwise).
         ``servers``: N, graph, server, server_type, sim, sim_se, gmf, ode (and grmf when refined).
+        ``batches``: N, graph, server_type, batch (0-based), sim: the batch means behind ``sim_se``.
     """
     from .meanfield import fixed_point as ode_fixed_point
     from ..runtime import child_seed, replicate
@@ -795,7 +813,7 @@ def graph_meanfield_rows(seed: int, n_list=(20, 50, 100, 200), n_graphs: int = 5
     if events_per_run is not None:
         events_per_run = check_integer("events_per_run", events_per_run, low=1)
     ode = ode_fixed_point(system).q.sum(axis=1)
-    types, servers = [], []
+    types, servers, batches = [], [], []
     for n in n_list:
         refine = n <= refine_up_to
         per_server = per_server_up_to is None or n <= per_server_up_to
@@ -818,12 +836,14 @@ def graph_meanfield_rows(seed: int, n_list=(20, 50, 100, 200), n_graphs: int = 5
                                   ode_error=float(ode[m] - rep["sim_type"][m]),
                                   gmf_seconds=float(rep["gmf_seconds"]), events=int(rep["events"]),
                                   horizon=float(end), **refined))
+                batches += [dict(N=n, graph=k, server_type=m + 1, batch=b, sim=float(x))
+                            for b, x in enumerate(rep["sim_type_batches"][:, m])]
             for j in range(st.size if per_server else 0):
                 servers.append(dict(N=n, graph=k, server=j, server_type=int(st[j]) + 1,
                                     sim=float(rep["sim_server"][j]), sim_se=float(rep["sim_server_se"][j]),
                                     gmf=float(rep["gmf_server"][j]), ode=float(ode[st[j]]),
                                     **({"grmf": float(rep["grmf_server"][j])} if refine else {})))
-    return GraphMeanFieldTables(types, servers)
+    return GraphMeanFieldTables(types, servers, batches)
 
 
 def _paper_design() -> LocalitySystem:

@@ -128,6 +128,19 @@ def test_server_statistics_average_exactly_the_samples_of_the_window(staircase):
     np.testing.assert_allclose(st.type_mean_queue_length_se, [SE_4_BATCHES], rtol=1e-12)
 
 
+def test_the_batch_means_of_the_type_averages_are_the_windows_batches(staircase):
+    """In 4 batches of 2 samples the flat staircase's batch means are 2.5, 4.5, 6.5, 8.5; with
+    offsets 0, 1, 2 the type's are 1 higher. Both the per-server run and the run on the graph's
+    types (the graph mean field's runs beyond per-server sizes) return them, and its means."""
+    staircase(offsets=[0.0, 1.0, 2.0])
+    graph = complete_bipartite(SYSTEM, 3)
+    for run in (experiments.server_statistics, experiments._type_statistics):
+        st = run(SYSTEM, graph, warmup=WARMUP, horizon=HORIZON, seed=0, n_samples=N_SAMPLES, n_batches=4)
+        np.testing.assert_allclose(st.type_batch_means[:, 0], [3.5, 5.5, 7.5, 9.5], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(st.type_mean_queue_length, [6.5], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(st.type_mean_queue_length_se, [SE_4_BATCHES], rtol=1e-12)
+
+
 def test_stationary_replication_averages_exactly_the_samples_of_the_window(staircase):
     """The time-0 record is left out; the halves are the times 2..5 (mean 3.5) and 6..9 (7.5)."""
     fake = staircase()

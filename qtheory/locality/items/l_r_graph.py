@@ -6,6 +6,11 @@ graph with three approximations: paper L's limit ODE (3.7) (its fixed point, the
 graph), the graph mean field of the given graph (:mod:`qtheory.locality.graphmf`) and, for small
 N, its refinement (:mod:`qtheory.locality.graphrefined`). It also follows L-F1's S2 setting in
 time on one graph per N. No paper states these values: every record is an internal check.
+
+The page's headline, that the graph mean field is closer to the simulation than (3.7), is judged
+with its noise (:func:`closer_records`): per batch of the runs' windows, the mean over graphs and
+types of (3.7)'s squared error minus the graph mean field's against that batch's simulated mean
+(:func:`advantage_runs`), tested by :func:`qtheory.direction.direction_test`.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...claims import Claim, Finding
+from ...direction import Difference, DirectionTest, difference, direction_test
 from ...display import Table, listing, number
 from ...errors import ParameterError
 from ...plotting import interval_words
@@ -25,8 +31,9 @@ from ..graphs import irg
 from ..model import paper_system
 from ..refined import refined_stationary
 
-__all__ = ["ITEM", "METHODS", "RESOLVED_SE", "compute", "error_rows", "ratio_points", "ratio_claim",
-           "correlation_claim", "usage_text", "miss_text"]
+__all__ = ["ITEM", "METHODS", "RESOLVED_SE", "N_BATCHES", "compute", "error_rows", "ratio_points", "ratio_claim",
+           "correlation_claim", "advantage_runs", "advantage_part", "closer_records", "page_finding", "usage_text",
+           "miss_text"]
 
 ITEM = "L-R-graph"
 #: the approximations compared, by column of the rows, and how the page names them
@@ -39,6 +46,11 @@ SE_LABEL = "SE of the simulated mean"
 TARGET_RATIO = 0.5
 #: the graph mean field's target against (3.7) is judged for N up to this
 GRAPH_TARGET_N = 200
+#: batches of each run's window: its standard errors and the run means of the headline's test
+#: (at least :data:`qtheory.verdicts.MIN_RUNS`)
+N_BATCHES = 30
+#: samples of each run's window, a multiple of :data:`N_BATCHES` (equal batches average to the run's mean)
+N_SAMPLES = 2100
 
 
 def error_rows(summary: list[dict]) -> list[dict]:
@@ -94,18 +106,115 @@ def correlation_claim(summary: list[dict], n: int, threshold: float = 0.9) -> Cl
                           f"smallest {number(r['within_type_correlation_min'], digits=3)}")
 
 
-def page_finding(summary: list[dict], n_graphs: int) -> Finding:
-    """The page's result in one sentence with its numbers: at the largest N, the mean absolute error
-    (over types and graphs) of the graph mean field against (3.7)'s, and the simulation's SE."""
-    ns = sorted({r["N"] for r in error_rows(summary)})
+def advantage_runs(types: list[dict], batches: list[dict], n: int) -> tuple[float, ...]:
+    """The graph mean field's advantage over (3.7) at :math:`N` = `n`, one value per batch of the
+    runs' windows: the mean over the graphs and server types of
+
+    .. math:: (o - s_k)^2 - (g - s_k)^2 = (o - g)(o + g - 2 s_k),
+
+    (3.7)'s squared error minus the graph mean field's against batch `k`'s simulated mean
+    :math:`s_k` of that graph and type (:math:`o`, :math:`g` the two approximations). It is linear
+    in :math:`s_k`, so its mean has no bias from the simulation's noise: it estimates
+    :math:`(o - \\mu)^2 - (g - \\mu)^2` for the stationary means :math:`\\mu` of the simulated graphs
+    (a mean absolute error against a noisy simulated value is inflated by the noise, both
+    approximations' alike). The batches of one index over all graphs form one value: graphs and
+    runs are independent, batches nearly so (each covers several relaxation times, see
+    :func:`shortest_events`).
+
+    `types` are the rows of :func:`~qtheory.locality.experiments.graph_meanfield_rows` (``gmf``,
+    ``ode`` per N, graph and type) and `batches` its ``batches`` table."""
+    approx = {(r["graph"], r["server_type"]): (r["ode"], r["gmf"]) for r in types if r["N"] == n}
+    if not approx:
+        raise ParameterError(f"no rows at N = {n}")
+    values: dict[int, list[float]] = {}
+    for r in batches:
+        if r["N"] != n:
+            continue
+        o, g = approx[(r["graph"], r["server_type"])]
+        values.setdefault(r["batch"], []).append((o - g) * (o + g - 2.0 * r["sim"]))
+    counts = {len(v) for v in values.values()}
+    if len(counts) != 1 or counts.pop() != len(approx):
+        raise ParameterError(f"the batches at N = {n} must cover every graph and type once each")
+    return tuple(float(np.mean(values[k])) for k in sorted(values))
+
+
+def advantage_part(types: list[dict], batches: list[dict], n: int) -> Difference:
+    """:func:`advantage_runs` at `n` as a stated sign: the graph mean field closer than (3.7)."""
+    return difference(advantage_runs(types, batches, n),
+                      name=f"(3.7)'s mean squared error minus the graph mean field's at $N = {n}$")
+
+
+def closer_records(types: list[dict], batches: list[dict], n_graphs: int) -> tuple[tuple[Claim, ...], dict]:
+    """Internal checks, one per N: the graph mean field is closer than (3.7) to the simulated
+    stationary means, each judged with its noise by :func:`qtheory.direction.direction_test` on
+    :func:`advantage_runs`; the largest N's is the page's headline. One record per size rather than
+    one statement over all sizes: a size whose batch means fail their checks then leaves only its
+    own record unjudged.
+
+    Returns the records (in increasing N) and the tests by N (``{n: DirectionTest}``) for the
+    headline's numbers."""
+    ns = sorted({r["N"] for r in types})
+    tests = {n: direction_test([advantage_part(types, batches, n)]) for n in ns}
+    records = []
+    for n in ns:
+        how = (f"Each value is one batch of the runs' windows ({tests[n].parts[0].runs[0]} batches): the mean over "
+               f"{n_graphs} irg($p^1$) graphs and the server types of (3.7)'s squared error minus the graph mean "
+               "field's against that batch's simulated mean queue length. A difference of two squared errors "
+               "against one simulated value is linear in it, so the simulation's noise adds no bias.")
+        records.append(tests[n].record(
+            item=ITEM, category="check", evidence=how,
+            text=f"the graph mean field is closer than (3.7) to the simulated stationary mean queue lengths at "
+                 f"$N = {n}$ (mean squared error per server type)"))
+    return tuple(records), tests
+
+
+def _outcome(test: DirectionTest) -> str:
+    """What one N's test shows, in words: closer, (3.7) closer, or not resolved."""
+    c = test.parts[0].comparison
+    if test.why_not:
+        return "cannot be judged"
+    if test.resolved:
+        return "closer"
+    return "farther" if c.high < 0 else "not resolved"
+
+
+def page_finding(summary: list[dict], tests: dict, n_graphs: int) -> Finding:
+    """The page's result in one sentence with its numbers: at the largest N, whether the graph mean
+    field is closer to the simulation than (3.7) (:func:`closer_records`' test), the difference of
+    their mean squared errors with its standard error, and the same at the smaller sizes; the text
+    adds the mean absolute errors of the table and the simulation's SE."""
+    ns = sorted(tests)
     n = ns[-1]
+    c = tests[n].parts[0].comparison
+    size = number(c.difference, c.se)
+    outcome = _outcome(tests[n])
+    head = {"closer": f"At $N = {n}$ the graph mean field is closer to the simulation than (3.7): their mean squared "
+                      f"errors per server type differ by {size}",
+            "farther": f"At $N = {n}$ (3.7) is closer to the simulation than the graph mean field: their mean squared "
+                       f"errors per server type differ by {size}",
+            "not resolved": f"At $N = {n}$ the data do not show which of the graph mean field and (3.7) is closer to "
+                            f"the simulation: their mean squared errors per server type differ by {size}, within the "
+                            "noise",
+            "cannot be judged": f"At $N = {n}$ the mean squared errors per server type of (3.7) and the graph mean "
+                                f"field differ by {size}, but the batch means are too few or too skewed to judge it"}
+    title = head[outcome]
+    rest = ns[:-1]
+    if rest:
+        closer = [m for m in rest if _outcome(tests[m]) == "closer"]
+        title += ("; at every smaller size the graph mean field is closer" if len(closer) == len(rest)
+                  else f"; at the smaller sizes it is closer at {_sizes(closer)}" if closer
+                  else "; at no smaller size is it shown closer")
     ode, gmf = _mean_over_types(summary, n, "ode_abs_error"), _mean_over_types(summary, n, "gmf_abs_error")
     se = _mean_over_types(summary, n, "sim_se_of_mean")
-    title = (f"At $N = {n}$ the graph mean field is off by {number(gmf, digits=2)} where (3.7) is off by "
-             f"{number(ode, digits=2)} (mean absolute error per server type over {n_graphs} graphs; the "
-             f"simulation's SE {number(se, digits=2)})")
-    return Finding(f"{ITEM}-result", ITEM, title, "The error table below gives every size and type.",
-                   "beyond the papers")
+    text = ("(3.7)'s mean squared error minus the graph mean field's, per server type, over "
+            f"{n_graphs} graphs per size: "
+            + listing([f"{number(tests[m].parts[0].comparison.difference, tests[m].parts[0].comparison.se)} at "
+                       f"$N = {m}$" for m in ns], conjunction="and")
+            + f" (± one standard error over the batch means of the runs). At $N = {n}$ the table's mean absolute "
+              f"errors, {number(gmf, digits=2)} for the graph mean field and {number(ode, digits=2)} for (3.7), both "
+              f"hold the simulation's noise (its standard error {number(se, digits=2)}); the difference of squared "
+              "errors does not. The error table below gives every size and type.")
+    return Finding(f"{ITEM}-result", ITEM, title, text, "beyond the papers")
 
 
 def _mean_over_types(summary, n, key):
@@ -207,8 +316,9 @@ def compute(*, seed: int, n_list, n_graphs: int, events_per_run: int, warmup: fl
     Rows: one per (N, graph, server type): ``sim``, ``sim_se`` (batch means of one run on that
     graph), ``ode``, ``gmf``, ``grmf`` (N <= `refine_up_to`) and their errors (approximation minus
     simulation), ``gmf_seconds``. Tables: ``servers`` (per server, N <= `per_server_up_to`),
-    ``summary`` (:func:`~qtheory.locality.experiments.graph_meanfield_summary`) and ``transient``
-    (:func:`~qtheory.locality.experiments.graph_meanfield_transient_rows`).
+    ``summary`` (:func:`~qtheory.locality.experiments.graph_meanfield_summary`), ``transient``
+    (:func:`~qtheory.locality.experiments.graph_meanfield_transient_rows`) and ``batches`` (the
+    :data:`N_BATCHES` batch means of each run, per type, behind ``sim_se`` and the headline's test).
     """
     n_list = sorted(int(n) for n in n_list)
     if not n_list or len(set(n_list)) != len(n_list):
@@ -237,7 +347,8 @@ def compute(*, seed: int, n_list, n_graphs: int, events_per_run: int, warmup: fl
     system = paper_system("design")
     graph_fixed_point(system, irg(system, 20, child_seed(seed, "warm-up")))
     tables = graph_meanfield_rows(seed, n_list, n_graphs, warmup=warmup, events_per_run=events_per_run,
-                                  refine_up_to=refine_up_to, per_server_up_to=per_server_up_to)
+                                  refine_up_to=refine_up_to, per_server_up_to=per_server_up_to,
+                                  n_samples=N_SAMPLES, n_batches=N_BATCHES)
     summary = graph_meanfield_summary(tables)
     transient = graph_meanfield_transient_rows(seed, list(transient_n_list), transient_runs, horizon=horizon,
                                                n_times=n_times)
@@ -247,7 +358,8 @@ def compute(*, seed: int, n_list, n_graphs: int, events_per_run: int, warmup: fl
     n_refined = max([n for n in n_list if n <= refine_up_to], default=None)
     # the accuracy targets (ratio_claim) are goals for approximations, shown as the error table's numbers,
     # not judged: an internal check is a statement that must hold if the code is right
-    claims = [correlation_claim(summary, scatter_n)]
+    closer, tests = closer_records(tables.types, tables.batches, n_graphs)
+    claims = [*closer, correlation_claim(summary, scatter_n)]
     n_big = max(n_list)
     big = [r for r in error_rows(summary) if r["N"] == n_big]
     record = {"N": n_big, "graph_meanfield_seconds": seconds[n_big],
@@ -309,8 +421,9 @@ def compute(*, seed: int, n_list, n_graphs: int, events_per_run: int, warmup: fl
                  + listing([f"{number(s, digits=2)} s at $N = {n}$" for n, s in refined_seconds.items()],
                            conjunction="and") + ".")
     return ItemResult(ITEM, params, seed, tables.types, claims=tuple(claims),
-                      findings=(page_finding(summary, n_graphs),),
-                      tables={"servers": tables.servers, "summary": summary, "transient": transient},
+                      findings=(page_finding(summary, tests, n_graphs),),
+                      tables={"servers": tables.servers, "summary": summary, "transient": transient,
+                              "batches": tables.batches},
                       summary={"largest_N": record, "graph_meanfield_seconds": {str(n): s for n, s in seconds.items()},
                                "refined_seconds": {str(n): s for n, s in refined_seconds.items()}},
                       figure=figure, displays=(table, transient_table), text=text)

@@ -84,8 +84,19 @@ def test_compute_at_a_tiny_scale_returns_rows_checks_tables_and_the_largest_n_re
     assert len(res.rows) == 2 * 2 * 3
     assert all(("grmf" in r) == (r["N"] == 20) for r in res.rows)
     assert {r["N"] for r in res.tables["servers"]} == {20}
-    # the accuracy targets are shown as numbers (the error table), not judged as checks
-    assert len(res.claims) == 1 and all(c.category == "check" for c in res.claims)
+    # the accuracy targets are shown as numbers (the error table), not judged as checks; the headline's
+    # statement (closer than (3.7)) is one tested check per N, then the per-server correlation
+    assert len(res.claims) == 3 and all(c.category == "check" for c in res.claims)
+    assert [c.tested for c in res.claims] == [True, True, False]
+    assert "$N = 20$" in res.claims[0].text and "$N = 30$" in res.claims[1].text
+    batches = res.tables["batches"]
+    assert len(batches) == 2 * 2 * 3 * l_r_graph.N_BATCHES
+    # equal batches (N_SAMPLES a multiple of N_BATCHES): their mean is the run's mean
+    for r in res.rows:
+        mine = [b["sim"] for b in batches if (b["N"], b["graph"], b["server_type"]) == (r["N"], r["graph"],
+                                                                                         r["server_type"])]
+        assert len(mine) == l_r_graph.N_BATCHES and abs(sum(mine) / len(mine) - r["sim"]) < 1e-12
+    assert res.findings[0].title.startswith("At $N = 30$")
     assert res.summary["largest_N"]["N"] == 30 and set(res.summary["largest_N"]["per_type"]) == {"1", "2", "3"}
     assert res.summary["largest_N"]["graph_meanfield_seconds"] > 0
     assert "Refined graph mean field" in res.text and "$N = 20$" in res.text
@@ -128,3 +139,83 @@ def test_the_shortest_run_covers_a_hundred_relaxation_times_of_the_ode():
     n = 1000
     window = l_r_graph.shortest_events(n) / (2 * system.arrival_rate * system.zeta * n)
     assert 100 * tau <= window < 100 * tau + 1e-3
+
+
+def _tables(ode, gmf, sims):
+    """Synthetic rows of graph_meanfield_rows at N = 50: `ode` per type, `gmf[graph][type]`, and
+    `sims[graph][type]` the batch means (one list per graph and type)."""
+    types, batches = [], []
+    for k, row in enumerate(gmf):
+        for m, g in enumerate(row):
+            types.append(dict(N=50, graph=k, server_type=m + 1, gmf=g, ode=ode[m]))
+            batches += [dict(N=50, graph=k, server_type=m + 1, batch=b, sim=x) for b, x in enumerate(sims[k][m])]
+    return types, batches
+
+
+def test_the_advantage_is_the_difference_of_squared_errors_against_each_batch():
+    """One graph, two types: per batch the mean over types of (o - s)^2 - (g - s)^2."""
+    types, batches = _tables(ode=[1.0, 2.0], gmf=[[0.5, 2.5]], sims=[[[0.8, 0.6], [2.2, 2.6]]])
+    expected = [((1.0 - 0.8) ** 2 - (0.5 - 0.8) ** 2 + (2.0 - 2.2) ** 2 - (2.5 - 2.2) ** 2) / 2,
+                ((1.0 - 0.6) ** 2 - (0.5 - 0.6) ** 2 + (2.0 - 2.6) ** 2 - (2.5 - 2.6) ** 2) / 2]
+    assert l_r_graph.advantage_runs(types, batches, 50) == pytest.approx(expected, abs=1e-15)
+
+
+def test_the_advantage_has_no_bias_from_the_simulations_noise():
+    """With noise (sd 1) far above the errors (0.1 and 0.05) the mean advantage still estimates
+    (o - mu)^2 - (g - mu)^2 = 0.0075 (4 standard errors); the difference of mean absolute errors
+    against the same noisy values is about 0.002, a quarter of it."""
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    n = 200_000
+    sims = rng.normal(0.0, 1.0, n)
+    types, batches = _tables(ode=[0.1], gmf=[[-0.05]], sims=[[list(sims)]])
+    values = np.array(l_r_graph.advantage_runs(types, batches, 50))
+    assert abs(values.mean() - 0.0075) < 4 * values.std(ddof=1) / np.sqrt(n)
+    assert np.mean(np.abs(0.1 - sims) - np.abs(-0.05 - sims)) < 0.004
+
+
+def _symmetric(mean, spread, n):
+    import numpy as np
+    from scipy import stats
+
+    half = stats.norm.ppf((np.arange(1, n // 2 + 1) - 0.5) / n + 0.5)
+    x = np.concatenate([half, -half])
+    return list(mean + spread * x / x.std(ddof=1))
+
+
+@pytest.mark.parametrize("simulated, label", [
+    (1.2, "holds"),     # the truth 1.2: (3.7) at 1.0 is off by 0.2, the graph mean field at 1.15 by 0.05
+    (1.0, "fails"),     # the truth at (3.7)'s value: the graph mean field is the farther
+    (1.075, "not resolved"),  # halfway: both equally far, the data cannot tell
+])
+def test_each_size_holds_fails_or_is_not_resolved_with_its_noise(simulated, label):
+    from qtheory.verdicts import judge
+
+    n = l_r_graph.N_BATCHES
+    types, batches = _tables(ode=[1.0], gmf=[[1.15]], sims=[[_symmetric(simulated, 0.05, n)]])
+    records, tests = l_r_graph.closer_records(types, batches, n_graphs=1)
+    assert len(records) == 1 and set(tests) == {50}
+    assert judge(records).verdicts[0].label == label
+
+
+def test_the_headline_states_the_difference_with_its_standard_error_and_the_outcome():
+    from qtheory.display import number
+
+    n = l_r_graph.N_BATCHES
+    rows = _summary(gmf=[0.05] * 3, ode=[0.1] * 3, n=50)
+    for simulated, words in ((1.2, "the graph mean field is closer to the simulation than (3.7)"),
+                             (1.075, "the data do not show which"), (1.0, "$N = 50$ (3.7) is closer to the simulation")):
+        types, batches = _tables(ode=[1.0], gmf=[[1.15]], sims=[[_symmetric(simulated, 0.05, n)]])
+        _, tests = l_r_graph.closer_records(types, batches, n_graphs=1)
+        finding = l_r_graph.page_finding(rows, tests, n_graphs=1)
+        c = tests[50].parts[0].comparison
+        assert words in finding.title and number(c.difference, c.se) in finding.title
+
+
+def test_the_advantage_refuses_batches_that_miss_a_graph():
+    types, batches = _tables(ode=[1.0], gmf=[[1.1], [1.2]], sims=[[[1.0, 1.1]], [[1.0, 1.1]]])
+    with pytest.raises(ParameterError, match="every graph and type once"):
+        l_r_graph.advantage_runs(types, batches[:-1], 50)
+    with pytest.raises(ParameterError, match="no rows at N = 20"):
+        l_r_graph.advantage_runs(types, batches, 20)

@@ -1,0 +1,212 @@
+"""Statements of direction judged with their noise (:mod:`qtheory.direction`).
+
+Expected numbers are derived here: run means built symmetric about their mean (skewness exactly 0,
+so Hall's correction is the identity and the statistic is Student's t), whose p-values and
+intervals come from scipy's t distribution; simulated rates are compared with their bound plus 4
+binomial standard errors.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from qtheory import direction
+from qtheory.errors import ParameterError
+from qtheory.verdicts import MIN_RUNS, judge, judge_one
+
+#: binomial standard errors allowed between a simulated rate and its bound
+K_SE = 4.0
+
+
+def _symmetric(mean: float, spread: float, n: int = 40) -> np.ndarray:
+    """`n` run means symmetric about `mean` (skewness exactly 0) with sample sd `spread`."""
+    half = stats.norm.ppf((np.arange(1, n // 2 + 1) - 0.5) / n + 0.5)
+    x = np.concatenate([half, -half])
+    return mean + spread * x / x.std(ddof=1)
+
+
+def _t_p(mean: float, spread: float, n: int) -> float:
+    """One-sided p-value of "mean >= 0" for n run means with that mean and sample sd."""
+    return float(stats.t.cdf(mean / (spread / math.sqrt(n)), n - 1))
+
+
+def test_a_difference_of_symmetric_runs_has_students_p_value_and_interval():
+    runs = _symmetric(0.3, 1.0)
+    d = direction.difference(runs, name="a fall")
+    se = 1.0 / math.sqrt(40)
+    assert d.comparison.difference == pytest.approx(0.3, abs=1e-12)
+    assert d.comparison.se == pytest.approx(se, rel=1e-12) and d.comparison.df == 39
+    assert d.p == pytest.approx(_t_p(0.3, 1.0, 40), rel=1e-9)
+    q = stats.t.ppf(0.975, 39)
+    assert d.comparison.low == pytest.approx(0.3 - q * se, rel=1e-9)
+    assert d.runs == (40,) and not d.exact
+
+
+def test_the_p_value_is_one_sided_against_the_stated_sign():
+    below, above = direction.difference(_symmetric(-0.5, 1.0), name="x"), direction.difference(_symmetric(0.5, 1.0), name="x")
+    assert below.p < 0.01 and above.p > 0.99
+    assert below.p + above.p == pytest.approx(1.0, abs=1e-12)
+
+
+def test_bonferroni_counts_the_estimated_parts_only():
+    """Two estimated parts and one exact positive part: p = 2 min(p1, p2), not 3 min or min."""
+    p1, p2 = _t_p(-0.1, 1.0, 40), _t_p(0.05, 1.0, 40)
+    test = direction.direction_test([direction.difference(_symmetric(-0.1, 1.0), name="first"),
+                                     direction.difference(_symmetric(0.05, 1.0), name="second"),
+                                     direction.exact_difference(0.2, name="an ODE's fall")])
+    assert test.p == pytest.approx(2 * min(p1, p2), rel=1e-9)
+    assert "Bonferroni over the 2" in test.describe()
+
+
+def test_the_statement_is_shown_only_when_every_95_percent_interval_lies_above_zero():
+    q = stats.t.ppf(0.975, 39)
+    se = 1.0 / math.sqrt(40)
+    just_above = direction.difference(_symmetric(q * se * 1.01, 1.0), name="just shown")
+    just_below = direction.difference(_symmetric(q * se * 0.99, 1.0), name="just not")
+    far = direction.difference(_symmetric(1.0, 1.0), name="far above")
+    assert just_above.shown and not just_below.shown
+    assert direction.direction_test([far, just_above]).resolved
+    assert not direction.direction_test([far, just_below]).resolved
+    assert direction.direction_test([far, direction.exact_difference(1e-9, name="tiny")]).resolved
+
+
+@pytest.mark.parametrize("exact", [-1e-6, 0.0])
+def test_an_exact_part_at_or_below_zero_contradicts_the_statement_whatever_the_runs(exact):
+    """A stated sign is strict: an exact difference of 0 contradicts it as surely as a negative one."""
+    few = direction.difference(_symmetric(1.0, 1.0, n=10), name="too few runs")
+    test = direction.direction_test([few, direction.exact_difference(exact, name="the ODE's fall")])
+    assert test.p == 0.0 and not test.resolved and test.why_not == ""
+    record = test.record(item="L-F2", text="it falls", source="Sec. 6.2")
+    assert judge_one(record).label == "differs"
+    assert direction.direction_test([direction.exact_difference(1e-12, name="x")]).p == 1.0
+    assert direction.exact_difference(exact, name="x").p == 0.0 and not direction.exact_difference(exact, name="x").shown
+
+
+def test_too_few_runs_leave_the_record_unjudged_however_far_below_zero():
+    few = direction.difference(_symmetric(-3.0, 1.0, n=MIN_RUNS - 2), name="clearly below")
+    test = direction.direction_test([few])
+    # a part its checks refuse rejects nothing (p = 1) and shows nothing
+    assert few.p == 1.0 and test.p == 1.0 and f"at least {MIN_RUNS}" in test.why_not and not test.resolved
+    v = judge_one(test.record(item="L-F2", text="it falls", source="Sec. 6.2"))
+    assert v.label == "not resolved" and not v.rejected
+    # with MIN_RUNS of them the same data are judged: the statement differs
+    enough = direction.direction_test([direction.difference(_symmetric(-3.0, 1.0, n=MIN_RUNS), name="x")])
+    assert enough.why_not == "" and judge_one(enough.record(item="L-F2", text="t", source="s")).label == "differs"
+
+
+def test_skewed_runs_are_not_judged():
+    rng = np.random.default_rng(4)
+    skewed = rng.exponential(1.0, 200)
+    test = direction.direction_test([direction.difference(skewed, name="skewed")])
+    assert "skewed" in test.why_not and not test.resolved
+    assert judge_one(test.record(item="L-F2", text="t", source="s")).label == "not resolved"
+
+
+def test_two_independent_samples_are_compared_by_welch():
+    a, b = _symmetric(1.0, 2.0, n=40), _symmetric(0.4, 1.0, n=30)
+    d = direction.difference(a, b, name="a over b")
+    se = math.sqrt(4.0 / 40 + 1.0 / 30)
+    df = se ** 4 / ((4.0 / 40) ** 2 / 39 + (1.0 / 30) ** 2 / 29)
+    assert d.comparison.difference == pytest.approx(0.6, abs=1e-12)
+    assert d.comparison.se == pytest.approx(se, rel=1e-12) and d.comparison.df == pytest.approx(df, rel=1e-9)
+    assert d.runs == (40, 30)
+
+
+def test_samples_paired_by_index_are_tested_on_their_differences():
+    """The k-th runs form a pair: the one-sample test of a - b. A skewed side whose spread is small
+    is refused on its own (Welch checks each side) but not once paired, where its skew barely
+    reaches the differences."""
+    rng = np.random.default_rng(11)
+    wide = _symmetric(1.0, 1.0, n=60)
+    narrow_skewed = 0.5 + 1e-3 * rng.exponential(1.0, 60)
+    welch = direction.difference(wide, narrow_skewed, name="welch")
+    paired = direction.difference(wide, narrow_skewed, name="paired", by_index=True)
+    assert "skewed" in welch.comparison.why_not
+    assert paired.comparison.why_not == "" and paired.runs == (60,)
+    diff = wide - narrow_skewed
+    assert paired.comparison.difference == pytest.approx(diff.mean(), rel=1e-12)
+    assert paired.comparison.se == pytest.approx(diff.std(ddof=1) / math.sqrt(60), rel=1e-9)
+    with pytest.raises(ParameterError, match="equal size"):
+        direction.difference(wide, narrow_skewed[:59], name="x", by_index=True)
+    with pytest.raises(ParameterError, match="give `smaller`"):
+        direction.difference(wide, name="x", by_index=True)
+
+
+def test_a_log_scale_compares_geometric_means_as_a_ratio():
+    a = np.exp(_symmetric(math.log(2.0), 0.1))
+    b = np.exp(_symmetric(math.log(0.5), 0.1))
+    d = direction.difference(a, b, name="distance at $N = 100$ over $N = 500$", log=True, by_index=True)
+    assert d.comparison.difference == pytest.approx(math.log(4.0), rel=1e-12) and d.log
+    assert "ratio 4 " in d.describe() or "ratio 4 (" in d.describe()
+    assert "above 1" in direction.direction_test([d]).describe()
+    with pytest.raises(ParameterError, match="positive to be compared on a log scale"):
+        direction.difference(np.r_[a[:-1], 0.0], b, name="x", log=True)
+    with pytest.raises(ParameterError, match="positive and finite"):
+        direction.exact_difference(0.0, name="x", log=True)
+    assert direction.exact_difference(2.0, name="x", log=True).comparison.difference == pytest.approx(math.log(2.0))
+
+
+def test_equal_run_means_give_an_exact_difference():
+    d = direction.difference([0.2] * 30, [0.1] * 30, name="constant")
+    assert d.exact and d.comparison.difference == pytest.approx(0.1) and d.p == 1.0 and d.shown
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: direction.direction_test([]), "non-empty sequence of Difference"),
+    (lambda: direction.direction_test([0.3]), "non-empty sequence of Difference"),
+    (lambda: direction.difference([1.0, 2.0], name=" "), "`name` must say"),
+    (lambda: direction.difference([1.0], name="one run"), "at least 2 finite run means"),
+    (lambda: direction.difference([1.0, float("nan")], name="nan"), "at least 2 finite run means"),
+    (lambda: direction.exact_difference(float("inf"), name="inf"), "must be finite"),
+])
+def test_bad_input_is_refused_by_name(call, words):
+    with pytest.raises(ParameterError, match=words):
+        call()
+
+
+def test_the_record_joins_the_page_family_and_takes_the_three_labels():
+    shown = direction.direction_test([direction.difference(_symmetric(1.0, 1.0), name="x")])
+    unclear = direction.direction_test([direction.difference(_symmetric(0.05, 1.0), name="x")])
+    against = direction.direction_test([direction.difference(_symmetric(-1.0, 1.0), name="x")])
+    records = [t.record(item="U-T1", text=f"statement {k}", source="Sec. 3.4.1")
+               for k, t in enumerate((shown, unclear, against))]
+    j = judge(records)
+    assert [v.label for v in j.verdicts] == ["agrees", "not resolved", "differs"] and j.size == 3
+    check = shown.record(item="L-R-graph", text="closer", category="check")
+    assert judge_one(check).label == "holds"
+    assert records[0].evidence.startswith("The statement read as one stated sign, above 0: x: ")
+
+
+#: the level of the simulated checks below (a rate of 5% is measured more sharply than one of 1%)
+ALPHA = 0.05
+
+
+def _rates(n_parts: int, families: int, seed: int, n: int = MIN_RUNS):
+    """Over `families` simulated statements of `n_parts` parts each at D = 0 (normal run means):
+    the rate of p-values at most ALPHA among the families the test judges (its run checks pass),
+    and the rate of resolved statements (a false "shown") among all."""
+    rng = np.random.default_rng(seed)
+    judged = rejected = resolved = 0
+    for _ in range(families):
+        test = direction.direction_test([direction.difference(rng.normal(0.0, 1.0, n), name=f"part {k}")
+                                         for k in range(n_parts)])
+        judged += not test.why_not
+        rejected += test.p <= ALPHA and not test.why_not
+        resolved += test.resolved
+    return rejected / judged, judged, resolved / families
+
+
+@pytest.mark.parametrize("n_parts", [1, 2])
+def test_the_level_holds_at_the_boundary_of_the_statement(n_parts):
+    """At D = 0 the test rejects the statement at most at its level (Bonferroni over the parts:
+    without it two parts reject about twice as often, 9.75% for 5%), and shows it at most 2.5% of
+    the time with one part, 2.5% squared with two (both must be shown)."""
+    families = 4000
+    rejected, judged, resolved = _rates(n_parts, families, seed=20 + n_parts)
+    assert rejected <= ALPHA + K_SE * math.sqrt(ALPHA * (1 - ALPHA) / judged)
+    shown = 0.025 ** n_parts
+    assert resolved <= shown + K_SE * math.sqrt(shown * (1 - shown) / families)

@@ -49,9 +49,12 @@ def test_compute_at_a_tiny_scale_returns_rows_claim_and_figure():
     assert len(sim) == 2 * 3 * 2 * 5 and len(res.rows) == len(sim) + 2 * 3 * 2 * 5
     for r in sim:
         assert r["ci_low"] <= r["mean"] <= r["ci_high"] and 0.0 <= r["mean"] <= 1.0
-    assert len(res.claims) == 3 and all(c.holds in (True, False) for c in res.claims)
-    assert "approach the ODE" in res.claims[0].text and "own words" in res.claims[1].text
+    assert len(res.claims) == 3 and all(c.holds in (True, False) for c in res.claims[1:])
+    # the main statement is judged with its noise: a tested record (3 runs: too few to judge)
+    assert res.claims[0].tested and "approach the ODE" in res.claims[0].text and "own words" in res.claims[1].text
+    assert "at least 30" in res.claims[0].assumption_failure and res.claims[0].judge() == "not resolved"
     assert set(res.summary["max_abs_gap_mean_vs_ode"]) == {"20", "40"}
+    assert set(res.summary["run_distance_mean"]) == {"20", "40"}
     assert "$N = 20, 40$" in res.figure["caption"]
     # the ODE rows are the mean-field solution at t = 0: the initial matrix Q
     ode0 = [r["mean"] for r in res.rows if r["method"] == "ode" and r["t"] == 0.0]
@@ -63,10 +66,63 @@ def test_compute_names_a_wrong_graph_reading():
         l_f2.compute(seed=3, n_list=[20], n_runs=2, horizon=0.4, n_times=5, reading="lengths-1-3", irg_graphs="two")
 
 
-def test_the_main_statement_agrees_only_when_the_distance_to_the_ode_falls_with_n():
-    assert l_f2.convergence_claim({"100": 0.03, "500": 0.014, "1000": 0.011}, 100).judge() == "agrees"
-    assert l_f2.convergence_claim({"100": 0.03, "500": 0.014, "1000": 0.016}, 100).judge() == "differs"
-    assert "0.0140 at $N = 500$" in l_f2.convergence_claim({"100": 0.03, "500": 0.014}, 100).evidence
+def _log_symmetric(center, spread=0.1, n=40, reverse=False):
+    """`n` positive run values whose logarithms are symmetric about log(`center`) (skewness 0);
+    `reverse` lists them in reverse order, so that two samples paired by index, one reversed,
+    differ by values symmetric about the difference of their centres (not by a constant)."""
+    from scipy import stats
+
+    half = stats.norm.ppf((np.arange(1, n // 2 + 1) - 0.5) / n + 0.5)
+    x = np.exp(np.log(center) + spread * np.concatenate([half, -half]))
+    return x[::-1] if reverse else x
+
+
+@pytest.mark.parametrize("centers, label", [
+    ((0.30, 0.13, 0.094), "agrees"),     # falls at both steps
+    ((0.30, 0.13, 0.16), "differs"),     # rises from 500 to 1000 (ratio 0.81, far beyond the noise)
+    ((0.30, 0.13, 0.129), "not resolved"),  # a step of 1%: the noise cannot show it
+])
+def test_the_main_statement_is_judged_with_the_noise_of_the_runs_distances(centers, label):
+    distances = {n: _log_symmetric(c, reverse=n == "500") for n, c in zip(("100", "500", "1000"), centers)}
+    claim = l_f2.convergence_claim(distances)
+    assert claim.tested and claim.source == l_f2.SOURCE and claim.judge() == label
+    assert "approach the ODE" in claim.text and "$N = 500$ over $N = 1000$" in claim.evidence
+
+
+def test_the_evidence_places_the_mean_paths_distance_against_its_noise():
+    distances = {n: _log_symmetric(c) for n, c in (("100", 0.3), ("500", 0.13))}
+    bound = l_f2.noise_bound(156)
+    claim = l_f2.convergence_claim(distances, {"100": (0.032, 0.0125, 2.56), "500": (0.06, 0.01, 6.0)}, points=156)
+    assert "0.032 ± 0.013 at $N = 100$ (2.6 standard errors)" in claim.evidence
+    assert f"exceeds {bound:.1f} standard errors at most 5% of the time" in claim.evidence
+    assert "at $N$ = 100 the mean path is within that noise" in claim.evidence
+    assert "at $N$ = 500 it is beyond it" in claim.evidence
+    with pytest.raises(ParameterError, match="`points`"):
+        l_f2.convergence_claim(distances, {"100": (0.03, 0.01, 3.0), "500": (0.02, 0.01, 2.0)})
+    with pytest.raises(ParameterError, match="two sizes or more"):
+        l_f2.convergence_claim({"100": distances["100"]})
+
+
+def test_the_noise_bound_is_bonferronis_normal_quantile():
+    from scipy import stats
+
+    assert l_f2.noise_bound(156) == pytest.approx(stats.norm.isf(0.05 / 312), rel=1e-12)
+    assert l_f2.noise_bound(1, level=0.05) == pytest.approx(1.959964, rel=1e-6)
+
+
+def test_a_runs_distance_is_its_largest_over_times_types_and_levels():
+    ode = np.zeros((2, 3, 2))
+    runs = np.zeros((2, 2, 3, 2))
+    runs[0, 1, 2, 1] = -0.4      # run 0: largest |deviation| 0.4 (below the ODE counts too)
+    runs[0, 0, 0, 0] = 0.1
+    runs[1, 0, 1, 0] = 0.25
+    np.testing.assert_allclose(l_f2.run_distances(runs, ode), [0.4, 0.25])
+
+
+def test_the_mean_paths_distance_is_read_with_its_standard_error_where_it_is_largest():
+    mean = np.array([[0.1, -0.5], [0.2, 0.0]])
+    se = np.array([[0.1, 0.2], [0.05, 0.3]])
+    assert l_f2.mean_path_distance(mean, se, np.zeros((2, 2))) == pytest.approx((0.5, 0.2, 2.5))
 
 
 def _net_falls(falls):

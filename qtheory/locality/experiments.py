@@ -313,7 +313,7 @@ def lemma1_system(arrival_rate: float) -> LocalitySystem:
     return LocalitySystem(arrival_rate, 1.0, (1.0,), (0.5, 0.5), LEMMA1_RATES, ((1.0, 1.0),), 2)
 
 
-def lemma1_rows(seed: int, arrival_rates, n_runs: int, horizon: float) -> list[dict]:
+def lemma1_rows(seed: int, arrival_rates, n_runs: int, horizon: float, *, return_runs: bool = False):
     """Lemma 1 on a tiny complete graph: exact ``rho^N`` against simulated queue growth.
 
     For each arrival rate (index i) ``rho^N`` and its maximising server set are found by
@@ -330,7 +330,8 @@ def lemma1_rows(seed: int, arrival_rates, n_runs: int, horizon: float) -> list[d
 
     Returns one row per arrival rate: ``arrival_rate, rho_N, worst_set, closed_form_rho_N,
     growth_sim, ci_low, ci_high, se, growth_predicted, growth_predicted_with_replacement,
-    runs``.
+    runs``; with `return_runs`, ``(rows, runs)`` where ``runs[i]`` is the tuple of the run
+    growth rates behind row i (for a test that checks them, :mod:`qtheory.verdicts`).
     """
     from ..runtime import child_seed, spawn
     from .stability import complete_bipartite_exact_load, exact_load
@@ -338,7 +339,7 @@ def lemma1_rows(seed: int, arrival_rates, n_runs: int, horizon: float) -> list[d
     n_runs = check_integer("n_runs", n_runs, low=2)
     if not (isinstance(horizon, (int, float)) and np.isfinite(horizon) and horizon > 0):
         raise ParameterError(f"`horizon` must be a finite number > 0 (got {horizon!r})")
-    rows = []
+    rows, run_values = [], []
     for idx, lam in enumerate(arrival_rates):
         tiny = lemma1_system(lam)
         graph = complete_bipartite(tiny, 4)
@@ -354,11 +355,12 @@ def lemma1_rows(seed: int, arrival_rates, n_runs: int, horizon: float) -> list[d
             total = (res.mean_queue_length * 2).sum(axis=1)      # two servers per type
             slopes.append((total[2] - total[1]) / (horizon / 2))
         mean, low, high, se = band(slopes)
+        run_values.append(tuple(float(x) for x in slopes))
         rows.append(dict(arrival_rate=float(lam), rho_N=rho, worst_set=str(np.nonzero(worst)[0].tolist()),
                          closed_form_rho_N=complete_bipartite_exact_load(rates, 4, lam, 2),
                          growth_sim=mean, ci_low=low, ci_high=high, se=se, growth_predicted=predicted,
                          growth_predicted_with_replacement=predicted_repl, runs=n_runs))
-    return rows
+    return (rows, run_values) if return_runs else rows
 
 
 def lemma2_matrices(system: LocalitySystem) -> dict:
@@ -371,7 +373,7 @@ def lemma2_matrices(system: LocalitySystem) -> dict:
             "Prop. 1 design": design_compatibility(system)}
 
 
-def lemma2_rows(seed: int, n_servers: int, n_runs: int, horizon: float) -> list[dict]:
+def lemma2_rows(seed: int, n_servers: int, n_runs: int, horizon: float, *, return_runs: bool = False):
     """Criterion (3.1) as the random-routing load of each type, against simulation.
 
     For the matrices of :func:`lemma2_matrices` (Sec. 6 system) each row gives the left
@@ -382,7 +384,9 @@ def lemma2_rows(seed: int, n_servers: int, n_runs: int, horizon: float) -> list[
     queue is busy a fraction equal to its load. The runs start from the product-form law
     of independent M/M/1 queues at the (3.1) loads (geometric tails), so that slowly
     relaxing type-2 queues (load 0.91: relaxation time about ``1 / (u (1 - sqrt(rho))^2)``,
-    80 time units) start near stationarity.
+    80 time units) start near stationarity. With `return_runs`, returns ``(rows, runs)`` where
+    ``runs[m]`` is the tuple of the run busy fractions of type m + 1 (for a test that checks them,
+    :mod:`qtheory.verdicts`).
     """
     from ..runtime import child_seed, replicate
     from .model import paper_system
@@ -405,6 +409,8 @@ def lemma2_rows(seed: int, n_servers: int, n_runs: int, horizon: float) -> list[
             if name.startswith("p1"):
                 row.update(busy_sim=busy_mean[m], ci_low=busy_low[m], ci_high=busy_high[m], se=busy_se[m], runs=n_runs)
             rows.append(row)
+    if return_runs:
+        return rows, [tuple(float(r.occupancy[m, 0]) for r in rr) for m in range(base.n_types)]
     return rows
 
 
@@ -468,7 +474,7 @@ def proposition1_summary(rows) -> dict:
 
 
 def lemma10_rows(seed: int, n_list, n_runs: int, horizon: float, *, n_times: int = 41,
-                 exact_n_list=(10, 20, 50, 100, 1000, 10000, 100000)) -> list[dict]:
+                 exact_n_list=(10, 20, 50, 100, 1000, 10000, 100000), return_runs: bool = False):
     """Lemma 10 / (5.2) at the Sec. 6 parameters, and the growth of the unstable complete graph.
 
     Parts (column ``part``):
@@ -488,6 +494,9 @@ def lemma10_rows(seed: int, n_list, n_runs: int, horizon: float, *, n_times: int
       short type-1 queues, and tends to ``(rho - 1) u_1 = 0.5``.
     * ``"type-1 mean queue"``: the mean path with its 95% band on `n_times` times and the
       ODE's value (``ode``).
+
+    With `return_runs`, returns ``(rows, runs)`` where ``runs[N]`` is the tuple of the run growth
+    rates behind the growth-rate row of size N (for a test that checks them, :mod:`qtheory.verdicts`).
     """
     from ..runtime import child_seed, replicate
     from .model import paper_initial_occupancy, paper_system, system_sizes
@@ -513,6 +522,7 @@ def lemma10_rows(seed: int, n_list, n_runs: int, horizon: float, *, n_times: int
     t_grid = np.linspace(0.0, horizon, n_times)
     q0 = paper_initial_occupancy("Q")
     half = n_times // 2
+    run_values = {}
     ode = solve_meanfield(complete, q0, t_grid).mean_queue_length[:, 0]
     ode_slope = float((ode[-1] - ode[half]) / (t_grid[-1] - t_grid[half]))
     for idx, n in enumerate(n_list):
@@ -520,6 +530,7 @@ def lemma10_rows(seed: int, n_list, n_runs: int, horizon: float, *, n_times: int
                          args=(complete, n, "complete", q0, t_grid), kwargs={"levels": 1}, desc=f"complete N={n}")
         mq = np.array([r.mean_queue_length[:, 0] for r in runs])
         slopes = (mq[:, -1] - mq[:, half]) / (t_grid[-1] - t_grid[half])
+        run_values[int(n)] = tuple(float(x) for x in slopes)
         mean, low, high, se = band(slopes)
         rows.append(dict(part="type-1 growth rate", matrix="p0 (complete)", N=int(n), value=mean, ci_low=low,
                          ci_high=high, se=se, runs=n_runs, ode=ode_slope,
@@ -529,7 +540,7 @@ def lemma10_rows(seed: int, n_list, n_runs: int, horizon: float, *, n_times: int
             m, lo, hi, _ = band(mq[:, g])
             rows.append(dict(part="type-1 mean queue", matrix="p0 (complete)", N=int(n), t=float(t), value=m,
                              ci_low=lo, ci_high=hi, ode=float(ode[g])))
-    return rows
+    return (rows, run_values) if return_runs else rows
 
 
 

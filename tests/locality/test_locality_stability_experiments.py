@@ -123,3 +123,27 @@ def test_local_candidates_with_replacement_are_all_ordered_tuples():
     assert len(c) == 9 and {t for t, _ in c} == {(a, b) for a in (4, 7, 9) for b in (4, 7, 9)}
     assert sum(p for _, p in c) == pytest.approx(1.0)
     assert len(local_candidates([4, 7, 9], 2)) == 6            # distinct picks: no (j, j)
+
+
+def _mean_and_se(values):
+    x = np.asarray(values, dtype=float)
+    return x.mean(), x.std(ddof=1) / np.sqrt(x.size)
+
+
+def test_the_rows_return_the_run_values_behind_their_means():
+    """With `return_runs` each simulated row comes with the run values it averages (for the book's
+    checks of run means): their mean and standard error are the row's."""
+    rows, runs = lemma1_rows(3, [1.0, 3.0], 4, 60.0, return_runs=True)
+    assert rows == lemma1_rows(3, [1.0, 3.0], 4, 60.0) and len(runs) == 2
+    for r, x in zip(rows, runs):
+        assert len(x) == 4 and _mean_and_se(x) == pytest.approx((r["growth_sim"], r["se"]))
+    rows, runs = lemma2_rows(4, 60, 3, 20.0, return_runs=True)
+    sim = [r for r in rows if "busy_sim" in r]
+    assert len(runs) == len(sim) == 3
+    for r, x in zip(sim, runs):
+        assert len(x) == 3 and _mean_and_se(x) == pytest.approx((r["busy_sim"], r["se"]))
+    rows, runs = lemma10_rows(7, [60, 90], 3, 4.0, exact_n_list=(10,), return_runs=True)
+    growth = [r for r in rows if r["part"] == "type-1 growth rate"]
+    assert sorted(runs) == [60, 90]
+    for r in growth:
+        assert len(runs[r["N"]]) == 3 and _mean_and_se(runs[r["N"]]) == pytest.approx((r["value"], r["se"]))

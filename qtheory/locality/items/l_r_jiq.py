@@ -257,14 +257,19 @@ def checked_loads_and_window(loads, warmup: float, horizon: float) -> list:
 
 
 def policy_rows(policies: dict, loads, *, seed: int, n_servers: int, n_runs: int, warmup: float,
-                horizon: float) -> list[dict]:
+                horizon: float, return_runs: bool = False):
     """The rows of :func:`compute` (and of L-R-memory's): each policy of `policies` (label ->
     policy) at each load on the Sec. 6 system with an irg(:math:`p^1`) graph of `n_servers`
     servers, checked for stability first (Lemma 10; an unstable point is not simulated), else
     ``n_runs`` runs from empty with time averages over ``[warmup, horizon]``, the drift check
     (:func:`drift_check`) and, where stationarity holds or is established, the mean with its 95%
-    interval and standard error. Seeds: ``child_seed(seed, label, index of the load)``."""
+    interval and standard error. Seeds: ``child_seed(seed, label, index of the load)``.
+
+    With `return_runs`, returns ``(rows, runs)``: ``runs[load, label]`` is the tuple of the run
+    means of the mean queue length behind a row's mean (only where the row reports one), for a
+    test that checks them (:mod:`qtheory.verdicts`)."""
     loads = list(loads)
+    run_means = {}
     base = paper_system("design")
     capacity = float(np.dot(base.type_fractions, base.service_rates))
     v = np.asarray(base.type_fractions)
@@ -292,11 +297,13 @@ def policy_rows(policies: dict, loads, *, seed: int, n_servers: int, n_runs: int
                 continue
             row["stationarity"] = ("stable (Lemma 10)" if verdict.stable else
                                    "drift within the margin" if drift["significant"] else "no significant drift")
-            total = mean_ci([float(v @ r.mean_queue_length) for r in runs])
+            means = [float(v @ r.mean_queue_length) for r in runs]
+            run_means[load, label] = tuple(means)
+            total = mean_ci(means)
             per_type = [mean_ci([r.mean_queue_length[m] for r in runs]) for m in range(base.n_types)]
             row.update(mean_queue_length=float(total.mean), ci_low=float(total.ci_low), ci_high=float(total.ci_high),
                        se=float(total.se), **{f"type_{m + 1}": float(per_type[m].mean) for m in range(base.n_types)})
-    return rows
+    return (rows, run_means) if return_runs else rows
 
 
 def compute(*, seed: int, n_servers: int, loads, n_runs: int, warmup: float, horizon: float) -> ItemResult:

@@ -10,21 +10,25 @@ arrival's candidates after that arrival was placed) is compared with local JSQ(2
   types) the chain over (queue lengths, remembered servers) is enumerated from the policy's
   own plain-Python reading (:meth:`JSQdMemory.exact_rule`, :func:`qtheory.locality.exact.policy_stationary`)
   and the simulator is checked against it: the stationary mean queue length of each server
-  type, simulated over ``exact_runs`` independent runs, is an internal check with the book's
-  Student :math:`t` test (:mod:`qtheory.verdicts`). The same chain for local JSQ(2) gives the
-  exact gain of the memory on that graph.
+  type, simulated over ``exact_runs`` independent runs, is an internal check that carries its
+  run means, judged by the book's :math:`t` test where they allow it (:mod:`qtheory.verdicts`:
+  at least 30 near-normal run means). The same chain for local JSQ(2) gives the exact gain of
+  the memory on that graph.
 * **The Sec. 6 system.** Stationary mean queue length per server against the load on an
   irg(:math:`p^1`) graph of ``n_servers`` servers, for both policies. Local JSQ(2) is checked
   for stability first (Lemma 10); no condition is known for the policy with memory, so its rows
   carry the drift check of :func:`qtheory.locality.items.l_r_jiq.drift_check`. At each load where
-  both have a mean, the difference (memory minus JSQ(2)) is judged by Welch's :math:`t`, the loads
-  one family under Holm's procedure at the book's familywise level (:mod:`qtheory.verdicts`).
+  both have a mean, the difference (memory minus JSQ(2)) is judged by Welch's :math:`t` on the
+  run means of the two policies where they allow it (at least 30 a side, no evidence of skew;
+  :func:`difference_test`), the loads one family under Holm's procedure at the book's familywise
+  level (:mod:`qtheory.verdicts`).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
-from scipy import stats as _st
 
 from ...claims import Claim, Finding
 from ...display import Table, listing, number
@@ -41,7 +45,7 @@ from ..policies import JSQdMemory, LocalJSQ
 from ..simulation import simulate
 from .l_r_jiq import cell_text, checked_loads_and_window, policy_row, policy_rows, reported
 
-__all__ = ["ITEM", "TINY_ADJACENCY", "compared_policies", "exact_check", "compute", "welch", "comparison_rows",
+__all__ = ["ITEM", "TINY_ADJACENCY", "compared_policies", "exact_check", "compute", "difference_test", "comparison_rows",
            "draw"]
 
 ITEM = "L-R-memory"
@@ -99,11 +103,12 @@ def exact_check(seed: int, exact_runs: int, exact_horizon: float) -> tuple[list[
         rows.append(dict(server_type=m + 1, exact_jsq2=float(exact[JSQ2][m]), exact_memory=float(exact[MEMORY][m]),
                          simulated=float(est.mean[m]), ci_low=float(est.ci_low[m]), ci_high=float(est.ci_high[m]),
                          se=float(est.se[m])))
-        claims.append(Claim(item=ITEM, category="check", ours=float(est.mean[m]), ours_se=float(est.se[m]),
-                            ours_df=exact_runs - 1, reference=float(exact[MEMORY][m]),
+        # no `family`: both types are averaged over the same runs (their run means correlate, about 0.6),
+        # and the joint tests of a family add t statistics as if independent
+        claims.append(Claim(item=ITEM, category="check", ours_runs=tuple(float(x) for x in runs[:, m]),
+                            reference=float(exact[MEMORY][m]),
                             text=f"tiny graph, JSQ(2) with memory: mean queue length of type {m + 1}, simulated "
                                  "against the exact chain of the policy's own reading",
-                            family="tiny graph: simulation against the exact chain",
                             evidence=f"{exact_runs} independent runs of length {exact_horizon:g} from empty queues, "
                                      f"time averages from {TINY_WARMUP:g}; exact chain over (queues, remembered "
                                      f"servers) truncated at {TINY_BUFFER} tasks per queue (mass at the truncation "
@@ -111,48 +116,74 @@ def exact_check(seed: int, exact_runs: int, exact_horizon: float) -> tuple[list[
     return rows, tuple(claims), truncated
 
 
-def welch(a: dict, b: dict) -> tuple[float, float, float]:
-    """``(difference, t, df)`` of row `a`'s mean minus row `b`'s, Welch's test from their
-    standard errors and runs (:func:`qtheory.verdicts.welch`)."""
-    diff = a["mean_queue_length"] - b["mean_queue_length"]
-    se, df = verdicts.welch(a["se"], a["runs"] - 1, b["se"], b["runs"] - 1)
-    return diff, diff / se, df
+def difference_test(memory_runs, jsq2_runs) -> verdicts.Comparison | None:
+    """The comparison of the mean queue lengths at one load, memory minus local JSQ(2), from the run
+    means of each policy (independent runs): Welch's :math:`t` with Hall's correction for their
+    skewness, and the checks that a t test may judge them (at least
+    :data:`~qtheory.verdicts.MIN_RUNS` runs a side, no evidence of skew), exactly as the book judges
+    a record (:func:`qtheory.verdicts.compare`). None when every run mean is the same on both sides
+    (no spread to test with)."""
+    probe = Claim(item=ITEM, category="check", text="memory minus local JSQ(2)", ours_runs=tuple(memory_runs),
+                  reference_runs=tuple(jsq2_runs), tolerance=0.0)
+    return verdicts.compare(probe)
 
 
-def comparison_rows(rows, loads, level: float = verdicts.FAMILY_LEVEL) -> list[dict]:
+def comparison_rows(rows, loads, runs: dict, level: float = verdicts.FAMILY_LEVEL) -> list[dict]:
     """At each load: the difference of the mean queue lengths (memory minus local JSQ(2)), its
-    Welch :math:`t`, degrees of freedom and two-sided p-value, the Holm threshold it is compared
-    with (the loads where both have a mean are one family at familywise `level`, the book's
-    procedure: :func:`qtheory.verdicts.holm_thresholds`), and the verdict "lower" or "higher"
-    (rejected, by the sign of the difference) or "not resolved"; a load where either policy has no
-    mean is "not compared"."""
+    statistic, degrees of freedom and two-sided p-value (:func:`difference_test` on the run means
+    ``runs[load, policy]`` of :func:`~qtheory.locality.items.l_r_jiq.policy_rows`), the Holm
+    threshold it is compared with (the loads whose run means pass their checks are one family at
+    familywise `level`, the book's procedure: :func:`qtheory.verdicts.holm_thresholds`), and the
+    verdict "lower" or "higher" (rejected, by the sign of the difference) or "not resolved" (not
+    rejected, or run means the test cannot judge: ``why`` says which); a load where either policy
+    has no mean is "not compared"."""
     both = [load for load in loads if reported(policy_row(rows, load, MEMORY)) and reported(policy_row(rows, load, JSQ2))]
-    tests = {load: welch(policy_row(rows, load, MEMORY), policy_row(rows, load, JSQ2)) for load in both}
-    pvalues = {load: float(2 * _st.t.sf(abs(t), df)) for load, (_, t, df) in tests.items()}
-    thresholds = dict(zip(both, verdicts.holm_thresholds([pvalues[load] for load in both], level))) if both else {}
-    rejected = dict(zip(both, verdicts.holm([pvalues[load] for load in both], level))) if both else {}
+    for load in both:
+        if (load, MEMORY) not in runs or (load, JSQ2) not in runs:
+            raise ParameterError(f"`runs` has no run means of both policies at load {load:g}")
+    tests = {load: difference_test(runs[load, MEMORY], runs[load, JSQ2]) for load in both}
+    judged = [load for load in both if tests[load] is not None and tests[load].testable]
+    pvalues = [tests[load].p for load in judged]
+    thresholds = dict(zip(judged, verdicts.holm_thresholds(pvalues, level))) if judged else {}
+    rejected = dict(zip(judged, verdicts.holm(pvalues, level))) if judged else {}
     out = []
+    nan = float("nan")
     for load in loads:
         if load not in both:
-            nan = float("nan")
-            out.append(dict(load=load, difference=nan, t=nan, df=nan, p=nan, threshold=nan, verdict="not compared"))
+            out.append(dict(load=load, difference=nan, t=nan, df=nan, p=nan, threshold=nan, verdict="not compared",
+                            why="one of the policies has no stationary mean"))
             continue
-        diff, t, df = tests[load]
-        verdict = ("lower" if diff < 0 else "higher") if rejected[load] else "not resolved"
-        out.append(dict(load=load, difference=diff, t=t, df=df, p=pvalues[load], threshold=thresholds[load],
-                        verdict=verdict))
+        c = tests[load]
+        if c is None:
+            diff = float(np.mean(runs[load, MEMORY]) - np.mean(runs[load, JSQ2]))
+            out.append(dict(load=load, difference=diff, t=nan, df=nan, p=nan, threshold=nan, verdict="not resolved",
+                            why="every run mean is the same on both sides, so there is no spread to test with"))
+            continue
+        if load not in judged:
+            # the same checks as the test's, named by policy for the page
+            why = "; ".join(check.why for check in (verdicts.check_runs(runs[load, lab], what=f"run means of {lab}")
+                                                    for lab in (MEMORY, JSQ2)) if check.why)
+            out.append(dict(load=load, difference=c.difference, t=c.t, df=c.df, p=c.p, threshold=nan,
+                            verdict="not resolved", why=why))
+            continue
+        verdict = ("lower" if c.difference < 0 else "higher") if rejected[load] else "not resolved"
+        out.append(dict(load=load, difference=c.difference, t=c.t, df=c.df, p=c.p, threshold=thresholds[load],
+                        verdict=verdict, why="" if rejected[load] else "not rejected by Holm's procedure"))
     return out
 
 
-def _comparison_text(comparisons, n_compared: int) -> str:
+def _comparison_text(comparisons) -> str:
+    n_judged = sum(math.isfinite(c["threshold"]) for c in comparisons)
     lines = []
     for c in comparisons:
         if c["verdict"] == "not compared":
             lines.append(f"- Load {c['load']:g}: not compared (one of the policies has no stationary mean).")
+        elif not math.isfinite(c["threshold"]):
+            lines.append(f"- Load {c['load']:g}: difference {c['difference']:+.4f}, **not resolved**: {c['why']}.")
         else:
             lines.append(f"- Load {c['load']:g}: difference {c['difference']:+.4f}, Welch $t = {c['t']:.2f}$ with "
                          f"{c['df']:.1f} degrees of freedom, $p = {verdicts.p_text(c['p'])}$, against the Holm "
-                         f"threshold {c['threshold']:.3g} of the {n_compared} loads compared (familywise "
+                         f"threshold {c['threshold']:.3g} of the {n_judged} loads compared (familywise "
                          f"{verdicts.FAMILY_LEVEL:g}): **{c['verdict']}**.")
     return "\n".join(lines)
 
@@ -176,9 +207,10 @@ def compute(*, seed: int, n_servers: int, loads, n_runs: int, warmup: float, hor
                   exact_runs=exact_runs, exact_horizon=exact_horizon)
     tiny, claims, truncated = exact_check(seed, exact_runs, exact_horizon)
     policies = compared_policies()
-    rows = policy_rows(policies, loads, seed=seed, n_servers=n_servers, n_runs=n_runs, warmup=warmup, horizon=horizon)
-    comparisons = comparison_rows(rows, loads)
-    n_compared = sum(c["verdict"] != "not compared" for c in comparisons)
+    rows, runs = policy_rows(policies, loads, seed=seed, n_servers=n_servers, n_runs=n_runs, warmup=warmup,
+                             horizon=horizon, return_runs=True)
+    comparisons = comparison_rows(rows, loads, runs)
+    n_compared = sum(math.isfinite(c["threshold"]) for c in comparisons)
     labels = list(policies)
     table = Table(tuple({"load": load, **{lab: policy_row(rows, load, lab) for lab in labels},
                          "test": next(c for c in comparisons if c["load"] == load)} for load in loads),
@@ -208,7 +240,8 @@ def compute(*, seed: int, n_servers: int, loads, n_runs: int, warmup: float, hor
                 for load in ([both[0], both[-1]] if len(both) > 1 else both))
              if both else "no load at which both policies have a stationary mean")
     finding = Finding(f"{ITEM}-result", ITEM, title,
-                      f"Significantly lower (Welch's $t$, Holm's procedure over {n_compared} loads at familywise "
+                      f"Significantly lower (Welch's $t$ on the run means, Holm's procedure over {n_compared} loads "
+                      f"at familywise "
                       f"{verdicts.FAMILY_LEVEL:g}) at "
                       f"{('loads ' + listing(lower, conjunction='and')) if lower else 'no load'}; on the tiny graph the "
                       f"exact chains give {tiny[0]['exact_memory'] / tiny[0]['exact_jsq2']:.3f} and "
@@ -219,7 +252,7 @@ def compute(*, seed: int, n_servers: int, loads, n_runs: int, warmup: float, hor
                f"averages over [{warmup:g}, {horizon:g}], seed {seed}).")
     return ItemResult(ITEM, params, seed, rows, claims=claims, findings=(finding,),
                       tables={"tiny": tuple(tiny), "comparison": tuple(comparisons)},
-                      displays=(tiny_table, table), text=_comparison_text(comparisons, n_compared),
+                      displays=(tiny_table, table), text=_comparison_text(comparisons),
                       figure={"caption": caption, "policies": labels})
 
 

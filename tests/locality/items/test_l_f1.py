@@ -67,12 +67,14 @@ def _tiny_rows(z, z_alt):
 
 
 def _tiny_samples(rng, shift=0.0):
-    """Synthetic L-P-jsqd runs: d = 1, 2, 3, 8 runs of 6 correlated entries around 0.1..0.6 (sd 0.002
-    per run); entry 4 of d = 2 moved by `shift` run sd."""
+    """Synthetic L-P-jsqd runs: d = 1, 2, 3, 30 runs of 6 correlated entries around 0.1..0.6 (sd
+    0.002 per run), symmetric about them (15 normal deviations and their mirror images: no skew to
+    find); entry 4 of d = 2 moved by `shift` run sd."""
     out = []
     for d in (1, 2, 3):
         exact = np.linspace(0.1, 0.6, 6)
-        runs = exact + 0.002 * (0.8 * rng.normal(size=(8, 1)) + 0.6 * rng.normal(size=(8, 6)))
+        dev = 0.002 * (0.8 * rng.normal(size=(15, 1)) + 0.6 * rng.normal(size=(15, 6)))
+        runs = exact + np.vstack([dev, -dev])
         if d == 2:
             runs[:, 4] += 0.002 * shift
         out.append(dict(d=d, runs=runs, exact=exact, exact_with_replacement=exact))
@@ -85,17 +87,29 @@ def test_the_exact_chain_check_is_one_sign_flip_test_of_every_entry():
     calm = l_f1.exact_chain_check(_tiny_samples(np.random.default_rng(2)), 4, 100.0)
     assert calm.category == "check" and calm.p_value > 0.05 and judge_one(calm).label == "holds"
     assert calm.label == "internal check" and "18 stationary" in calm.text
-    off = l_f1.exact_chain_check(_tiny_samples(np.random.default_rng(2), shift=4.0), 4, 100.0)
+    off = l_f1.exact_chain_check(_tiny_samples(np.random.default_rng(2), shift=1.0), 4, 100.0)
     assert judge_one(off).label == "fails" and off.p_value < 0.01
+
+
+def test_the_exact_chain_check_needs_30_runs_per_d_to_be_judged():
+    """With 29 runs for one d the sign-flip test cannot show that the run means are symmetric: the
+    check is not resolved (and leaves the page's family), however far off the entries are."""
+    from qtheory.verdicts import judge_one
+
+    samples = _tiny_samples(np.random.default_rng(2), shift=4.0)
+    samples[1]["runs"] = samples[1]["runs"][:29]
+    check = l_f1.exact_chain_check(samples, 4, 100.0)
+    assert judge_one(check).label == "not resolved" and check.p_value < 0.01
+    assert "29 in group 2" in check.assumption_failure and "at least 30" in check.assumption_failure
 
 
 def test_exact_rows_are_the_means_of_the_samples():
     samples = _tiny_samples(np.random.default_rng(3))
-    rows = l_f1.exact_rows(seed=1, horizon=100.0, n_runs=8, samples=samples)
+    rows = l_f1.exact_rows(seed=1, horizon=100.0, n_runs=30, samples=samples)
     assert len(rows) == 18
     r = [r for r in rows if r["d"] == 2 and r["server_type"] == 2 and r["level"] == 2][0]
     x = samples[1]["runs"][:, 4]
-    assert r["sim_mean"] == pytest.approx(x.mean()) and r["se"] == pytest.approx(x.std(ddof=1) / np.sqrt(8))
+    assert r["sim_mean"] == pytest.approx(x.mean()) and r["se"] == pytest.approx(x.std(ddof=1) / np.sqrt(30))
     assert r["exact"] == pytest.approx(samples[1]["exact"][4])
 
 
@@ -111,8 +125,10 @@ def test_the_with_replacement_chain_is_rejected_only_beyond_the_bound_at_d_2_or_
 
 
 def test_compute_at_a_tiny_scale_returns_both_items():
+    # 30 runs per d on the tiny graph (the fewest the sign-flip test judges), each long enough that
+    # the time averages of its rarest occupancies are near symmetric
     res = l_f1.compute(seed=4, n_servers=40, n_runs=3, horizon=0.5, n_times=4, levels=4, reading="lengths-1-3",
-                       exact_horizon=1500.0, exact_runs=3)
+                       exact_horizon=20000.0, exact_runs=30)
     f1, jsqd = res
     assert f1.item == "L-F1" and jsqd.item == "L-P-jsqd"
     assert len(f1.rows) == 2 * 3 * 4 * 2
@@ -124,6 +140,12 @@ def test_compute_at_a_tiny_scale_returns_both_items():
     assert set(f1.summary) == {"type1_growth_second_half_S1", "max_ci_half_width"}
     assert "$N = 40$ servers" in f1.figure["caption"] and "one irg($p^1$) graph" in f1.figure["caption"]
     assert len(jsqd.rows) == 3 * 2 * 3 and len(jsqd.claims) == 2
+    # the simulator against the exact chain: judged by its sign-flip test on 30 runs per d, and holding
+    from qtheory.verdicts import judge
+
+    check = jsqd.claims[0]
+    assert check.tested and check.assumption_failure == "" and "30 runs of length 20000" in check.evidence
+    assert [v.label for v in judge(jsqd.claims).verdicts] == ["holds", "holds"]
     assert set(jsqd.summary) == {"max_abs_z", "max_abs_z_with_replacement", "alt_sentence"}
     assert jsqd.summary["max_abs_z"] == max(abs(r["z"]) for r in jsqd.rows)
     # d = 1: the two chains are the same

@@ -138,36 +138,63 @@ def test_error_summary_takes_the_largest_error_per_n_against_exact_first():
 
 
 # -- the Sec. 6 check at N = 50 -----------------------------------------------------------------
+def _symmetric_runs(mean, se, n=30):
+    """`n` run means with mean `mean`, standard error `se` and sample skewness exactly 0 (pairs
+    mirrored about the mean): Hall's correction is then the identity and the t test is Student's."""
+    import math
+
+    import numpy as np
+
+    half = np.linspace(0.2, 2.0, n // 2)
+    x = np.concatenate([half, -half])
+    return tuple(mean + x * se * math.sqrt(n) / x.std(ddof=1))
+
+
 def _sec6(n, refined, sim, se):
     return _point(n, 1.0, refined, sim, se, case=lrf.SEC6_CASE, load=0.75)
 
 
-def test_the_refined_sec6_mean_is_judged_by_a_t_test_with_runs_minus_one_degrees_of_freedom():
+def _sec6_runs(rows, n_runs=30):
+    """The symmetric run means behind each simulated Sec. 6 row of `rows`."""
+    return {(r["case"], r["policy"], r["N"]): _symmetric_runs(r["value"], r["se"], n_runs) for r in rows
+            if r["method"] == "simulation"}
+
+
+def test_the_refined_sec6_mean_is_judged_by_a_t_test_on_the_run_means():
     from scipy import stats
 
     from qtheory.verdicts import FAMILY_LEVEL
 
-    cut = stats.t.isf(FAMILY_LEVEL / 2, 19)              # 20 runs
+    cut = stats.t.isf(FAMILY_LEVEL / 2, 29)              # 30 runs
     rows = _sec6(10, 1.5, 1.0, 0.01) + _sec6(50, 1.3, 1.3 + 0.99 * cut * 0.01, 0.01)
-    claim = lrf.refined_vs_simulation_check(rows, [10, 50], n_runs=20, events_per_run=1000, seed=1)
+    claim = lrf.refined_vs_simulation_check(rows, [10, 50], _sec6_runs(rows), events_per_run=1000, seed=1)
     assert "$N = 50$" in claim.text and claim.judge() == "holds" and claim.z == pytest.approx(0.99 * cut)
-    assert claim.reference_df == 19
+    assert claim.reference_df == 29 and len(claim.reference_runs) == 30 and "30 independent runs" in claim.evidence
     rows = _sec6(10, 1.5, 1.0, 0.01) + _sec6(50, 1.3, 1.3 + 1.01 * cut * 0.01, 0.01)
-    assert lrf.refined_vs_simulation_check(rows, [10, 50], n_runs=20, events_per_run=1000, seed=1).judge() == "fails"
+    assert lrf.refined_vs_simulation_check(rows, [10, 50], _sec6_runs(rows), events_per_run=1000,
+                                           seed=1).judge() == "fails"
+
+
+def test_the_sec6_check_on_fewer_than_30_runs_is_not_resolved():
+    rows = _sec6(10, 1.5, 1.0, 0.01) + _sec6(50, 1.3, 1.5, 0.01)            # 20 SE apart
+    claim = lrf.refined_vs_simulation_check(rows, [10, 50], _sec6_runs(rows, 10), events_per_run=1000, seed=1)
+    assert claim.judge() == "not resolved"
+    with pytest.raises(ParameterError, match="`runs`"):
+        lrf.refined_vs_simulation_check(rows, [10, 50], {}, events_per_run=1000, seed=1)
 
 
 def test_the_sec6_check_is_at_n_50_when_it_is_simulated():
     rows = _sec6(10, 1.5, 1.0, 0.01) + _sec6(50, 1.3, 1.3, 0.01) + _sec6(100, 1.5, 1.0, 0.01)
-    claim = lrf.refined_vs_simulation_check(rows, [10, 50, 100], n_runs=4, events_per_run=1000, seed=1)
+    claim = lrf.refined_vs_simulation_check(rows, [10, 50, 100], _sec6_runs(rows), events_per_run=1000, seed=1)
     assert "$N = 50$" in claim.text and claim.judge() == "holds"
 
 
 def test_without_n_50_the_sec6_check_takes_the_largest_size_and_names_missing_rows():
-    claim = lrf.refined_vs_simulation_check(_sec6(10, 1.5, 1.0, 0.01) + _sec6(20, 1.2, 1.2, 0.01), [10, 20],
-                                            n_runs=4, events_per_run=1000, seed=1)
+    rows = _sec6(10, 1.5, 1.0, 0.01) + _sec6(20, 1.2, 1.2, 0.01)
+    claim = lrf.refined_vs_simulation_check(rows, [10, 20], _sec6_runs(rows), events_per_run=1000, seed=1)
     assert "$N = 20$" in claim.text and claim.judge() == "holds"
     with pytest.raises(ParameterError, match="N = 30"):
-        lrf.refined_vs_simulation_check(_sec6(10, 1.5, 1.0, 0.01), [10, 30], n_runs=4, events_per_run=1000, seed=1)
+        lrf.refined_vs_simulation_check(_sec6(10, 1.5, 1.0, 0.01), [10, 30], {}, events_per_run=1000, seed=1)
 
 
 # -- the error figure and its slopes --------------------------------------------------------------
@@ -236,6 +263,11 @@ def test_compute_at_a_tiny_scale_returns_rows_tables_checks_and_figure():
     assert len(res.tables["transient"]) == 3 * 2 * 3 and len(res.tables["transient_sup"]) == 2
     assert [c.category for c in res.claims] == ["check"] * 2   # the accuracy targets are tables, not checks
     assert "$N = 20$" in res.claims[0].text               # no N = 50: the largest size
+    # the check carries the run means of the simulated row it compares with
+    sim, se = lrf.value(res.rows, lrf.SEC6_CASE, "gwsq", 20, "simulation")
+    check = res.claims[0]
+    assert len(check.reference_runs) == TINY["n_runs"] and check.reference == pytest.approx(sim)
+    assert check.reference_se == pytest.approx(se)
     assert res.summary["target_points_resolved"] == len(lrf.target_counts(res.tables["targets"])["resolved"])
     assert len(res.figure["panels"]) == 2 and len(res.figure["transient_band"]) == 3 * 2 * 3
     # the Sec. 6 sweep: one case per load, simulated at N = 10 only
@@ -247,6 +279,18 @@ def test_compute_at_a_tiny_scale_returns_rows_tables_checks_and_figure():
     # both policies at load 0.7; the buffers of a load that is not run are ignored
     assert {(r["N"], r["buffer"]) for r in exact} == {(2, 12)} and len(exact) == 2
     assert len(res.displays) == 3 and "Target 1" in res.text
+
+
+def test_at_30_runs_the_sec6_check_is_judged_by_the_t_test():
+    """30 short runs a point (the fewest a t test judges): the check's run means pass their checks
+    and its p-value joins the page's family, at a fixed seed."""
+    from qtheory.verdicts import judge
+
+    res = lrf.compute(**(TINY | dict(n_runs=30, events_per_run=10_000, sweep_events_per_run=10_000)))
+    check = res.claims[0]
+    verdict = judge(res.claims).verdicts[0]
+    assert len(check.reference_runs) == 30 and verdict.comparison.testable and verdict.threshold is not None
+    assert verdict.label == "holds"
 
 
 @pytest.mark.parametrize("change, name", [(dict(loads=[1.0], exact_buffers={}), "lie in"), (dict(n_list=[]), "n_list"),

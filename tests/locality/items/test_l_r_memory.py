@@ -18,21 +18,39 @@ from qtheory.locality.items import l_r_memory as m
 from qtheory.locality.policies import LocalJSQ
 
 
-def _row(load, policy, mean, se, runs=5):
-    return dict(load=load, policy=policy, mean_queue_length=mean, se=se, runs=runs)
+def _row(load, policy, mean):
+    return dict(load=load, policy=policy, mean_queue_length=mean)
 
 
-def test_welch_with_equal_errors_and_runs_has_twice_the_runs_less_two_degrees_of_freedom():
-    diff, t, df = m.welch(_row(0.5, m.MEMORY, 1.0, 0.1), _row(0.5, m.JSQ2, 1.3, 0.1))
-    assert diff == pytest.approx(-0.3)
-    assert t == pytest.approx(-0.3 / (0.1 * math.sqrt(2)))
-    assert df == pytest.approx(8.0)
+def _symmetric_runs(mean, se, n=30):
+    """`n` run means with mean `mean`, standard error `se` and sample skewness exactly 0 (pairs
+    mirrored about the mean): Hall's correction is then the identity, and the test is Welch's."""
+    half = np.linspace(0.2, 2.0, n // 2)
+    x = np.concatenate([half, -half])
+    return tuple(mean + x * se * math.sqrt(n) / x.std(ddof=1))
 
 
-def test_welch_df_follows_the_larger_error_when_the_errors_differ():
-    # Welch-Satterthwaite: with one error negligible, df -> that of the other sample (runs - 1)
-    _, _, df = m.welch(_row(0.5, m.MEMORY, 1.0, 1e-6, runs=4), _row(0.5, m.JSQ2, 1.3, 0.2, runs=9))
-    assert df == pytest.approx(8.0, rel=1e-6)
+def test_the_difference_test_is_welchs_t_on_symmetric_run_means():
+    a, b = _symmetric_runs(1.0, 0.1), _symmetric_runs(1.3, 0.1)
+    c = m.difference_test(a, b)
+    assert c.testable and c.kappa == pytest.approx(0.0, abs=1e-12)
+    assert c.difference == pytest.approx(-0.3)
+    assert c.t == pytest.approx(-0.3 / (0.1 * math.sqrt(2)))
+    assert c.df == pytest.approx(58.0)          # equal errors and runs: twice the runs less two
+    assert c.p == pytest.approx(2 * stats.t.sf(0.3 / (0.1 * math.sqrt(2)), 58))
+
+
+def test_the_difference_test_does_not_judge_few_or_skewed_run_means():
+    few = m.difference_test(_symmetric_runs(1.0, 0.1, n=8), _symmetric_runs(1.3, 0.1))
+    assert not few.testable and "8 run means of ours" in few.why_not
+    skewed = tuple(1.0 + np.random.default_rng(1).exponential(0.5, 30))
+    c = m.difference_test(_symmetric_runs(1.0, 0.1), skewed)
+    assert c.checks[1].skew_p < 0.05 and not c.testable and "skewed" in c.why_not
+
+
+def _runs_at(rows, se=0.1, n=30):
+    return {(r["load"], r["policy"]): _symmetric_runs(r["mean_queue_length"], se, n) for r in rows
+            if math.isfinite(r["mean_queue_length"])}
 
 
 def test_the_verdicts_are_holms_procedure_over_the_compared_loads():
@@ -41,8 +59,8 @@ def test_the_verdicts_are_holms_procedure_over_the_compared_loads():
     loads = [0.5, 0.7, 0.9]
     se = 0.1
 
-    def at_p(p):                         # the difference whose Welch t (df 8) has two-sided p-value p
-        return stats.t.isf(p / 2, 8) * se * math.sqrt(2)
+    def at_p(p):                         # the difference whose Welch t (df 58) has two-sided p-value p
+        return stats.t.isf(p / 2, 58) * se * math.sqrt(2)
     cases = {  # (p-values of the three loads, signs) -> verdicts
         ((0.002, 0.004, 0.009), (-1, +1, -1)): ["lower", "higher", "lower"],
         ((0.002, 0.006, 0.009), (-1, -1, -1)): ["lower", "not resolved", "not resolved"],   # 0.006 > 0.01/2
@@ -51,20 +69,41 @@ def test_the_verdicts_are_holms_procedure_over_the_compared_loads():
     for (ps, signs), expected in cases.items():
         rows = []
         for load, p, sign in zip(loads, ps, signs):
-            rows += [_row(load, m.JSQ2, 2.0, se), _row(load, m.MEMORY, 2.0 + sign * at_p(p), se)]
-        out = m.comparison_rows(rows, loads)
+            rows += [_row(load, m.JSQ2, 2.0), _row(load, m.MEMORY, 2.0 + sign * at_p(p))]
+        out = m.comparison_rows(rows, loads, _runs_at(rows, se))
         assert [c["verdict"] for c in out] == expected, (ps, out)
         np.testing.assert_allclose([c["p"] for c in out], ps, rtol=1e-8)
         assert sorted(c["threshold"] for c in out) == pytest.approx([0.01 / 3, 0.01 / 2, 0.01])
 
 
+def test_a_load_whose_run_means_fail_their_checks_is_not_resolved_and_leaves_the_family():
+    """The same large difference at two loads; at the second the memory policy has only 8 run means:
+    it is not resolved, whatever its t, and the first load is alone in Holm's family."""
+    loads = [0.5, 0.9]
+    rows = [_row(0.5, m.JSQ2, 2.0), _row(0.5, m.MEMORY, 1.0), _row(0.9, m.JSQ2, 3.0), _row(0.9, m.MEMORY, 2.0)]
+    runs = _runs_at(rows)
+    runs[0.9, m.MEMORY] = _symmetric_runs(2.0, 0.1, n=8)
+    first, second = m.comparison_rows(rows, loads, runs)
+    assert first["verdict"] == "lower" and first["threshold"] == pytest.approx(0.01)
+    assert second["verdict"] == "not resolved" and math.isnan(second["threshold"]) and second["p"] < 1e-6
+    assert second["why"].startswith(f"8 run means of {m.MEMORY}: a t test needs at least 30")
+    text = m._comparison_text([first, second])
+    assert "of the 1 loads compared" in text and "**not resolved**: 8 run means" in text
+
+
 def test_a_load_without_both_means_is_not_compared_and_not_counted_in_the_family():
     loads = [0.5, 0.9]
-    rows = [_row(0.5, m.JSQ2, 2.0, 0.1), _row(0.5, m.MEMORY, 1.0, 0.1),
-            _row(0.9, m.JSQ2, float("nan"), float("nan")), _row(0.9, m.MEMORY, 3.0, 0.1)]
-    first, second = m.comparison_rows(rows, loads)
+    rows = [_row(0.5, m.JSQ2, 2.0), _row(0.5, m.MEMORY, 1.0),
+            _row(0.9, m.JSQ2, float("nan")), _row(0.9, m.MEMORY, 3.0)]
+    first, second = m.comparison_rows(rows, loads, _runs_at(rows))
     assert second["verdict"] == "not compared"
     assert first["threshold"] == pytest.approx(0.01) and first["verdict"] == "lower"
+
+
+def test_comparison_rows_names_missing_run_means():
+    rows = [_row(0.5, m.JSQ2, 2.0), _row(0.5, m.MEMORY, 1.0)]
+    with pytest.raises(ParameterError, match="`runs`"):
+        m.comparison_rows(rows, [0.5], {})
 
 
 def test_the_exact_chain_of_local_jsq2_on_the_tiny_graph_is_the_candidate_chain():
@@ -82,18 +121,37 @@ def test_the_exact_chain_of_local_jsq2_on_the_tiny_graph_is_the_candidate_chain(
     np.testing.assert_allclose(ours, theirs, rtol=1e-9)
 
 
+#: the page at a small size whose records and comparisons the book's tests can judge: 30 runs on the
+#: tiny graph and at each Sec. 6 point (the fewest a t test judges), short runs of a 40-server system
+SMALL = dict(seed=3, n_servers=40, loads=[0.5, 0.8], n_runs=30, warmup=20.0, horizon=60.0, exact_runs=30,
+             exact_horizon=800.0)
+
+
 @pytest.fixture(scope="module")
 def tiny():
-    return m.compute(seed=3, n_servers=40, loads=[0.5, 0.8], n_runs=3, warmup=5.0, horizon=30.0, exact_runs=3,
-                     exact_horizon=400.0)
+    return m.compute(**SMALL)
 
 
 def test_the_tiny_page_checks_each_server_type_against_the_exact_chain(tiny):
     assert len(tiny.claims) == 2
     for claim, row in zip(tiny.claims, tiny.tables["tiny"]):
         assert claim.category == "check" and claim.reference == row["exact_memory"]
-        assert claim.ours == row["simulated"] and claim.ours_df == 2 and claim.ours_se == row["se"]
+        assert len(claim.ours_runs) == SMALL["exact_runs"] and claim.ours_df == SMALL["exact_runs"] - 1
+        assert claim.ours == pytest.approx(row["simulated"]) and claim.ours_se == pytest.approx(row["se"])
         assert row["ci_low"] < row["simulated"] < row["ci_high"]
+        assert not claim.family      # the two types share their runs: no joint test as if independent
+
+
+def test_the_tiny_checks_carry_30_run_means_and_are_judged_by_the_t_test(tiny):
+    """At a fixed seed the simulator's two type means are judged by the book's t test on their run
+    means (enough of them, not skewed): each holds, in one family of the page's two hypotheses."""
+    from qtheory.verdicts import MIN_RUNS, judge
+
+    judgement = judge(tiny.claims)
+    assert all(len(c.ours_runs) >= MIN_RUNS for c in tiny.claims)
+    assert [v.label for v in judgement.verdicts] == ["holds", "holds"]
+    assert all(v.comparison.testable and v.threshold is not None for v in judgement.verdicts)
+    assert judgement.size == 2 and judgement.joint == ()
 
 
 def test_the_tiny_page_compares_both_policies_at_every_load_and_says_how(tiny):
@@ -102,6 +160,18 @@ def test_the_tiny_page_compares_both_policies_at_every_load_and_says_how(tiny):
         assert c["verdict"] in ("lower", "higher", "not resolved")
         assert f"Load {c['load']:g}: difference" in tiny.text and f"**{c['verdict']}**" in tiny.text
     assert tiny.findings[0].title.startswith("JSQ(2) with memory has ")
+
+
+def test_the_comparisons_at_30_runs_are_judged_on_the_run_means(tiny):
+    """Each compared load's test has the run means of both policies (30 a side) behind it, passes
+    their checks and takes part in Holm's family: memory is lower at both loads."""
+    rows = {(r["load"], r["policy"]): r for r in tiny.rows}
+    for c in tiny.tables["comparison"]:
+        assert math.isfinite(c["threshold"]) and c["verdict"] == "lower"
+        memory, jsq2 = rows[c["load"], m.MEMORY], rows[c["load"], m.JSQ2]
+        assert memory["runs"] == jsq2["runs"] == SMALL["n_runs"]
+        assert c["difference"] == pytest.approx(memory["mean_queue_length"] - jsq2["mean_queue_length"])
+        assert c["df"] > SMALL["n_runs"] - 1          # Welch's degrees of freedom over both samples
 
 
 @pytest.mark.parametrize("kwargs, name", [

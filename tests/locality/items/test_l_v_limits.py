@@ -14,12 +14,14 @@ GW, JSQ = lv.POLICIES["gwsq"], lv.POLICIES["jsqd"]
 
 # -- L-P-gwsq ------------------------------------------------------------------------------------------------
 
-def _gwsq_paths(rng, shift=0.0, runs=20):
-    """Synthetic GWSQ(2) paths: 3 times (t = 0 not judged) x 3 types x 2 levels around an ODE
-    between 0.05 and 0.9, sd 0.01 per run; entry (t = 2, type 2, level 1) moved by `shift` run sd."""
+def _gwsq_paths(rng, shift=0.0):
+    """Synthetic GWSQ(2) paths: 30 runs, 3 times (t = 0 not judged) x 3 types x 2 levels around an
+    ODE between 0.05 and 0.9, sd 0.01 per run, symmetric about it (15 normal deviations and their
+    mirror images: no skew to find); entry (t = 2, type 2, level 1) moved by `shift` run sd."""
     t_grid = np.array([0.0, 1.0, 2.0])
     ode = np.linspace(0.05, 0.9, 18).reshape(3, 3, 2)
-    paths = ode + 0.01 * (0.7 * rng.normal(size=(runs, 1, 1, 1)) + 0.7 * rng.normal(size=(runs, 3, 3, 2)))
+    dev = 0.01 * (0.7 * rng.normal(size=(15, 1, 1, 1)) + 0.7 * rng.normal(size=(15, 3, 3, 2)))
+    paths = ode + np.concatenate([dev, -dev])
     paths[:, 0] += 1.0                      # t = 0 is not judged
     paths[:, 2, 1, 0] += 0.01 * shift
     return paths, ode, t_grid
@@ -31,9 +33,18 @@ def test_gwsq_check_is_one_sign_flip_test_of_the_entries_after_0():
     paths, ode, t_grid = _gwsq_paths(np.random.default_rng(1))
     claim, numbers = lv.gwsq_ode_claim(paths, ode, t_grid, 300, 5)
     assert judge_one(claim).label == "holds" and "(12 entries" in claim.text and numbers["test_p"] == claim.p_value
-    moved = _gwsq_paths(np.random.default_rng(1), shift=3.0)
+    moved = _gwsq_paths(np.random.default_rng(1), shift=1.5)
     claim, numbers = lv.gwsq_ode_claim(*moved, 300, 5)
     assert judge_one(claim).label == "fails" and numbers["max_z_gwsq_vs_ode"] > 5
+
+
+def test_gwsq_check_with_fewer_than_30_runs_is_not_resolved():
+    from qtheory.verdicts import judge_one
+
+    paths, ode, t_grid = _gwsq_paths(np.random.default_rng(1), shift=5.0)
+    claim, _ = lv.gwsq_ode_claim(paths[:29], ode, t_grid, 300, 5)
+    assert judge_one(claim).label == "not resolved" and claim.p_value < 0.01
+    assert claim.assumption_failure.startswith("runs: 29;")
 
 
 def test_gwsq_check_names_mismatched_paths():
@@ -192,11 +203,19 @@ def setting():
 
 
 def test_gwsq_at_a_tiny_scale(setting):
+    from qtheory.verdicts import judge
+
     common, q0, t_grid, ode = setting
-    res = lv.gwsq(**common, q0=q0, t_grid=t_grid, ode=ode, n_servers=40, n_runs=3)
+    res = lv.gwsq(**common, q0=q0, t_grid=t_grid, ode=ode, n_servers=40, n_runs=30)
     assert len(res.rows) == 2 * 3 * 2 * 3 and res.figure["policies"] == [GW, JSQ]
     assert [c.category for c in res.claims] == ["erratum", "reconstruction", "check"]
     assert res.claims[0].verdict.startswith("confirmed") and len(res.summary["gwsq_weights"]) == 4
+    # 30 runs: the sign-flip test judges the paths (its p-value joins the page's family); at 40 servers
+    # the 95% intervals are wider than the margins, so it is not rejected and not resolved
+    check = res.claims[2]
+    verdict = judge(res.claims).verdicts[2]
+    assert "30 runs" in check.evidence and check.assumption_failure == "" and verdict.threshold is not None
+    assert not verdict.rejected
 
 
 def test_theorems_1_2_at_a_tiny_scale(setting):

@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 
 from qtheory.errors import ParameterError
@@ -20,10 +21,21 @@ def test_t_statistic_of_a_zero_spread():
 
 # -- L-V-lemma1 ----------------------------------------------------------------------------------------------
 
-def _lemma1_rows(offsets, se=0.01, runs=6):
-    return [dict(arrival_rate=lam, rho_N=lam / 2, closed_form_rho_N=lam / 2, growth_sim=max(lam / 2 - 1, 0) + d,
+def _symmetric_runs(mean, se, n=30):
+    """`n` run values with mean `mean`, standard error `se` and sample skewness exactly 0 (pairs
+    mirrored about the mean): Hall's correction is then the identity and the t test is Student's."""
+    half = np.linspace(0.2, 2.0, n // 2)
+    x = np.concatenate([half, -half])
+    return tuple(mean + x * se * math.sqrt(n) / x.std(ddof=1))
+
+
+def _lemma1_rows(offsets, se=0.01, runs=30):
+    """Rows at rho^N = 0.5, 1, 1.5, 2 (the growth rate predicted plus `offsets`) and their symmetric
+    run growth rates."""
+    rows = [dict(arrival_rate=lam, rho_N=lam / 2, closed_form_rho_N=lam / 2, growth_sim=max(lam / 2 - 1, 0) + d,
                  se=se, growth_predicted=max(lam / 2 - 1, 0), growth_predicted_with_replacement=lam, runs=runs)
             for lam, d in zip((1.0, 2.0, 3.0, 4.0), offsets)]
+    return rows, [_symmetric_runs(r["growth_sim"], se, runs) for r in rows]
 
 
 def _chi2_p(ts, df):
@@ -35,30 +47,59 @@ def _chi2_p(ts, df):
 
 
 def test_lemma1_reading_is_consistent_when_growth_matches_the_prediction():
-    claim, numbers = st.lemma1_reading_claim(_lemma1_rows([0.0, 0.01, -0.02, 0.03]), 6, 600.0)
+    """The rate at rho^N = 1 (offset 0.01) is left out: its queue is null recurrent."""
+    claim, numbers = st.lemma1_reading_claim(*_lemma1_rows([0.0, 0.01, -0.02, 0.025]), 30, 600.0)
     assert claim.category == "reconstruction" and claim.verdict.startswith("consistent")
-    assert numbers["max_t_growth"] == pytest.approx(3.0)
-    assert numbers["reading_p"] == pytest.approx(_chi2_p([0.0, 1.0, -2.0, 3.0], 5), rel=1e-9)
+    assert numbers["max_t_growth"] == pytest.approx(2.5)
+    assert numbers["reading_p"] == pytest.approx(_chi2_p([0.0, -2.0, 2.5], 29), rel=1e-9)
     assert numbers["reading_p_with_replacement"] < 1e-12 and numbers["max_t_growth_with_replacement"] > 100
+    assert "the 3 rates with" in claim.verdict and "null recurrent" in claim.evidence
+
+
+def test_lemma1_reading_leaves_out_the_null_recurrent_rate():
+    """At rho^N = 1 the queue grows like the square root of time: its positive growth rate over a
+    finite window is no evidence against the reading."""
+    claim, numbers = st.lemma1_reading_claim(*_lemma1_rows([0.0, 0.2, 0.0, 0.0]), 30, 600.0)
+    assert claim.verdict.startswith("consistent") and numbers["max_t_growth"] == pytest.approx(0.0)
 
 
 def test_lemma1_reading_is_not_supported_when_one_rate_is_far_off():
     from qtheory.verdicts import FAMILY_LEVEL
 
-    claim, numbers = st.lemma1_reading_claim(_lemma1_rows([0.0, 0.0, 0.2, 0.0]), 6, 600.0)
+    claim, numbers = st.lemma1_reading_claim(*_lemma1_rows([0.0, 0.0, 0.2, 0.0]), 30, 600.0)
     assert numbers["reading_p"] <= FAMILY_LEVEL and claim.verdict.startswith("not supported")
+
+
+def test_lemma1_reading_is_not_judged_on_fewer_than_30_runs():
+    claim, numbers = st.lemma1_reading_claim(*_lemma1_rows([0.0, 0.0, 0.2, 0.0], runs=10), 10, 600.0)
+    assert claim.verdict.startswith("not judged: ") and "10 run means" in claim.verdict
+    assert numbers["reading_p"] < 0.01
 
 
 def test_lemma1_bounded_below_one_and_growing_above_it():
     from qtheory.verdicts import judge_one
 
-    rows = _lemma1_rows([0.0, 0.01, 0.0, 0.0])          # rho^N = 0.5, 1, 1.5, 2
-    assert judge_one(st.lemma1_claim(rows)).label == "agrees"
+    rows, runs = _lemma1_rows([0.0, 0.01, 0.0, 0.0])          # rho^N = 0.5, 1, 1.5, 2
+    claim = st.lemma1_claim(rows, runs)
+    assert claim.tested and claim.assumption_failure == "" and judge_one(claim).label == "agrees"
     # the rate below 1 grows by 9 SE: not bounded
-    assert judge_one(st.lemma1_claim(_lemma1_rows([0.09, 0.0, 0.0, 0.0]))).label == "differs"
+    assert judge_one(st.lemma1_claim(*_lemma1_rows([0.09, 0.0, 0.0, 0.0]))).label == "differs"
     # a rate above 1 that is not significantly positive: growth not shown
     flat = _lemma1_rows([0.0, 0.0, -0.5 + 0.02, 0.0])
-    assert judge_one(st.lemma1_claim(flat)).label == "differs"
+    assert judge_one(st.lemma1_claim(*flat)).label == "not resolved"
+
+
+def test_lemma1_is_not_resolved_on_few_or_skewed_run_growth_rates():
+    from qtheory.verdicts import judge_one
+
+    rows, runs = _lemma1_rows([0.09, 0.0, 0.0, 0.0])
+    runs[0] = _symmetric_runs(rows[0]["growth_sim"], 0.01, 10)       # few runs below 1, 30 above
+    few = st.lemma1_claim(rows, runs)
+    assert judge_one(few).label == "not resolved" and "10 run means" in few.assumption_failure
+    rows, runs = _lemma1_rows([0.0, 0.0, 0.0, 0.0])
+    runs[3] = tuple(1.0 + np.random.default_rng(1).exponential(0.05, 30))      # skewed growth rates above 1
+    skewed = st.lemma1_claim(rows, runs)
+    assert judge_one(skewed).label == "not resolved" and "skewed" in skewed.assumption_failure
 
 
 def test_lemma1_at_a_tiny_scale():
@@ -69,6 +110,18 @@ def test_lemma1_at_a_tiny_scale():
     assert res.claims[0].source == "Lemma 1 (Sec. 3.1)"
     assert res.claims[2].judge() == "holds" and res.summary["enumeration_vs_closed_form"] < 1e-12
     assert "$\\lambda = 1, 4$" in res.figure["caption"]
+
+
+def test_lemma1_on_30_runs_is_judged_and_agrees():
+    """30 short runs per rate (the fewest a t test judges): Lemma 1 is a tested record of the page's
+    family, its reading is judged consistent, at a fixed seed."""
+    from qtheory.verdicts import judge
+
+    res = st.lemma1(seed=5, lambdas=[1.0, 3.0, 4.0], n_runs=30, horizon=200.0, parameters={"seed": 5})
+    lemma, reading, _ = res.claims
+    assert lemma.tested and lemma.assumption_failure == "" and reading.verdict.startswith("consistent")
+    verdict = judge(res.claims).verdicts[0]
+    assert verdict.label == "agrees" and verdict.threshold is not None
 
 
 def test_lemma1_names_a_wrong_run_count():
@@ -98,17 +151,28 @@ def test_p1_violates_31_when_a_type_load_reaches_one(loads):
     assert st.criterion_31_claim(_lemma2_rows(loads)).judge() == "differs"
 
 
-def test_busy_fractions_are_t_tests_with_runs_minus_one_degrees_of_freedom():
+def test_busy_fractions_are_t_tests_on_their_run_means():
     from scipy import stats
 
     from qtheory.verdicts import FAMILY_LEVEL
 
-    cut = stats.t.isf(FAMILY_LEVEL / 2, 19) * 0.002     # 20 runs, SE 0.002
-    rows = _lemma2_rows([0.6, 0.9, 0.7], busy=[0.6 + 0.9 * cut, 0.9 - 0.002, 0.7 + 1.1 * cut])
+    cut = stats.t.isf(FAMILY_LEVEL / 2, 29) * 0.002     # 30 runs, SE 0.002
+    busy = [0.6 + 0.9 * cut, 0.9 - 0.002, 0.7 + 1.1 * cut]
+    rows = _lemma2_rows([0.6, 0.9, 0.7], busy=busy)
     sim = [r for r in rows if "busy_sim" in r]
-    records = st.busy_fraction_claims(sim, 20, 300, 200.0)
-    assert [c.judge() for c in records] == ["holds", "holds", "fails"] and records[0].ours_df == 19
+    records = st.busy_fraction_claims(sim, [_symmetric_runs(b, 0.002) for b in busy], 300, 200.0)
+    assert [c.judge() for c in records] == ["holds", "holds", "fails"] and records[0].ours_df == 29
+    assert [len(c.ours_runs) for c in records] == [30, 30, 30] and records[0].ours == pytest.approx(busy[0])
     assert len({c.family for c in records}) == 1
+
+
+def test_busy_fractions_on_fewer_than_30_runs_are_not_resolved():
+    busy = [0.65, 0.9, 0.7]
+    sim = [r for r in _lemma2_rows([0.6, 0.9, 0.7], busy=busy) if "busy_sim" in r]
+    records = st.busy_fraction_claims(sim, [_symmetric_runs(b, 0.002, n=10) for b in busy], 300, 200.0)
+    assert [c.judge() for c in records] == ["not resolved"] * 3
+    with pytest.raises(ParameterError, match="`runs`"):
+        st.busy_fraction_claims(sim, [_symmetric_runs(0.6, 0.002)], 300, 200.0)
 
 
 def test_lemma2_at_a_tiny_scale():
@@ -151,19 +215,28 @@ def _lemma10_rows(rho_n_last, growth, ci_low, ode=0.6, se=0.005):
     return rows
 
 
+def _lemma10(rho_n_last, growth, ci_low, ode=0.6, se=0.005, runs=30, rho=1.5):
+    """The four records of L-V-lemma10 on the rows above, with symmetric run growth rates at N = 300."""
+    return st.lemma10_claims(_lemma10_rows(rho_n_last, growth, ci_low, ode, se), {300: _symmetric_runs(growth, se, runs)},
+                             rho, 0.5)
+
+
 def test_lemma10_records_agree_for_the_unstable_complete_graph():
-    recon, limit, unstable, rate = st.lemma10_claims(_lemma10_rows(1.5 + 1.5 / 999, 0.61, 0.5), 1.5, 5, 0.5)
+    recon, limit, unstable, rate = _lemma10(1.5 + 1.5 / 999, 0.61, 0.5)
     assert recon.category == "reconstruction" and recon.verdict.startswith("1.5 at the set {type 1}")
     assert "0.75" in recon.alternatives
     assert limit.judge() == "holds" and unstable.judge() == "agrees" and rate.judge() == "holds"
+    assert len(rate.ours_runs) == 30 and rate.ours == pytest.approx(0.61) and rate.ours_df == 29
 
 
 def test_lemma10_records_differ_when_the_numbers_say_otherwise():
-    _, limit, unstable, rate = st.lemma10_claims(_lemma10_rows(1.5 + 2.5 / 1000, 0.62, 0.0), 1.5, 5, 0.5)
+    _, limit, unstable, rate = _lemma10(1.5 + 2.5 / 1000, 0.62, 0.0)
     assert limit.judge() == "fails"            # beyond the 2 / N tolerance
     assert unstable.judge() == "differs"       # the growth rate's interval touches 0
-    assert st.lemma10_claims(_lemma10_rows(1.0, 0.62, 0.5), 1.0, 5, 0.5)[2].judge() == "differs"  # rho = 1
-    assert st.lemma10_claims(_lemma10_rows(1.5, 0.62 + 0.25, 0.5), 1.5, 5, 0.5)[3].judge() == "fails"
+    assert _lemma10(1.0, 0.62, 0.5, rho=1.0)[2].judge() == "differs"  # rho = 1
+    assert _lemma10(1.5, 0.62 + 0.25, 0.5)[3].judge() == "fails"
+    # the same distance on 10 run means: not resolved
+    assert _lemma10(1.5, 0.62 + 0.25, 0.5, runs=10)[3].judge() == "not resolved"
 
 
 def test_lemma10_at_a_tiny_scale():
@@ -181,24 +254,31 @@ def test_compute_records_every_parameter_in_each_item():
     assert all(r.parameters == res.lemma1.parameters for r in res) and len(res.lemma1.parameters) == 11
 
 
-def _growth_rows(growths, rhos, se=0.01, runs=6):
-    return [dict(rho_N=r, growth_sim=g, se=se, ci_low=g - 2 * se, ci_high=g + 2 * se, runs=runs)
+def _growth_rows(growths, rhos, se=0.01, runs=30):
+    rows = [dict(rho_N=r, growth_sim=g, se=se, ci_low=g - 2 * se, ci_high=g + 2 * se, runs=runs)
             for g, r in zip(growths, rhos)]
+    return rows, [_symmetric_runs(g, se, runs) for g in growths]
 
 
 def test_lemma_1_agrees_when_queues_stay_put_below_the_threshold_and_grow_above_it():
-    assert st.lemma1_claim(_growth_rows([0.001, 0.5], [0.6, 1.4])).judge() == "agrees"
-    # growth below the threshold, or none above it, differs; a null-recurrent rate is not judged
-    assert st.lemma1_claim(_growth_rows([0.2, 0.5], [0.6, 1.4])).judge() == "differs"
-    assert st.lemma1_claim(_growth_rows([0.001, 0.005], [0.6, 1.4])).judge() == "differs"
-    assert st.lemma1_claim(_growth_rows([0.001, 0.3, 0.5], [0.6, 1.0, 1.4])).judge() == "agrees"
+    assert st.lemma1_claim(*_growth_rows([0.001, 0.5], [0.6, 1.4])).judge() == "agrees"
+    # growth below the threshold differs; none above it is not shown (not resolved); a
+    # null-recurrent rate is not judged
+    assert st.lemma1_claim(*_growth_rows([0.2, 0.5], [0.6, 1.4])).judge() == "differs"
+    assert st.lemma1_claim(*_growth_rows([0.001, 0.005], [0.6, 1.4])).judge() == "not resolved"
+    assert st.lemma1_claim(*_growth_rows([0.001, 0.3, 0.5], [0.6, 1.0, 1.4])).judge() == "agrees"
     # "growing" is an intersection-union test: each rate above 1 at the level itself (0.01), alone or
-    # beside others. t = 3.6 on 5 degrees of freedom (one-sided p 0.0078) passes beside a second rate;
-    # t = 3.2 (p 0.012) fails, alone or not
-    assert st.lemma1_claim(_growth_rows([0.001, 0.036], [0.6, 1.4])).judge() == "agrees"
-    assert st.lemma1_claim(_growth_rows([0.001, 0.036, 0.5], [0.6, 1.4, 1.6])).judge() == "agrees"
-    assert st.lemma1_claim(_growth_rows([0.001, 0.032], [0.6, 1.4])).judge() == "differs"
-    assert st.lemma1_claim(_growth_rows([0.001, 0.032, 0.5], [0.6, 1.4, 1.6])).judge() == "differs"
+    # beside others. t = 2.6 on 29 degrees of freedom (one-sided p 0.0073) passes beside a second rate;
+    # t = 2.3 (p 0.014) fails, alone or not
+    assert st.lemma1_claim(*_growth_rows([0.001, 0.026], [0.6, 1.4])).judge() == "agrees"
+    assert st.lemma1_claim(*_growth_rows([0.001, 0.026, 0.5], [0.6, 1.4, 1.6])).judge() == "agrees"
+    assert st.lemma1_claim(*_growth_rows([0.001, 0.023], [0.6, 1.4])).judge() == "not resolved"
+    assert st.lemma1_claim(*_growth_rows([0.001, 0.023, 0.5], [0.6, 1.4, 1.6])).judge() == "not resolved"
+
+
+def test_lemma_1_without_rates_on_both_sides_of_1_is_not_resolved():
+    assert st.lemma1_claim(*_growth_rows([0.5], [1.4])).judge() == "not resolved"
+    assert st.lemma1_claim(*_growth_rows([0.001], [0.6])).judge() == "not resolved"
 
 
 def test_lemma_2_agrees_when_every_busy_fraction_interval_lies_below_one():

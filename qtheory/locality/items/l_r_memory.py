@@ -45,7 +45,7 @@ from ..policies import JSQdMemory, LocalJSQ
 from ..simulation import simulate
 from .l_r_jiq import cell_text, checked_loads_and_window, policy_row, policy_rows, reported
 
-__all__ = ["ITEM", "TINY_ADJACENCY", "compared_policies", "exact_check", "compute", "difference_test", "comparison_rows",
+__all__ = ["ITEM", "TINY_ADJACENCY", "compared_policies", "exact_check", "compute", "difference_test", "comparison_rows", "comparison_summary",
            "draw"]
 
 ITEM = "L-R-memory"
@@ -172,6 +172,21 @@ def comparison_rows(rows, loads, runs: dict, level: float = verdicts.FAMILY_LEVE
     return out
 
 
+def comparison_summary(comparisons) -> str:
+    """The page's finding on the Sec. 6 comparisons in one clause: the loads where memory is
+    significantly lower, and those not judged because their run means fail the book's checks."""
+    n_judged = sum(math.isfinite(c["threshold"]) for c in comparisons)
+    lower = [c["load"] for c in comparisons if c["verdict"] == "lower"]
+    unjudged = [c["load"] for c in comparisons if c["verdict"] == "not resolved" and not math.isfinite(c["threshold"])]
+    text = (f"Significantly lower (Welch's $t$ on the run means, Holm's procedure over {n_judged} "
+            f"load{'s' if n_judged != 1 else ''} at familywise {verdicts.FAMILY_LEVEL:g}) at "
+            f"{('load' + ('s ' if len(lower) > 1 else ' ') + listing(lower, conjunction='and')) if lower else 'no load'}")
+    if unjudged:
+        text += (f"; not judged at load{'s' if len(unjudged) > 1 else ''} {listing(unjudged, conjunction='and')}, "
+                 "whose run means fail the book's checks (the lines under the table say which)")
+    return text
+
+
 def _comparison_text(comparisons) -> str:
     n_judged = sum(math.isfinite(c["threshold"]) for c in comparisons)
     lines = []
@@ -210,7 +225,6 @@ def compute(*, seed: int, n_servers: int, loads, n_runs: int, warmup: float, hor
     rows, runs = policy_rows(policies, loads, seed=seed, n_servers=n_servers, n_runs=n_runs, warmup=warmup,
                              horizon=horizon, return_runs=True)
     comparisons = comparison_rows(rows, loads, runs)
-    n_compared = sum(math.isfinite(c["threshold"]) for c in comparisons)
     labels = list(policies)
     table = Table(tuple({"load": load, **{lab: policy_row(rows, load, lab) for lab in labels},
                          "test": next(c for c in comparisons if c["load"] == load)} for load in loads),
@@ -231,7 +245,6 @@ def compute(*, seed: int, n_servers: int, loads, n_runs: int, warmup: float, hor
                        caption=f"Tiny graph (3 dispatchers, 4 servers of 2 types): stationary mean queue length per "
                                f"server type from the exact chains (queues truncated at {TINY_BUFFER}, mass at the "
                                f"truncation {number(truncated, digits=2)}) and from {exact_runs} simulated runs (95% CIs)")
-    lower = [c["load"] for c in comparisons if c["verdict"] == "lower"]
     both = [c["load"] for c in comparisons if c["verdict"] != "not compared"]
     ratios = {load: policy_row(rows, load, MEMORY)["mean_queue_length"] / policy_row(rows, load, JSQ2)["mean_queue_length"]
               for load in both}
@@ -240,11 +253,8 @@ def compute(*, seed: int, n_servers: int, loads, n_runs: int, warmup: float, hor
                 for load in ([both[0], both[-1]] if len(both) > 1 else both))
              if both else "no load at which both policies have a stationary mean")
     finding = Finding(f"{ITEM}-result", ITEM, title,
-                      f"Significantly lower (Welch's $t$ on the run means, Holm's procedure over {n_compared} loads "
-                      f"at familywise "
-                      f"{verdicts.FAMILY_LEVEL:g}) at "
-                      f"{('loads ' + listing(lower, conjunction='and')) if lower else 'no load'}; on the tiny graph the "
-                      f"exact chains give {tiny[0]['exact_memory'] / tiny[0]['exact_jsq2']:.3f} and "
+                      f"{comparison_summary(comparisons)}; on the tiny graph the exact chains give "
+                      f"{tiny[0]['exact_memory'] / tiny[0]['exact_jsq2']:.3f} and "
                       f"{tiny[1]['exact_memory'] / tiny[1]['exact_jsq2']:.3f} times local JSQ(2)'s mean queue length "
                       "for the two server types.", "beyond the papers")
     caption = (f"Mean queue length per server against the load for local JSQ(2) and JSQ(2) with memory on the Sec. 6 "

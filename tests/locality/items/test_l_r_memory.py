@@ -91,6 +91,18 @@ def test_a_load_whose_run_means_fail_their_checks_is_not_resolved_and_leaves_the
     assert "of the 1 loads compared" in text and "**not resolved**: 8 run means" in text
 
 
+def test_the_finding_names_the_lower_loads_and_those_not_judged():
+    loads = [0.5, 0.7, 0.9]
+    rows = [_row(0.5, m.JSQ2, 2.0), _row(0.5, m.MEMORY, 1.0), _row(0.7, m.JSQ2, 3.0), _row(0.7, m.MEMORY, 2.0),
+            _row(0.9, m.JSQ2, 4.0), _row(0.9, m.MEMORY, 3.0)]
+    runs = _runs_at(rows)
+    runs[0.7, m.JSQ2] = _symmetric_runs(3.0, 0.1, n=8)
+    text = m.comparison_summary(m.comparison_rows(rows, loads, runs))
+    assert text.startswith("Significantly lower (Welch's $t$ on the run means, Holm's procedure over 2 loads")
+    assert "at loads 0.5 and 0.9; not judged at load 0.7, whose run means fail the book's checks" in text
+    assert "not judged" not in m.comparison_summary(m.comparison_rows(rows, loads, _runs_at(rows)))
+
+
 def test_a_load_without_both_means_is_not_compared_and_not_counted_in_the_family():
     loads = [0.5, 0.9]
     rows = [_row(0.5, m.JSQ2, 2.0), _row(0.5, m.MEMORY, 1.0),

@@ -135,35 +135,54 @@ def test_compute_names_a_wrong_parameter(name, value):
         r_v.compute(**params)
 
 
-def _pf_samples(rng, shift=0.0):
-    """Two synthetic groups of 10 runs of 8 correlated quantities around exact values 1..8; the
-    third quantity of the second group moved by `shift` (in units of a run's sd, 0.01)."""
+def _pf_samples(rng, shift=0.0, runs=30):
+    """Two synthetic groups of `runs` runs of 8 correlated normal quantities around exact values 1..8;
+    the third quantity of the second group moved by `shift` (in units of a run's sd, 0.01)."""
     out = []
     for name in ("A", "B"):
         exact = np.arange(1.0, 9.0)
-        runs = exact + 0.01 * (0.9 * rng.normal(size=(10, 1)) + 0.44 * rng.normal(size=(10, 8)))
+        values = exact + 0.01 * (0.9 * rng.normal(size=(runs, 1)) + 0.44 * rng.normal(size=(runs, 8)))
         if name == "B":
-            runs[:, 2] += 0.01 * shift
-        out.append(dict(system=name, mechanism="coc", runs=runs, exact=exact, quantities=[f"q{j}" for j in range(8)]))
+            values[:, 2] += 0.01 * shift
+        out.append(dict(system=name, mechanism="coc", runs=values, exact=exact, quantities=[f"q{j}" for j in range(8)]))
     return out
 
 
 def test_product_form_check_is_one_sign_flip_test_of_every_quantity():
-    """Under exactness the record agrees; one quantity of one system off by 3 run sd (t about 9.5)
-    makes it differ; the record carries the sign-flip test's p-value and size."""
+    """With 30 runs per group (normal draws, seed 2: their sample skewness passes the symmetry check)
+    under exactness the record agrees; one quantity of one system off by two run sd (t about 11) makes
+    it differ; the record carries the sign-flip test's p-value and size."""
     from qtheory.redundancy.items.r_v import product_form_check
+    from qtheory.runtime import child_seed
     from qtheory.verdicts import judge_one, sign_flip_test
 
-    calm = product_form_check(_pf_samples(np.random.default_rng(1)), seed=4711)
-    assert calm.p_value > 0.05 and calm.resolved and judge_one(calm).label == "agrees"
+    calm = product_form_check(_pf_samples(np.random.default_rng(2)), seed=4711)
+    assert not calm.assumption_failure and calm.p_value > 0.05 and calm.resolved
+    assert judge_one(calm).label == "agrees"
     assert "16 stationary quantities" in calm.text and "Sign-flip test of 16 quantities" in calm.evidence
-    off = product_form_check(_pf_samples(np.random.default_rng(1), shift=3.0), seed=4711)
-    assert judge_one(off).label == "differs"
-    samples = _pf_samples(np.random.default_rng(1), shift=3.0)
-    from qtheory.runtime import child_seed
+    assert "30 runs each" in calm.evidence
+    off = product_form_check(_pf_samples(np.random.default_rng(2), shift=2.0), seed=4711)
+    assert not off.assumption_failure and judge_one(off).label == "differs"
+    samples = _pf_samples(np.random.default_rng(2), shift=2.0)
     direct = sign_flip_test([g["runs"] for g in samples], [g["exact"] for g in samples],
                             seed=child_seed(4711, "pf sign flip"))
     assert off.p_value == direct.p
+
+
+def test_product_form_check_with_fewer_than_30_runs_is_not_resolved():
+    """29 runs per group cannot show that the run means are symmetric, as the sign-flip test assumes:
+    the record is not resolved, also when a quantity is far off (t about 16)."""
+    from qtheory.redundancy.items.r_v import product_form_check
+    from qtheory.verdicts import judge_one
+
+    for shift in (0.0, 3.0):
+        few = product_form_check(_pf_samples(np.random.default_rng(2), shift=shift, runs=29), seed=4711)
+        assert "at least 30 per group" in few.assumption_failure and "29 runs each" in few.evidence
+        assert judge_one(few).label == "not resolved"
+    # one group short is enough
+    samples = _pf_samples(np.random.default_rng(2), shift=3.0)
+    samples[0]["runs"] = samples[0]["runs"][:29]
+    assert judge_one(product_form_check(samples, seed=4711)).label == "not resolved"
 
 
 def _limit(quantity, mech, f, d):

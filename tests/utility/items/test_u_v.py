@@ -20,16 +20,37 @@ def test_random_assignment_utility_is_the_poisson_mean_of_each_class_utility():
     assert u_v.random_assignment_utility(step, 2.0) == pytest.approx(1 - math.exp(-2.0), rel=1e-12)
 
 
-def test_the_random_assignment_check_is_a_t_test_with_runs_minus_one_degrees_of_freedom():
-    from scipy import stats
+def _symmetric_runs(mean, se, n):
+    """`n` run means with the given mean and standard error of their mean and sample skewness 0
+    (normal quantiles, symmetric about the mean)."""
+    z = stats.norm.ppf((np.arange(1, n + 1) - 0.5) / n)
+    return tuple(mean + z * (se * math.sqrt(n) / z.std(ddof=1)))
 
+
+def _random_run(mean, se, n):
+    runs = _symmetric_runs(mean, se, n)
+    return {"mean_utility": float(np.mean(runs)), "utility_se": float(np.std(runs, ddof=1) / math.sqrt(n)), "runs": n,
+            "utility_runs": runs}
+
+
+def test_the_random_assignment_check_is_a_t_test_on_its_run_means_with_runs_minus_one_degrees_of_freedom():
     from qtheory.verdicts import FAMILY_LEVEL
 
-    run = {"mean_utility": 8.47, "utility_se": 0.01, "runs": 10}
-    cut = stats.t.isf(FAMILY_LEVEL / 2, 9) * 0.01
+    run = _random_run(8.47, 0.01, 30)
+    cut = stats.t.isf(FAMILY_LEVEL / 2, 29) * 0.01
     assert u_v.random_check_claim(run, 8.47 + 0.99 * cut).judge() == "holds"
     assert u_v.random_check_claim(run, 8.47 - 1.01 * cut).judge() == "fails"
-    assert u_v.random_check_claim(run, 8.47).ours_df == 9
+    claim = u_v.random_check_claim(run, 8.47)
+    assert claim.ours_df == 29 and claim.ours_runs == run["utility_runs"]
+
+
+def test_the_random_assignment_check_with_fewer_than_30_runs_is_not_resolved():
+    """29 run means cannot show whether their law is skewed: not resolved, also 12 standard errors off."""
+    run = _random_run(8.47, 0.01, 29)
+    assert u_v.random_check_claim(run, 8.47).judge() == "not resolved"
+    assert u_v.random_check_claim(run, 8.47 + 0.12).judge() == "not resolved"
+    with pytest.raises(ParameterError, match="does not match its run means"):
+        u_v.random_check_claim({**run, "mean_utility": 8.48}, 8.47)
 
 
 def _exact(values, bound=1.0):
@@ -58,18 +79,37 @@ def test_observed_orders_are_log_log_slopes_per_start():
     assert orders["first"] == pytest.approx(1.0) and orders["second"] == pytest.approx(2.0)
 
 
-def test_the_poisson_mean_is_judged_per_policy_with_student_t_and_as_one_family():
-    summary = [{"policy": "jlmu", "poisson_mean": 195.0, "mean_tasks": 194.2, "se": 0.3, "runs": 10},
-               {"policy": "random", "poisson_mean": 195.0, "mean_tasks": 196.3, "se": 0.3, "runs": 10}]
-    claims = u_v.poisson_claims(summary)
-    # |t| = 2.7 with 9 degrees of freedom (p = 0.026) agrees, |t| = 4.3 (p = 0.0019) differs, alone and
-    # in the family of the two records and their two joint tests (first Holm threshold 0.0025)
+def _poisson_summary(means, se=0.3, n=30):
+    counts = {policy: _symmetric_runs(mean, se, n) for policy, mean in means.items()}
+    summary = [{"policy": policy, "poisson_mean": 195.0, "mean_tasks": float(np.mean(x)),
+                "se": float(np.std(x, ddof=1) / math.sqrt(n)), "runs": n} for policy, x in counts.items()]
+    return summary, counts
+
+
+def test_the_poisson_mean_is_judged_per_policy_on_its_run_means_and_as_one_family():
+    summary, counts = _poisson_summary({"jlmu": 194.2, "random": 196.3})
+    claims = u_v.poisson_claims(summary, counts)
+    # |t| = 2.7 with 29 degrees of freedom (p = 0.012) agrees, |t| = 4.3 (p = 1.7e-4) differs, alone and
+    # in the family of the two records and their two joint tests (the chi-square one rejected first,
+    # then 4.3 against 0.01/3, then 2.7 against 0.01/2)
     assert [c.judge() for c in claims] == ["agrees", "differs"]
     from qtheory.verdicts import judge
 
     assert [v.label for v in judge(claims).verdicts] == ["agrees", "differs"]
-    assert {c.family for c in claims} == {"U-X-poisson: the mean under every policy"} and claims[0].ours_df == 9
+    assert {c.family for c in claims} == {"U-X-poisson: the mean under every policy"} and claims[0].ours_df == 29
+    assert claims[0].ours_runs == counts["jlmu"] and claims[1].ours_runs == counts["random"]
     assert claims[1].text == "$E[n s_n] = n\\rho$ under random" and claims[1].source == "Sec. 2.1"
+
+
+def test_the_poisson_mean_with_fewer_than_30_runs_is_not_resolved_and_leaves_the_family():
+    from qtheory.verdicts import judge
+
+    summary, counts = _poisson_summary({"jlmu": 194.2, "random": 196.3}, n=29)
+    claims = u_v.poisson_claims(summary, counts)
+    judgement = judge(claims)
+    assert [v.label for v in judgement.verdicts] == ["not resolved", "not resolved"] and not judgement.joint
+    with pytest.raises(ParameterError, match="does not match its run means"):
+        u_v.poisson_claims(summary, {"jlmu": counts["random"], "random": counts["jlmu"]})
 
 
 def test_the_fluid_starts_are_occupancies_of_two_half_classes():
@@ -163,6 +203,11 @@ def test_compute_at_a_tiny_scale_records_the_checks(tiny):
     # one mean record per policy, then the law of the count judged by one sign-flip test
     means, law = tiny.poisson.claims[:-1], tiny.poisson.claims[-1]
     assert len(means) == len(tiny.poisson.rows) and means[0].paper == 4 * 9.75
+    # each record carries its policy's run means: two here, too few for the t test
+    assert all(len(m.ours_runs) == 2 and m.judge() == "not resolved" for m in means)
+    random_check = thm1.claim("random assignment")
+    assert len(random_check.ours_runs) == 2 and random_check.judge() == "not resolved"
+    assert not any("utility_runs" in r for r in thm1.rows)      # the tables keep their columns
     assert law.tested and law.key == "U-X-poisson" and law.p_value == tiny.poisson.summary["law_test_p"]
 
 
@@ -174,7 +219,9 @@ def test_the_figures_are_drawn_from_the_results(tiny):
     # U-X-poisson: one panel per policy (the laws coincide: one panel for all would show one curve)
     fig = u_v.draw_poisson(tiny.poisson)
     shown = [ax for ax in fig.axes if ax.get_visible()]
-    assert [ax.get_title() for ax in shown] == list(tiny.poisson.figure["policies"])
+    from qtheory.utility.policies import title
+
+    assert [ax.get_title() for ax in shown] == [title(p) for p in tiny.poisson.figure["policies"]]
 
 
 @pytest.mark.parametrize("kwargs, name", [(dict(rho=0.0), "rho"), (dict(base_runs=1), "base_runs"),

@@ -41,7 +41,8 @@ from ..validation import check_array, check_integer, check_positive, check_real
 from .model import LinearUtility, PoolSystem, StepUtility
 
 __all__ = ["SIM_WARMUP", "two_pool_system", "jlmu_mean_utility", "conservative_mean_utility", "critical_eps",
-           "stationary_mean_utility", "jlmu_rule", "conservative_rule", "simulated_mean_utility"]
+           "stationary_mean_utility", "jlmu_rule", "conservative_rule", "simulated_mean_utility",
+           "simulated_run_utilities"]
 
 
 def _check(eps: float, rho: float, a: float) -> tuple[float, float, float]:
@@ -153,14 +154,24 @@ def _sim_run(ss, eps, rho, a, policy, horizon, warmup):
 SIM_WARMUP = 10.0
 
 
-def simulated_mean_utility(eps: float, rho: float, policy: str, *, horizon: float, n_runs: int, seed: int,
-                           a: float = 1.0, warmup: float = SIM_WARMUP):
-    """Mean aggregate utility of `policy` ("jlmu" or "conservative") over independent
-    simulated runs, as a :class:`qtheory.stats.Estimate` (third route to the same numbers)."""
+def simulated_run_utilities(eps: float, rho: float, policy: str, *, horizon: float, n_runs: int, seed: int,
+                            a: float = 1.0, warmup: float = SIM_WARMUP) -> np.ndarray:
+    """Each independent simulated run's time-averaged aggregate utility of `policy` ("jlmu" or
+    "conservative") over ``[warmup, horizon]``, in run order (the run means of
+    :func:`simulated_mean_utility`)."""
     from ..runtime import replicate
-    from ..stats import mean_ci
 
     runs = replicate(_sim_run, n_runs, seed, args=(eps, rho, a, policy, horizon, warmup),
                      desc=f"sec 8.3 {policy}")
     # aggregate utility of the two pools: twice the mean over pools
-    return mean_ci(np.array([2.0 * run.mean_utility for run in runs]))
+    return np.array([2.0 * run.mean_utility for run in runs])
+
+
+def simulated_mean_utility(eps: float, rho: float, policy: str, *, horizon: float, n_runs: int, seed: int,
+                           a: float = 1.0, warmup: float = SIM_WARMUP):
+    """Mean aggregate utility of `policy` ("jlmu" or "conservative") over independent
+    simulated runs, as a :class:`qtheory.stats.Estimate` (third route to the same numbers)."""
+    from ..stats import mean_ci
+
+    return mean_ci(simulated_run_utilities(eps, rho, policy, horizon=horizon, n_runs=n_runs, seed=seed, a=a,
+                                           warmup=warmup))

@@ -19,11 +19,12 @@ from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed
 from ...validation import check_integer, check_positive
+from ...stats import mean_ci
 from ..suboptimal import (SIM_WARMUP, conservative_mean_utility, conservative_rule, critical_eps, jlmu_mean_utility, jlmu_rule,
-                          simulated_mean_utility, stationary_mean_utility)
+                          simulated_run_utilities, stationary_mean_utility)
 
-__all__ = ["ITEM", "compute", "advantage_rows", "check_rows", "ctmc_error", "simulation_check", "reading_claim",
-           "suboptimality_claim"]
+__all__ = ["ITEM", "compute", "advantage_rows", "simulated_points", "check_rows", "ctmc_error", "simulation_check",
+           "reading_claim", "suboptimality_claim"]
 
 ITEM = "U-V-sub"
 SOURCE = "Sec. 8.3"
@@ -45,22 +46,38 @@ def advantage_rows(eps_grid, rhos, a: float) -> list[dict]:
     return rows
 
 
-def check_rows(check_points, a: float, *, sim_horizon: float, sim_runs: int, seed: int) -> list[dict]:
+#: the two policies simulated at each check point
+_POLICIES = ("jlmu", "conservative")
+
+
+def simulated_points(check_points, a: float, *, sim_horizon: float, sim_runs: int, seed: int) -> dict:
+    """The run means of the simulations of both policies at each ``(eps, rho)`` of `check_points`:
+    ``{(eps, rho, policy): array of sim_runs time-averaged aggregate utilities}``, the runs of point
+    ``k`` and a policy from ``child_seed(seed, "sec83", k, policy)``."""
+    return {(eps, rho, policy): simulated_run_utilities(eps, rho, policy, horizon=sim_horizon, n_runs=sim_runs,
+                                                        seed=child_seed(seed, "sec83", k, policy), a=a)
+            for k, (eps, rho) in enumerate(check_points) for policy in _POLICIES}
+
+
+def check_rows(check_points, a: float, *, sim_horizon: float, sim_runs: int, seed: int, runs: dict | None = None
+               ) -> list[dict]:
     """Both policies at each ``(eps, rho)`` of `check_points` by three routes: the closed form,
     the truncated chain and `sim_runs` simulations (``t_vs_closed_form``: the simulation's
-    :math:`t` statistic against the closed form; NaN for the exact routes)."""
+    :math:`t` statistic against the closed form; NaN for the exact routes). The simulations are
+    `runs` (:func:`simulated_points`) when given, else run here."""
+    if runs is None:
+        runs = simulated_points(check_points, a, sim_horizon=sim_horizon, sim_runs=sim_runs, seed=seed)
     rows = []
-    for k, (eps, rho) in enumerate(check_points):
+    for eps, rho in check_points:
         for policy, closed, rule in (("jlmu", jlmu_mean_utility(eps, rho, a), jlmu_rule),
                                      ("conservative", conservative_mean_utility(eps, rho, a), conservative_rule)):
             ctmc = stationary_mean_utility(eps, rho, rule, a)
-            sim = simulated_mean_utility(eps, rho, policy, horizon=sim_horizon, n_runs=sim_runs,
-                                         seed=child_seed(seed, "sec83", k, policy), a=a)
+            sim = mean_ci(runs[(eps, rho, policy)])
             for method, val, lo, hi in (("closed form", closed, closed, closed), ("truncated CTMC", ctmc, ctmc, ctmc),
                                         ("simulation", float(sim.mean), float(sim.ci_low), float(sim.ci_high))):
                 rows.append({"eps": eps, "rho": rho, "policy": policy, "method": method, "mean_utility": val,
                              "ci_low": lo, "ci_high": hi, "se": float(sim.se) if method == "simulation" else 0.0,
-                             "runs": sim_runs if method == "simulation" else 0,
+                             "runs": sim.n if method == "simulation" else 0,
                              "t_vs_closed_form": float((val - closed) / sim.se)
                              if method == "simulation" else float("nan")})
     return rows
@@ -73,20 +90,36 @@ def ctmc_error(checks: list[dict]) -> float:
                for c in checks if c["method"] == "truncated CTMC")
 
 
-def simulation_check(checks: list[dict]) -> Claim:
+def simulation_check(checks: list[dict], runs: dict) -> Claim:
     """The simulations agree with the closed forms at the check points: one joint test of the
     independent simulated points (:func:`qtheory.verdicts.independent_test`; every point and
     policy has its own seed), Student t with ``runs - 1`` degrees of freedom, margin 5% of
-    the closed form. The record's p-value joins the page's Holm family."""
+    the closed form. The test checks the run means of each point (`runs`, as
+    :func:`simulated_points` returns them; the rows' means and standard errors must be theirs):
+    too few of them, or skewed ones, and the record is not resolved. The record's p-value joins
+    the page's Holm family."""
     from ...verdicts import independent_test
 
     closed = {(c["eps"], c["rho"], c["policy"]): c["mean_utility"] for c in checks if c["method"] == "closed form"}
     sims = [c for c in checks if c["method"] == "simulation"]
     if not sims:
         raise ParameterError("`checks` must hold simulated points")
+    values = []
+    for c in sims:
+        key = (c["eps"], c["rho"], c["policy"])
+        if key not in runs:
+            raise ParameterError(f"`runs` holds no run means for eps = {c['eps']:g}, rho = {c['rho']:g}, {c['policy']}")
+        x = np.asarray(runs[key], dtype=float)
+        est = mean_ci(x)
+        if x.size != c["runs"] or not np.isclose(est.mean, c["mean_utility"], rtol=1e-12, atol=0.0) \
+                or not np.isclose(est.se, c["se"], rtol=1e-9, atol=0.0):
+            raise ParameterError(f"`runs` at eps = {c['eps']:g}, rho = {c['rho']:g}, {c['policy']} are not the run means "
+                                 f"of the simulated row (their {x.size} runs give mean {float(est.mean)!r}, se "
+                                 f"{float(est.se)!r}; the row: {c['runs']} runs, {c['mean_utility']!r}, {c['se']!r})")
+        values.append(x)
     exact = [closed[(c["eps"], c["rho"], c["policy"])] for c in sims]
     test = independent_test([c["mean_utility"] - e for c, e in zip(sims, exact)], [c["se"] for c in sims],
-                            [c["runs"] - 1 for c in sims], exact=exact)
+                            [c["runs"] - 1 for c in sims], exact=exact, runs=values)
     points = sorted({(c["eps"], c["rho"]) for c in sims})
     return test.record(item=ITEM, category="check",
                        text="simulated mean utilities of JLMU and of sending every task to pool 2 against their closed "
@@ -152,12 +185,16 @@ def compute(*, seed: int, a: float, n_eps: int, rho_max: float, n_rho: int, chec
         if not (0.0 < eps < a and 0.0 < rho < np.inf):
             raise ParameterError(f"`check_points[{k}]` = [eps, rho] needs 0 < eps < `a` = {a:g} (pool 1's marginal "
                                  f"utility below pool 2's) and a finite rho > 0 (got {list(point)!r})")
+        if any(float(e) == eps and float(r) == rho for e, r in check_points[:k]):
+            raise ParameterError(f"`check_points[{k}]` = {list(point)!r} repeats an earlier point (the joint test "
+                                 "takes each point's simulations as independent estimates of its own)")
     rhos = np.linspace(rho_max / n_rho, rho_max, n_rho)
     eps_grid = [a * k / (n_eps + 1) for k in range(1, n_eps + 1)]
     grid = advantage_rows(eps_grid, rhos, a)
-    checks = check_rows(check_points, a, sim_horizon=sim_horizon, sim_runs=sim_runs, seed=seed)
+    runs = simulated_points(check_points, a, sim_horizon=sim_horizon, sim_runs=sim_runs, seed=seed)
+    checks = check_rows(check_points, a, sim_horizon=sim_horizon, sim_runs=sim_runs, seed=seed, runs=runs)
     worst = ctmc_error(checks)
-    sims = simulation_check(checks)
+    sims = simulation_check(checks, runs)
     sim_t = max(abs(c["t_vs_closed_form"]) for c in checks if c["method"] == "simulation")
     share = float(np.mean([r["jlmu_loses"] for r in grid]))
     shown = Table((("largest $|$truncated CTMC $-$ closed form$|$", f"{number(worst, digits=2)}"),

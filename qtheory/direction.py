@@ -10,8 +10,9 @@ known exactly (an ODE's value).
 
 Two independent samples of equal size may be *paired by index* (``by_index``): the k-th run of one
 and the k-th of the other form one pair, the pairs are independent and alike, and the statement is
-tested on the per-pair differences by the one-sample t test. Its standard error is Welch's for equal
-sizes; what changes is which skewness is checked: that of the differences, the one that reaches the
+tested on the per-pair differences by the one-sample t test. Its standard error estimates the same
+spread as Welch's for equal sizes (the variance of a difference is the sum of the two variances);
+what changes is which skewness is checked: that of the differences, the one that reaches the
 statistic. A side whose spread is small against the other's (a gap of 10⁻⁴ known to 1% beside one
 of 4 × 10⁻³ known to 2%) adds almost nothing to it, while checking each side alone would refuse the
 test for that side's skew.

@@ -28,7 +28,7 @@ from .simulation import simulate
 
 __all__ = ["Replication", "stationary_statistics", "policy_runs", "table1_rows", "poisson_rows", "fluid_limit_rows",
            "slta_learning_rows", "fluid_convergence_rows", "solver_agreement_rows", "assignment_rows",
-           "lp_rows", "pool_columns", "PoissonTables", "poisson_samples", "poisson_bins", "poisson_test", "FluidLimitTables", "LearningTables"]
+           "lp_rows", "pool_columns", "Table1Tables", "PoissonTables", "poisson_samples", "poisson_bins", "poisson_test", "FluidLimitTables", "LearningTables"]
 
 
 @dataclass(frozen=True)
@@ -116,14 +116,15 @@ def policy_runs(system: PoolSystem, n: int, policy: str, *, horizon: float, warm
 
     With `keep_runs`, the result also holds ``utility_runs``: each run's time-averaged ``u(q_n)``
     (a tuple in run order; the run means a record of ``mean_utility`` carries, see
-    :class:`qtheory.claims.Claim`).
+    :class:`qtheory.claims.Claim`), and ``utility_cv_runs``, each run's control-variate estimate.
     """
     out = replicate(_one_run, n_runs, seed, args=(system, n, policy, horizon, warmup),
                     desc=desc or f"{policy} n={n}")
     arr = np.array([(o.mean_utility, o.mean_tasks, o.empirical_bound, o.time_at_r_star, o.mean_utility_cv)
                     for o in out], dtype=float)
     u, s, emp, at_r, cv = (mean_ci(arr[:, k]) for k in range(5))
-    kept = {"utility_runs": tuple(float(x) for x in arr[:, 0])} if keep_runs else {}
+    kept = {"utility_runs": tuple(float(x) for x in arr[:, 0]),
+            "utility_cv_runs": tuple(float(x) for x in arr[:, 4])} if keep_runs else {}
     return {**kept,
         "mean_utility": float(u.mean), "utility_ci_low": float(u.ci_low), "utility_ci_high": float(u.ci_high),
         "utility_se": float(u.se), "runs": int(n_runs),
@@ -164,10 +165,22 @@ def stationary_statistics(system: PoolSystem, n: int, policy="jlmu", *, horizon:
     return StationaryStatistics(estimates, n_samples, n_batches, int(res.events), float(res.wall_time), warmup, horizon)
 
 
+class Table1Tables(NamedTuple):
+    """The two tidy tables of :func:`table1_rows` (a tuple: ``rows, runs = ...`` works)."""
+
+    rows: list[dict]
+    runs: list[dict]
+
+
 def table1_rows(rhos, n_values, policies, *, horizon: float, warmup: float, n_runs: int, seed: int,
-                system_factory) -> list[dict]:
-    """Table 1: for each ``rho`` and ``n``, ``u(q_n*)``, ``u(q_*)`` and each policy's estimate."""
-    rows = []
+                system_factory) -> Table1Tables:
+    """Table 1: for each ``rho`` and ``n``, ``u(q_n*)``, ``u(q_*)`` and each policy's estimate
+    (:func:`policy_runs`), and each run's estimates.
+
+    Returns the tables ``(rows, runs)``: one row per ``(rho, n, policy)``; one per run of each with
+    ``rho, n, policy, run`` (0-based), ``upper_bound``, ``mean_utility`` and ``mean_utility_cv``
+    (the run means the estimates average)."""
+    rows, runs = [], []
     for a, rho in enumerate(rhos):
         system = system_factory(rho)
         limit = optimal_assignment(system).utility
@@ -176,11 +189,14 @@ def table1_rows(rhos, n_values, policies, *, horizon: float, warmup: float, n_ru
             for policy in policies:
                 stats_ = policy_runs(system, n, policy, horizon=horizon, warmup=warmup, n_runs=n_runs,
                                      seed=child_seed(seed, "table1", a, b, policy),
-                                     desc=f"{policy} rho={rho} n={n}")
+                                     desc=f"{policy} rho={rho} n={n}", keep_runs=True)
+                each = zip(stats_.pop("utility_runs"), stats_.pop("utility_cv_runs"))
+                runs += [{"rho": rho, "n": n, "policy": policy, "run": k, "upper_bound": bound, "mean_utility": u,
+                          "mean_utility_cv": cv} for k, (u, cv) in enumerate(each)]
                 rows.append({"rho": rho, "n": n, "policy": policy, "upper_bound": bound,
                              "limit_utility": limit, **stats_,
                              "gap_to_bound": bound - stats_["mean_utility"]})
-    return rows
+    return Table1Tables(rows, runs)
 
 
 class PoissonTables(NamedTuple):

@@ -6,7 +6,9 @@ for each load and number of pools (:func:`~qtheory.utility.experiments.table1_ro
 
 - **U-T1**: the table in the paper's layout (:func:`wide_rows`), the optimal assignments stated in
   Sec. 3.4.1 (:func:`assignment_claims`), its two statements about the table
-  (:func:`shrinks_claim`, :func:`closer_claim`) and our reading of Sec. 2 (:func:`reading_claim`);
+  (:func:`shrinks_claim`, :func:`closer_claim`: the text we work from prints none of the table's
+  numbers, so each is a qualitative statement judged with the noise of the runs by
+  :func:`qtheory.direction.direction_test`) and our reading of Sec. 2 (:func:`reading_claim`);
 - **U-P-jlmu**, **U-P-slta**: each policy's estimates and diagnostics, with our reading of SLTA's
   thresholds judged by :func:`slta_reading_claim`;
 - **U-V-thm2**: the gap to the limit :math:`u(q_*)` of Theorem 2 (:func:`limit_rows`).
@@ -20,6 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...claims import Claim
+from ...direction import DirectionTest, difference, direction_test
 from ...display import Table, listing, number
 from ...errors import ParameterError
 from ...results import ItemResult
@@ -31,8 +34,9 @@ from ..optimal import OptimalAssignment, optimal_assignment
 from ..policies import title
 from ..simulation import default_beta, simulate
 
-__all__ = ["compute", "Table1Results", "wide_rows", "limit_rows", "gaps", "assignment_claims", "shrinks_claim",
-           "closer_claim", "reading_claim", "limit_text", "slta_reading_claim", "is_fractional_integral_pair", "draw_policy"]
+__all__ = ["compute", "Table1Results", "wide_rows", "limit_rows", "gaps", "gap_runs", "assignment_claims",
+           "shrinks_test", "shrinks_claim", "closer_test", "closer_claim", "reading_claim", "limit_text",
+           "slta_reading_claim", "is_fractional_integral_pair", "draw_policy"]
 
 SOURCE = "Sec. 3.4.1"
 #: the assignments Sec. 3.4.1 states for Table 1's system: rho -> (class-1 level, class-2 level)
@@ -121,19 +125,49 @@ def assignment_claims(at_975: OptimalAssignment, at_10: OptimalAssignment) -> tu
     )
 
 
-def shrinks_claim(rows: list[dict], rhos, policies, n_values) -> Claim:
-    """Sec. 3.4.1: the deviation from :math:`u(q_n^*)` shrinks as :math:`n` grows; judged on the
-    control-variate estimates at the smallest and the largest :math:`n`, for every load and policy."""
-    gap = gaps(rows)
+def gap_runs(runs: list[dict], rho: float, policy: str, n: int) -> np.ndarray:
+    """Each run's gap :math:`u(q_n^*) - u_\\text{cv}` (its control-variate estimate of
+    :math:`E[u(q_n)]`) at ``(rho, policy, n)``, in run order, from the ``runs`` table of
+    :func:`~qtheory.utility.experiments.table1_rows`."""
+    mine = sorted((r for r in runs if r["rho"] == rho and r["policy"] == policy and r["n"] == n),
+                  key=lambda r: r["run"])
+    if not mine:
+        raise ParameterError(f"no runs for rho = {rho}, policy {policy!r}, n = {n}")
+    return np.array([r["upper_bound"] - r["mean_utility_cv"] for r in mine])
+
+
+def _falls(pairs: list[tuple[np.ndarray, np.ndarray, str]]) -> DirectionTest:
+    """The statement "each first sample's gap exceeds the second's" (runs paired by index: the
+    samples are independent, with seeds of their own). On a log scale when every gap is positive
+    (a run's gap is right-skewed, its logarithm much less: a ratio of geometric means, above 1),
+    else on the gaps themselves (a difference, above 0)."""
+    log = all(np.all(a > 0) and np.all(b > 0) for a, b, _ in pairs)
+    word = "over" if log else "minus"
+    return direction_test([difference(a, b, log=log, by_index=True, name=name.format(word)) for a, b, name in pairs])
+
+
+_HOW = ("Each run's gap is $u(q_n^*)$ minus its time-averaged utility with the control variate $s_n$; runs of "
+        "different loads and sizes have seeds of their own, and are paired by index.")
+
+
+def shrinks_test(runs: list[dict], rhos, policies, n_values) -> DirectionTest:
+    """Sec. 3.4.1: the deviation from :math:`u(q_n^*)` shrinks as :math:`n` grows: for every load and
+    policy, the runs' gap at the smallest :math:`n` exceeds the gap at the largest (:func:`_falls`)."""
     nmin, nmax = min(n_values), max(n_values)
-    holds = all(gap[(rho, p, nmax)] < gap[(rho, p, nmin)] for rho in rhos for p in policies)
-    words = "; ".join(f"{title(p)} at $\\rho = {rho:g}$: {gap[(rho, p, nmin)]:.4f} at $n = {nmin}$, "
-                      f"{gap[(rho, p, nmax)]:.4f} at $n = {nmax}$" for rho in rhos for p in policies)
+    return _falls([(gap_runs(runs, rho, p, nmin), gap_runs(runs, rho, p, nmax),
+                    f"{title(p)} at $\\rho = {rho:g}$: the gap at $n = {nmin}$ {{}} the gap at $n = {nmax}$")
+                   for rho in rhos for p in policies])
+
+
+def shrinks_claim(runs: list[dict], rhos, policies, n_values) -> Claim:
+    """Sec. 3.4.1: the deviation from :math:`u(q_n^*)` shrinks as :math:`n` grows; judged with the
+    noise of the runs at the smallest and the largest :math:`n`, for every load and policy
+    (:func:`shrinks_test`)."""
     # Theorem 2 (asymptotic optimality) is what this statement of Sec. 3.4.1 illustrates: the record
     # judges the claim map's U-V-thm2 statement
-    return Claim(item="U-T1", text="the deviation from $u(q_n^*)$ shrinks as n grows (JLMU and SLTA, both loads)",
-                 holds=holds, source="Sec. 3.4.1, Table 1", key="U-V-thm2",
-                 evidence=f"Distance of the mean utility from $u(q_n^*)$: {words}.")
+    return shrinks_test(runs, rhos, policies, n_values).record(
+        item="U-T1", text="the deviation from $u(q_n^*)$ shrinks as n grows (JLMU and SLTA, both loads)",
+        source="Sec. 3.4.1, Table 1", key="U-V-thm2", evidence=_HOW)
 
 
 def is_fractional_integral_pair(rhos) -> bool:
@@ -141,16 +175,28 @@ def is_fractional_integral_pair(rhos) -> bool:
     return len(rhos) == 2 and bool(rhos[0] % 1) and not rhos[1] % 1
 
 
-def closer_claim(rows: list[dict], rhos, policies, n_values) -> Claim | None:
+def closer_test(runs: list[dict], rhos, policies, n_values) -> DirectionTest | None:
     """Sec. 3.4.1: both policies come closer to :math:`u(q_n^*)` in the fractional case than in the
-    integral one, at the largest :math:`n` (None unless `rhos` is such a pair)."""
+    integral one, at the largest :math:`n`: the runs' gap in the integral case exceeds the gap in the
+    fractional one, for each policy (:func:`_falls`; None unless `rhos` is such a pair)."""
     if not is_fractional_integral_pair(rhos):
         return None
-    gap, nmax = gaps(rows), max(n_values)
-    holds = all(gap[(rhos[0], p, nmax)] < gap[(rhos[1], p, nmax)] for p in policies)
-    return Claim(item="U-T1", text=f"closer to $u(q_n^*)$ in the fractional case ($\\rho = {rhos[0]}$) than in the "
-                                   f"integral one ($\\rho = {rhos[1]}$), at $n = {nmax}$",
-                 holds=holds, source="Sec. 3.4.1, Table 1")
+    nmax = max(n_values)
+    return _falls([(gap_runs(runs, rhos[1], p, nmax), gap_runs(runs, rhos[0], p, nmax),
+                    f"{title(p)} at $n = {nmax}$: the gap at $\\rho = {rhos[1]:g}$ {{}} the gap at "
+                    f"$\\rho = {rhos[0]:g}$") for p in policies])
+
+
+def closer_claim(runs: list[dict], rhos, policies, n_values) -> Claim | None:
+    """Sec. 3.4.1: closer to :math:`u(q_n^*)` in the fractional case than in the integral one, at the
+    largest :math:`n`, judged with the noise of the runs (:func:`closer_test`; None unless `rhos` is
+    a fractional then an integral load)."""
+    test = closer_test(runs, rhos, policies, n_values)
+    if test is None:
+        return None
+    return test.record(item="U-T1", text=f"closer to $u(q_n^*)$ in the fractional case ($\\rho = {rhos[0]}$) than in "
+                                         f"the integral one ($\\rho = {rhos[1]}$), at $n = {max(n_values)}$",
+                       source="Sec. 3.4.1, Table 1", evidence=_HOW)
 
 
 def reading_claim(assignments: tuple[Claim, ...]) -> Claim:
@@ -194,7 +240,16 @@ def slta_reading_claim(slta: dict, jlmu: dict) -> Claim:
                  evidence=r"fraction of time with $r_n = r_*$ at the largest $n$ and first $\rho$ (given); see also U-V-thm6")
 
 
-def _table_text(rows, rhos, policies, n_values, at_975, at_10, shrinks, closer) -> str:
+def _outcome(test: DirectionTest) -> str:
+    """What a statement's test shows, in words (the page's family gives the label)."""
+    if test.why_not:
+        return "not judged, the runs fail their checks"
+    return ("shown with the noise of the runs (every 95% interval on the stated side)" if test.resolved
+            else "not shown by the runs")
+
+
+def _table_text(rows, rhos, policies, n_values, at_975, at_10, shrinks: DirectionTest,
+                closer: DirectionTest | None) -> str:
     gap = gaps(rows)
     nmin, nmax = min(n_values), max(n_values)
 
@@ -214,11 +269,11 @@ def _table_text(rows, rhos, policies, n_values, at_975, at_10, shrinks, closer) 
                          f"{gap_text(rho, p, nmin)} at $n = {nmin}$, {gap_text(rho, p, nmax)} at $n = {nmax}$ "
                          "(± one standard error).")
     lines.append(f"- the deviation shrinks from $n = {nmin}$ to $n = {nmax}$ for both policies and loads: "
-                 f"{'yes' if shrinks.holds else 'no'}.")
+                 f"{_outcome(shrinks)}.")
     if closer is not None:
         ratio = min(gap[(rhos[1], p, nmax)] / gap[(rhos[0], p, nmax)] if gap[(rhos[0], p, nmax)] > 0 else np.inf
                     for p in policies)
-        lines.append(f"- closer in the fractional case at $n = {nmax}$: {'yes' if closer.holds else 'no'} "
+        lines.append(f"- closer in the fractional case at $n = {nmax}$: {_outcome(closer)} "
                      f"(the integral-case gap is at least {number(ratio)} times the fractional one).")
     if set(policies) >= {"jlmu", "slta"}:
         lines.append(f"- JLMU minus SLTA at $n = {nmax}$ (± one standard error): " + ", ".join(
@@ -233,8 +288,9 @@ def _table_text(rows, rhos, policies, n_values, at_975, at_10, shrinks, closer) 
 def compute(*, seed: int, rhos, n_values, policies, horizon: float, warmup: float, n_runs: int) -> Table1Results:
     """U-T1, U-P-jlmu, U-P-slta and U-V-thm2 at the notebook's parameters (see the notebook).
 
-    U-T1's rows are :func:`wide_rows` and its table ``long`` the rows of
-    :func:`~qtheory.utility.experiments.table1_rows` with ``beta_n`` (NaN for JLMU); U-P-jlmu and
+    U-T1's rows are :func:`wide_rows`, its table ``long`` the rows of
+    :func:`~qtheory.utility.experiments.table1_rows` with ``beta_n`` (NaN for JLMU) and its table
+    ``runs`` each run's estimates (the run means of the two statements' tests); U-P-jlmu and
     U-P-slta hold each policy's long rows; U-V-thm2 the rows of :func:`limit_rows`.
     """
     # the reader's parameters first, in the reader's words
@@ -255,15 +311,15 @@ def compute(*, seed: int, rhos, n_values, policies, horizon: float, warmup: floa
     # it instead of each loading it again (or, on a fresh cache, each compiling it, 3-5 s apiece)
     for policy in policies:
         simulate(table1_system(rhos[0]), 2, policy, horizon=1.0, seed=0)
-    rows = table1_rows(rhos, n_values, policies, horizon=horizon, warmup=warmup, n_runs=n_runs, seed=seed,
-                       system_factory=table1_system)
+    rows, runs = table1_rows(rhos, n_values, policies, horizon=horizon, warmup=warmup, n_runs=n_runs, seed=seed,
+                             system_factory=table1_system)
     for r in rows:
         r["beta_n"] = default_beta(r["n"]) if r["policy"] == "slta" else float("nan")
     at_975, at_10 = optimal_assignment(table1_system(9.75)), optimal_assignment(table1_system(10.0))
     assignments = assignment_claims(at_975, at_10)
-    shrinks = shrinks_claim(rows, rhos, policies, n_values)
-    closer = closer_claim(rows, rhos, policies, n_values)
-    claims = (*assignments, shrinks, *((closer,) if closer is not None else ()), reading_claim(assignments))
+    shrinks, closer = shrinks_test(runs, rhos, policies, n_values), closer_test(runs, rhos, policies, n_values)
+    judged = (shrinks_claim(runs, rhos, policies, n_values), closer_claim(runs, rhos, policies, n_values))
+    claims = (*assignments, *(c for c in judged if c is not None), reading_claim(assignments))
     wide = wide_rows(rows, rhos, n_values)
     sizes, loads = ", ".join(str(n) for n in n_values), ", ".join(f"{x:g}" for x in rhos)
     setting = f"{n_runs} runs to $t = {horizon:g}$, warm-up {warmup:g}"
@@ -282,7 +338,8 @@ def compute(*, seed: int, rhos, n_values, policies, horizon: float, warmup: floa
                  "gap_ci_low": r["upper_bound"] - r["utility_cv_ci_high"], "gap_ci_high": r["upper_bound"] - r["utility_cv_ci_low"]}
                 for r in rows]
     table = ItemResult(
-        "U-T1", params, seed, wide, claims=claims, tables={"long": rows}, summary=dict(deviation_shrinks=shrinks.holds),
+        "U-T1", params, seed, wide, claims=claims, tables={"long": rows, "runs": runs},
+        summary=dict(deviation_shrinks=shrinks.resolved),
         displays=(shown,), text=_table_text(rows, rhos, policies, n_values, at_975, at_10, shrinks, closer),
         figure={"gap_rows": gap_rows,
                 "titles": {rho: rf"$\rho = {rho}$" + (" (fractional)" if rho % 1 else " (integral)") for rho in rhos},

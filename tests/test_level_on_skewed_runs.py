@@ -206,3 +206,21 @@ def test_the_interval_of_nearly_symmetric_runs_is_the_t_interval():
     half = stats.t.ppf(0.975, 39) * 0.6
     assert math.isclose(comp.high, half, rel_tol=1e-6) and math.isclose(comp.low, -half, rel_tol=1e-6)
     assert judge([c]).verdicts[0].label == "not resolved"      # 1.21 reaches beyond the margin 0.5
+
+
+def test_checking_many_estimates_does_not_refuse_correct_runs_by_chance():
+    """independent_test checks each of its k estimates' runs at SKEW_LEVEL / k (Bonferroni): correct,
+    normal run means are refused together at most at SKEW_LEVEL. At SKEW_LEVEL each, 14 estimates
+    were refused half the time (issue 50, U-V-sub)."""
+    from qtheory.verdicts import SKEW_LEVEL, independent_test
+
+    rng = np.random.default_rng(20261207)
+    families, k, n = 400, 14, 30
+    refused = 0
+    for _ in range(families):
+        runs = rng.normal(size=(k, n))
+        test = independent_test(runs.mean(axis=1), runs.std(axis=1, ddof=1) / np.sqrt(n), [n - 1] * k,
+                                margins=[1.0] * k, runs=list(runs))
+        refused += bool(test.why_not)
+    se = np.sqrt(SKEW_LEVEL * (1 - SKEW_LEVEL) / families)
+    assert refused / families <= SKEW_LEVEL + 4 * se, refused / families

@@ -201,9 +201,16 @@ def page_finding(summary: list[dict], tests: dict, n_graphs: int) -> Finding:
     rest = ns[:-1]
     if rest:
         closer = [m for m in rest if _outcome(tests[m]) == "closer"]
-        title += ("; at every smaller size the graph mean field is closer" if len(closer) == len(rest)
-                  else f"; at the smaller sizes it is closer at {_sizes(closer)}" if closer
-                  else "; at no smaller size is it shown closer")
+        unjudged = [m for m in rest if _outcome(tests[m]) == "cannot be judged"]
+        other = [m for m in rest if m not in closer and m not in unjudged]
+        if len(closer) == len(rest):
+            title += "; at every smaller size the graph mean field is closer"
+        else:
+            said = ([f"closer at {_sizes(closer)}"] if closer else []) + (
+                [f"not shown closer at {_sizes(other)}"] if other else []) + (
+                [f"not judged at {_sizes(unjudged)} (its batch means fail their checks)" if len(unjudged) == 1 else
+                 f"not judged at {_sizes(unjudged)} (their batch means fail their checks)"] if unjudged else [])
+            title += "; at the smaller sizes the graph mean field is " + listing(said, conjunction="and")
     ode, gmf = _mean_over_types(summary, n, "ode_abs_error"), _mean_over_types(summary, n, "gmf_abs_error")
     se = _mean_over_types(summary, n, "sim_se_of_mean")
     text = ("(3.7)'s mean squared error minus the graph mean field's, per server type, over "

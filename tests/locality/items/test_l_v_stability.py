@@ -247,6 +247,22 @@ def test_lemma10_at_a_tiny_scale():
     assert res.claims[1].judge() == "holds"
 
 
+def test_lemma2_and_lemma10_on_30_runs_are_judged_by_the_t_test():
+    """30 short runs (the fewest a t test judges) at a fixed seed: the busy fractions and the Lemma 10
+    growth rate carry their run means, pass their checks and hold in the page's family."""
+    from qtheory.verdicts import judge
+
+    lemma2 = st.lemma2(seed=5, n_servers=300, n_runs=30, horizon=60.0, parameters={})
+    busy = [c for c in lemma2.claims if c.ours_runs is not None]
+    assert len(busy) == 3 and all(len(c.ours_runs) == 30 for c in busy)
+    verdicts = judge(lemma2.claims).verdicts[-3:]
+    assert [v.label for v in verdicts] == ["holds"] * 3 and all(v.comparison.testable for v in verdicts)
+    lemma10 = st.lemma10(seed=5, n_list=[300], n_runs=30, horizon=20.0, parameters={})
+    rate = lemma10.claims[3]
+    verdict = judge(lemma10.claims).verdicts[3]
+    assert len(rate.ours_runs) == 30 and verdict.label == "holds" and verdict.comparison.testable
+
+
 def test_compute_records_every_parameter_in_each_item():
     res = st.compute(seed=5, lambdas=[4.0], lemma1_runs=2, lemma1_horizon=10.0, rr_servers=60, rr_runs=2,
                      rr_horizon=5.0, n_random_designs=5, growth_n_list=[30], growth_runs=2, growth_horizon=2.0)

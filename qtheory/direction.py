@@ -216,25 +216,43 @@ class DirectionTest:
     resolved: bool
     why_not: str = ""
 
+    @property
+    def outcome(self) -> str:
+        """What the data say of the statement, in words: ``"shown"`` (every part's 95% interval on
+        its stated side), ``"contradicted"`` (an exact part at or below 0, or a part's interval
+        wholly on the other side), ``"not judged"`` (run means that fail their checks) or
+        ``"not shown"``. The label comes from the page's family (:func:`qtheory.verdicts.judge`)."""
+        if any(d.exact and not d.shown for d in self.parts) or (
+                not self.why_not and any(not d.exact and d.comparison.high < 0 for d in self.parts)):
+            return "contradicted"
+        if self.why_not:
+            return "not judged"
+        return "shown" if self.resolved else "not shown"
+
     def describe(self) -> str:
-        """The test and every part as sentences for a record's evidence."""
+        """The outcome, every part with its standard error and interval, and the test, for a record's
+        evidence. Its first sentence, up to the first full stop, says what the data show and by how
+        much: "The statement is shown by the runs: ...", "... is not shown ...", "... is
+        contradicted ..." or "... is not judged ..."."""
         k = len(self.parts)
         estimated = sum(not d.exact for d in self.parts)
-        signs = "; ".join(d.describe() for d in self.parts)
+        parts = [d.describe() for d in self.parts]
+        signs = parts[0] if k == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
         stated = "above 1 (a ratio) or 0 (a difference)" if any(d.log for d in self.parts) and not all(
             d.log for d in self.parts) else ("above 1" if self.parts[0].log else "above 0")
-        text = (f"The statement read as one stated sign, {stated}: {signs}. " if k == 1
-                else f"The statement read as {k} stated signs, each {stated}: {signs}. ")
+        exactly = any(d.exact and not d.shown for d in self.parts)
+        head = {"shown": "is shown by the runs", "not shown": "is not shown by the runs",
+                "contradicted": "is contradicted exactly" if exactly else "is contradicted by the runs",
+                "not judged": "is not judged, its runs fail their checks"}[self.outcome]
+        text = f"The statement {head}: {signs}. "
+        text += (f"It is read as one stated sign, {stated}" if k == 1 else f"It is read as {k} stated signs, each {stated}")
+        text += ", shown when the 95% interval of each lies on the stated side"
         if estimated:
-            how = ("one-sided $t$ test" + (f" of each estimated part, Bonferroni over the {estimated}" if estimated > 1
-                                            else "")
+            how = ("a one-sided $t$ test" + (f" of each estimated part, Bonferroni over the {estimated}" if estimated > 1
+                                              else "")
                    + " (Welch's degrees of freedom, Hall's correction for the skew of the run means)")
-            text += f"Against the statement: {how}, ${p_equation(self.p)}$. "
-        elif self.p == 0.0:
-            text += "An exact part contradicts the statement. "
-        text += ("Every 95% interval lies on the stated side, so the data show the statement."
-                 if self.resolved else "Not every 95% interval lies on the stated side, so the data do not show "
-                                       "the statement.")
+            text += f"; against it, {how}: ${p_equation(self.p)}$"
+        text += "."
         if self.why_not:
             text += f" Not judged: {self.why_not}."
         return text

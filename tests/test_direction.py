@@ -59,7 +59,7 @@ def test_bonferroni_counts_the_estimated_parts_only():
                                      direction.difference(_symmetric(0.05, 1.0), name="second"),
                                      direction.exact_difference(0.2, name="an ODE's fall")])
     assert test.p == pytest.approx(2 * min(p1, p2), rel=1e-9)
-    assert "Bonferroni over the 2" in test.describe()
+    assert "Bonferroni over the 2 " in test.describe()
 
 
 def test_the_statement_is_shown_only_when_every_95_percent_interval_lies_above_zero():
@@ -178,7 +178,33 @@ def test_the_record_joins_the_page_family_and_takes_the_three_labels():
     assert [v.label for v in j.verdicts] == ["agrees", "not resolved", "differs"] and j.size == 3
     check = shown.record(item="L-R-graph", text="closer", category="check")
     assert judge_one(check).label == "holds"
-    assert records[0].evidence.startswith("The statement read as one stated sign, above 0: x: ")
+    assert records[0].evidence.startswith("The statement is shown by the runs: x: 1.00 ± 0.16 (95% interval")
+
+
+@pytest.mark.parametrize("parts, outcome, words", [
+    ((1.0, 1.0), "shown", "is shown by the runs"), ((1.0, 0.05), "not shown", "is not shown by the runs"),
+    ((1.0, -1.0), "contradicted", "is contradicted by the runs"),
+    ((1.0, "few"), "not judged", "is not judged, its runs fail their checks"),
+    ((1.0, "exact zero"), "contradicted", "is contradicted exactly"),
+])
+def test_the_first_sentence_says_what_the_runs_show_and_by_how_much(parts, outcome, words):
+    """The evidence opens with the outcome and every part's value, standard error and interval, in
+    one sentence (the verdict box's first sentence), then how the statement is read and tested."""
+    from qtheory.claimpages import first_sentence
+
+    made = []
+    for k, m in enumerate(parts):
+        if m == "few":
+            made.append(direction.difference(_symmetric(1.0, 1.0, n=10), name=f"part {k}"))
+        elif m == "exact zero":
+            made.append(direction.exact_difference(0.0, name=f"part {k}"))
+        else:
+            made.append(direction.difference(_symmetric(m, 1.0), name=f"part {k}"))
+    test = direction.direction_test(made)
+    assert test.outcome == outcome
+    first = first_sentence(test.describe())
+    assert first.startswith(f"The statement {words}: part 0: ") and " and part 1: " in first
+    assert made[1].describe() in first
 
 
 #: the level of the simulated checks below (a rate of 5% is measured more sharply than one of 1%)

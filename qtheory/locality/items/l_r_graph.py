@@ -169,13 +169,10 @@ def closer_records(types: list[dict], batches: list[dict], n_graphs: int) -> tup
 
 
 def _outcome(test: DirectionTest) -> str:
-    """What one N's test shows, in words: closer, (3.7) closer, or not resolved."""
-    c = test.parts[0].comparison
-    if test.why_not:
-        return "cannot be judged"
-    if test.resolved:
-        return "closer"
-    return "farther" if c.high < 0 else "not resolved"
+    """What one N's test shows (:attr:`qtheory.direction.DirectionTest.outcome`) in the headline's
+    words: closer, farther ((3.7) closer), not resolved, or cannot be judged."""
+    return {"shown": "closer", "contradicted": "farther", "not shown": "not resolved",
+            "not judged": "cannot be judged"}[test.outcome]
 
 
 def page_finding(summary: list[dict], tests: dict, n_graphs: int) -> Finding:

@@ -241,11 +241,11 @@ def slta_reading_claim(slta: dict, jlmu: dict) -> Claim:
 
 
 def _outcome(test: DirectionTest) -> str:
-    """What a statement's test shows, in words (the page's family gives the label)."""
-    if test.why_not:
-        return "not judged, the runs fail their checks"
-    return ("shown with the noise of the runs (every 95% interval on the stated side)" if test.resolved
-            else "not shown by the runs")
+    """What a statement's test shows, in words (:attr:`qtheory.direction.DirectionTest.outcome`;
+    the page's family gives the label)."""
+    return {"shown": "shown with the noise of the runs (every 95% interval on the stated side)",
+            "not shown": "not shown by the runs", "contradicted": "contradicted by the runs",
+            "not judged": "not judged, the runs fail their checks"}[test.outcome]
 
 
 def _table_text(rows, rhos, policies, n_values, at_975, at_10, shrinks: DirectionTest,

@@ -160,8 +160,10 @@ def comparison_rows(rows, loads, runs: dict, level: float = verdicts.FAMILY_LEVE
                             why="every run mean is the same on both sides, so there is no spread to test with"))
             continue
         if load not in judged:
-            # the same checks as the test's, named by policy for the page
-            why = "; ".join(check.why for check in (verdicts.check_runs(runs[load, lab], what=f"run means of {lab}")
+            # the same checks as the test's (each side at half the level, Bonferroni over the two
+            # samples), named by policy for the page
+            why = "; ".join(check.why for check in (verdicts.check_runs(runs[load, lab], what=f"run means of {lab}",
+                                                                        level=verdicts.SKEW_LEVEL / 2)
                                                     for lab in (MEMORY, JSQ2)) if check.why)
             out.append(dict(load=load, difference=c.difference, t=c.t, df=c.df, p=c.p, threshold=nan,
                             verdict="not resolved", why=why))

@@ -126,7 +126,7 @@ def _rates(k: int) -> str:
 
 def _upward(run_rates):
     """The one-sided test that a growth rate is positive, on its run growth rates (Student t with
-    Hall's correction and the checks of :func:`qtheory.verdicts.compare`): ``(p, comparison)``."""
+    Hall's correction, as :func:`qtheory.verdicts.compare` computes it): ``(p, comparison)``."""
     from scipy import special
 
     from ...verdicts import compare
@@ -149,18 +149,27 @@ def lemma1_claim(rows, runs) -> Claim:
     only if every test rejects its "this one does not", an intersection-union test (Berger 1982),
     whose level is the tests' own: no division by their number (a Bonferroni division would only
     lose power); a rate whose growth is not shown leaves the record not resolved. Run growth rates
-    that fail their checks (:func:`qtheory.verdicts.check_runs`) leave it not resolved too."""
-    from ...verdicts import FAMILY_LEVEL, independent_test, p_text
+    that fail their checks (:func:`qtheory.verdicts.check_runs`, every judged rate's at
+    :data:`~qtheory.verdicts.SKEW_LEVEL` over their number: Bonferroni over the record's samples)
+    leave it not resolved too."""
+    import dataclasses
+
+    from ...verdicts import FAMILY_LEVEL, SKEW_LEVEL, check_runs, independent_test, p_text
 
     below = [i for i, r in enumerate(rows) if r["rho_N"] < 1 - 1e-12]
     above = [i for i, r in enumerate(rows) if r["rho_N"] > 1 + 1e-12]
-    calm = independent_test([rows[i]["growth_sim"] for i in below], [rows[i]["se"] for i in below],
-                            [rows[i]["runs"] - 1 for i in below], margins=np.ones(len(below)),
-                            runs=[runs[i] for i in below]) if below else None
+    judged = below + above
+    checks = [check_runs(runs[i], what=f"run growth rates at $\\rho^N = {rows[i]['rho_N']:.2f}$",
+                         level=SKEW_LEVEL / len(judged)) for i in judged]
+    why = "; ".join(c.why for c in checks if c.why)
+    # the joint test's own check of its runs is at SKEW_LEVEL over the rates below 1 alone; the record
+    # checks all its samples together (above), so that check's verdict is dropped here
+    calm = dataclasses.replace(independent_test([rows[i]["growth_sim"] for i in below], [rows[i]["se"] for i in below],
+                                                [rows[i]["runs"] - 1 for i in below], margins=np.ones(len(below)),
+                                                runs=[runs[i] for i in below]), why_not="") if below else None
     ups = [_upward(runs[i]) for i in above]
     up_p = [p for p, _ in ups]
     grows = bool(above) and all(p <= FAMILY_LEVEL for p in up_p)
-    why = "; ".join(x for x in [calm.why_not if calm else ""] + [c.why_not for _, c in ups] if x)
     words = ", ".join(f"{rows[i]['growth_sim']:.4f} at $\\rho^N = {rows[i]['rho_N']:.2f}$" for i in below + above)
     bounded = (f"Bounded: one joint test that the {_rates(len(below))} below 1 {'are' if len(below) != 1 else 'is'} 0 "
                f"({calm.describe(margins=False)}; each 95% interval {'within' if calm.resolved else 'not within'} "

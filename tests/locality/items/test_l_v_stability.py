@@ -95,11 +95,34 @@ def test_lemma1_is_not_resolved_on_few_or_skewed_run_growth_rates():
     rows, runs = _lemma1_rows([0.09, 0.0, 0.0, 0.0])
     runs[0] = _symmetric_runs(rows[0]["growth_sim"], 0.01, 10)       # few runs below 1, 30 above
     few = st.lemma1_claim(rows, runs)
-    assert judge_one(few).label == "not resolved" and "10 run means" in few.assumption_failure
+    assert judge_one(few).label == "not resolved"
+    assert few.assumption_failure.startswith("10 run growth rates at $\\rho^N = 0.50$: a t test needs at least 30")
     rows, runs = _lemma1_rows([0.0, 0.0, 0.0, 0.0])
     runs[3] = tuple(1.0 + np.random.default_rng(1).exponential(0.05, 30))      # skewed growth rates above 1
     skewed = st.lemma1_claim(rows, runs)
     assert judge_one(skewed).label == "not resolved" and "skewed" in skewed.assumption_failure
+    assert "at $\\rho^N = 2.00$ are skewed" in skewed.assumption_failure
+
+
+def test_lemma1_checks_its_run_growth_rates_at_the_skew_level_over_their_number():
+    """Bonferroni over the record's samples: the 3 judged rates (rho^N = 0.5, 1.5, 2; the null-recurrent
+    rate is left out), each checked at 0.05 / 3. Run growth rates whose skewness test gives a p-value
+    between 0.05 / 3 and 0.05 pass; between 0.05 / 4 and 0.05 / 3 they do not."""
+    from qtheory.verdicts import check_runs, judge_one
+
+    rows, runs = _lemma1_rows([0.0, 0.0, 0.0, 0.0])
+    rng = np.random.default_rng(0)
+    mild = strong = None
+    while mild is None or strong is None:
+        x = rng.exponential(1.0, 30) ** 0.35                      # a mildly skewed law
+        p = check_runs(x).skew_p
+        if 0.05 / 3 < p < 0.05 and mild is None:
+            mild = x
+        if 0.05 / 4 < p < 0.05 / 3 and strong is None:
+            strong = x
+    for x, label in ((mild, "agrees"), (strong, "not resolved")):
+        runs[2] = tuple(0.5 + 0.01 * (x - x.mean()) / x.std(ddof=1) * np.sqrt(30))     # rho^N = 1.5, SE 0.01
+        assert judge_one(st.lemma1_claim(rows, runs)).label == label
 
 
 def test_lemma1_at_a_tiny_scale():

@@ -114,11 +114,11 @@ class Difference:
             if self.exact:
                 return f"{self.name}: ratio {number(math.exp(c.difference))} (exact)"
             return (f"{self.name}: ratio {number(math.exp(c.difference))} (its logarithm "
-                    f"{number(c.difference, c.se)}; 95% interval of the ratio {number(math.exp(c.low))} to "
-                    f"{number(math.exp(c.high))}; {self._runs_text()})")
+                    f"{number(c.difference, c.se)}; 95% interval of the ratio [{number(math.exp(c.low))}, "
+                    f"{number(math.exp(c.high))}]; {self._runs_text()})")
         if self.exact:
             return f"{self.name}: {number(c.difference)} (exact)"
-        return (f"{self.name}: {number(c.difference, c.se)} (95% interval {number(c.low)} to {number(c.high)}; "
+        return (f"{self.name}: {number(c.difference, c.se)} (95% interval [{number(c.low)}, {number(c.high)}]; "
                 f"{self._runs_text()})")
 
     def _runs_text(self) -> str:

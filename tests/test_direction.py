@@ -44,6 +44,10 @@ def test_a_difference_of_symmetric_runs_has_students_p_value_and_interval():
     q = stats.t.ppf(0.975, 39)
     assert d.comparison.low == pytest.approx(0.3 - q * se, rel=1e-9)
     assert d.runs == (40,) and not d.exact
+    # the interval in brackets: "a to b × 10⁻⁴" would read as a tolerance on both ends
+    from qtheory.display import number
+
+    assert f"(95% interval [{number(d.comparison.low)}, {number(d.comparison.high)}]; 40 run means)" in d.describe()
 
 
 def test_the_p_value_is_one_sided_against_the_stated_sign():

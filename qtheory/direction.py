@@ -32,7 +32,10 @@ The test of the statement (:func:`direction_test`)
     rejected nor resolved is *not resolved*.
 
     *Assumptions*: every sample of run means passes :func:`qtheory.verdicts.check_runs` (at least
-    :data:`~qtheory.verdicts.MIN_RUNS` runs, no evidence of skew); otherwise the record is not
+    :data:`~qtheory.verdicts.MIN_RUNS` runs, no evidence of skew, D'Agostino's test at
+    :data:`~qtheory.verdicts.SKEW_LEVEL` divided by the number of samples the statement checks:
+    Bonferroni, as :mod:`qtheory.verdicts` checks the samples of one record, so that a correct
+    statement of many parts is not refused for one part's chance skew); otherwise the record is not
     resolved and leaves the page's family (its ``assumption_failure`` says why), unless an exact
     part already contradicts the statement.
 
@@ -57,7 +60,7 @@ import numpy as np
 from scipy import special as _special
 
 from .errors import ParameterError
-from .verdicts import Comparison, compare, p_equation
+from .verdicts import SKEW_LEVEL, Comparison, check_runs, compare, p_equation
 
 __all__ = ["Difference", "DirectionTest", "difference", "exact_difference", "direction_test"]
 
@@ -78,12 +81,17 @@ class Difference:
         The numbers of run means behind it: one per sample, or the number of pairs (empty when exact).
     log : bool
         Whether the difference is of the means of the logarithms (a ratio of geometric means).
+    samples : tuple of tuple of float
+        The samples of run values whose law the test assumes (the per-pair differences, or each
+        side of two independent samples; logarithms on a log scale), for :func:`direction_test`'s
+        checks; empty when exact.
     """
 
     name: str
     comparison: Comparison
     runs: tuple[int, ...] = ()
     log: bool = False
+    samples: tuple[tuple[float, ...], ...] = ()
 
     @property
     def exact(self) -> bool:
@@ -91,12 +99,16 @@ class Difference:
 
     @property
     def p(self) -> float:
-        """One-sided p-value against the stated sign (small when the difference is clearly below 0)."""
+        """One-sided p-value against the stated sign (small when the difference is clearly below 0);
+        1 when its run means fail their checks alone (:func:`direction_test` checks the samples of a
+        whole statement together)."""
         c = self.comparison
         if self.exact:
             return 0.0 if c.difference <= 0 else 1.0
-        if not c.testable:
-            return 1.0
+        return self._t_p() if c.testable else 1.0
+
+    def _t_p(self) -> float:
+        c = self.comparison
         return float(_special.stdtr(c.df, c.t)) if math.isfinite(c.df) else float(_special.ndtr(c.t))
 
     @property
@@ -165,23 +177,26 @@ def difference(larger, smaller=None, *, name: str, log: bool = False, by_index: 
     if smaller is None and by_index:
         raise ParameterError(f"`by_index` pairs two samples: give `smaller` too ({name!r})")
     if smaller is None:
+        samples = (a,)
         record = Claim(item="direction", text=name, category="check", ours_runs=a, reference=0.0, tolerance=0.0)
-        runs = (len(a),)
     elif by_index:
         b = _runs(smaller, f"`smaller` of {name!r}", log)
         if len(a) != len(b):
             raise ParameterError(f"`by_index` needs samples of equal size ({name!r}: {len(a)} and {len(b)} runs)")
-        record = Claim(item="direction", text=name, category="check", ours_runs=tuple(x - y for x, y in zip(a, b)),
-                       reference=0.0, tolerance=0.0)
-        runs = (len(a),)
+        samples = (tuple(x - y for x, y in zip(a, b)),)
+        record = Claim(item="direction", text=name, category="check", ours_runs=samples[0], reference=0.0,
+                       tolerance=0.0)
     else:
         b = _runs(smaller, f"`smaller` of {name!r}", log)
+        samples = (a, b)
         record = Claim(item="direction", text=name, category="check", ours_runs=a, reference_runs=b, tolerance=0.0)
-        runs = (len(a), len(b))
     c = compare(record)
     if c is None:        # every run mean the same on both sides: the difference is known exactly
-        c = _exact_comparison(record.ours - record.reference)
-    return Difference(name, c, runs, bool(log))
+        return Difference(name, _exact_comparison(record.ours - record.reference), (), bool(log))
+    # a side whose run means are all equal has no spread to check (compare leaves it out too)
+    samples = tuple(x for x in samples if max(x) > min(x))
+    return Difference(name, c, tuple(len(x) for x in samples) if len(samples) > 1 else (len(samples[0]),),
+                      bool(log), samples)
 
 
 def exact_difference(value: float, *, name: str, log: bool = False) -> Difference:
@@ -273,7 +288,8 @@ def direction_test(parts: Sequence[Difference]) -> DirectionTest:
     Returns a :class:`DirectionTest`: ``p`` against the statement (Bonferroni over the one-sided
     t tests of the estimated parts; an exact part at or below 0 gives 0), ``resolved`` when every 95%
     interval (or exact value) lies above 0, and ``why_not`` when a sample of run means fails
-    :func:`qtheory.verdicts.check_runs` (fewer than :data:`~qtheory.verdicts.MIN_RUNS`, or skewed).
+    :func:`qtheory.verdicts.check_runs` (fewer than :data:`~qtheory.verdicts.MIN_RUNS`, or skewed at
+    :data:`~qtheory.verdicts.SKEW_LEVEL` over the number of samples checked).
     """
     parts = tuple(parts)
     if not parts or not all(isinstance(d, Difference) for d in parts):
@@ -283,8 +299,13 @@ def direction_test(parts: Sequence[Difference]) -> DirectionTest:
         # an exact difference at or below 0 contradicts the statement whatever the simulated parts say
         return DirectionTest(parts, 0.0, False, "")
     estimated = [d for d in parts if not d.exact]
-    why = "; ".join(f"{d.name}: {d.comparison.why_not}" for d in estimated if d.comparison.why_not)
+    # every sample the statement assumes a law of, checked at SKEW_LEVEL over their number (Bonferroni)
+    level = SKEW_LEVEL / max(1, sum(len(d.samples) for d in estimated))
+    refused = {id(d): "; ".join(c.why for c in (check_runs(x, level=level) for x in d.samples) if c.why)
+               for d in estimated}
+    why = "; ".join(f"{d.name}: {refused[id(d)]}" for d in estimated if refused[id(d)])
     # a part whose run means fail their checks rejects nothing (its p is 1) and shows nothing
-    p = min(1.0, len(estimated) * min(d.p for d in estimated)) if estimated else 1.0
-    # a part whose run means fail their checks is not shown (Difference.shown): the statement is not resolved
-    return DirectionTest(parts, float(p), bool(all(d.shown for d in parts)), why)
+    p = min(1.0, len(estimated) * min(1.0 if refused[id(d)] else d._t_p() for d in estimated)) if estimated else 1.0
+    shown = all(d.comparison.difference > 0 if d.exact else (not refused[id(d)] and d.comparison.low > 0)
+                for d in parts)
+    return DirectionTest(parts, float(p), bool(shown), why)

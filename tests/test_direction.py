@@ -110,6 +110,32 @@ def test_skewed_runs_are_not_judged():
     assert judge_one(test.record(item="L-F2", text="t", source="s")).label == "not resolved"
 
 
+def _mildly_skewed(low=0.025, high=0.05, n=40):
+    """Normal run means (seeded) whose D'Agostino p-value lies in [`low`, `high`): refused alone at
+    5%, passed at 2.5%."""
+    from qtheory.verdicts import skewness_test
+
+    for seed in range(10_000):
+        x = np.random.default_rng(seed).normal(1.0, 0.3, n)
+        if low <= float(skewness_test(x)) < high:
+            return x
+    raise AssertionError("no such sample")
+
+
+def test_the_samples_of_a_statement_are_checked_at_the_skew_level_over_their_number():
+    """Bonferroni over the samples, as the verdicts check a record's: a sample with D'Agostino's
+    p = 0.03 refuses a statement of one part (5%) but not one of two (2.5% each)."""
+    x = _mildly_skewed()
+    one = direction.direction_test([direction.difference(x, name="alone")])
+    assert "skewed" in one.why_not and one.p == 1.0 and not one.resolved
+    two = direction.direction_test([direction.difference(x, name="first"),
+                                    direction.difference(_symmetric(1.0, 1.0), name="second")])
+    assert two.why_not == "" and two.resolved and two.p == 1.0
+    # two independent samples in one part count as two
+    welch = direction.direction_test([direction.difference(x, _symmetric(-1.0, 0.3), name="welch")])
+    assert welch.why_not == "" and welch.resolved
+
+
 def test_two_independent_samples_are_compared_by_welch():
     a, b = _symmetric(1.0, 2.0, n=40), _symmetric(0.4, 1.0, n=30)
     d = direction.difference(a, b, name="a over b")

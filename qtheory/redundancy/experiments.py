@@ -16,6 +16,7 @@ from .productform import MAX_DP_SERVERS, empty_probability, total_jobs_law, tota
 from .simulation import SimulationResult, simulate_replication
 
 __all__ = ["shortest_run", "Setting", "table1_settings", "TABLE1_PAPER", "simulate_setting", "exact_setting", "random_system", "exact_cdf",
+           "exact_tail",
            "summarise_runs", "convergence_order", "TABLE1_CANDIDATES", "table1_comparison", "table1_verdicts",
            "random_systems", "POD_CASES", "stability_rows", "stability_agreement", "local_stability_rows",
            "local_stability_agreement", "product_form_rows", "product_form_samples", "product_form_table", "pgf_rows", "limit_rows", "replica_rows", "sojourn_rows",
@@ -137,6 +138,21 @@ def exact_cdf(system: RedundancySystem, lam: float, max_jobs: int, mechanism: st
     if (1 << system.n_servers) * (max_jobs + 1) > 60_000_000:
         return None
     return np.cumsum(total_jobs_pmf(system, lam, max_jobs, mechanism))
+
+
+def exact_tail(system: RedundancySystem, lam: float, upto: int, mechanism: str = "cos") -> np.ndarray | None:
+    """P(Q > q), q = 0..upto, from the product form, or None when the pmf table is too large.
+
+    Each tail is summed from the top, so a small tail keeps its relative accuracy (``1 - P(Q <= q)``
+    loses it to cancellation); the pmf runs to ``upto`` plus 40 means :math:`(1 - \\lambda)^{-1}` of
+    the approximation, beyond which the mass is below :math:`e^{-40}` of the tail at ``upto``.
+    """
+    upto = check_integer("upto", upto, low=0)
+    max_jobs = upto + 1 + int(math.ceil(40.0 / (1.0 - lam / system.mean_speed)))
+    if (1 << system.n_servers) * (max_jobs + 1) > 60_000_000:
+        return None
+    pmf = total_jobs_pmf(system, lam, max_jobs, mechanism)
+    return np.cumsum(pmf[::-1])[::-1][1:upto + 2]
 
 
 def random_system(rng: np.random.Generator, max_servers: int = 5, max_types: int = 6,

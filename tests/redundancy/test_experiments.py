@@ -39,6 +39,16 @@ def test_exact_cdf_is_the_cumulated_pmf_and_none_when_too_large():
     assert E.exact_cdf(M.circular_d(20, 2), 0.9, 400) is None
 
 
+def test_exact_tail_keeps_its_relative_accuracy_far_out():
+    """One server, one type: an M/M/1 queue, P(Q > q) = lam^(q + 1). At q = 199 and load 0.9 that is
+    7e-10: summed from the top the tail keeps 1e-9 of it, where 1 - P(Q <= q) keeps only 1e-7."""
+    mm1 = M.RedundancySystem(np.ones(1), [(0,)], [1.0])
+    tail = E.exact_tail(mm1, 0.9, 199)
+    q = np.arange(200)
+    np.testing.assert_allclose(tail, 0.9 ** (q + 1), rtol=1e-9)
+    assert tail.shape == (200,) and E.exact_tail(M.circular_d(20, 2), 0.9, 199) is None
+
+
 def test_m_model_tail_at_load_06_by_the_closed_form_13():
     # an independent route to R-X-tail: sum the closed form (13) over q + q' <= 15
     joint = PF.m_model_joint_pmf(0.6, 7 / 12, 15)

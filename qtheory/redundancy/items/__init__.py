@@ -105,5 +105,8 @@ PAPER = Paper(
                   "tails beyond 50 jobs rest on few events", "App. E.2", main=False, judged_by=("$P(Q' > 50) < 0.007$",)),
         Statement("R-F4:setting4", "setting 4 deviates more from the approximation than settings 1 to 3",
                   "App. E.2, Fig. 4", main=False, judged_by=("setting 4 deviates",)),
+        Statement("R-F4:ushape", r"in settings 5 and 9, $-\log P(Q > q)$ has a U-shape (it bends upward), unlike the "
+                  r"straight line of the approximation, as the many-server tail of JSQ($d$) does", "App. E.2",
+                  main=False, judged_by=("has a U-shape",)),
     ),
 )

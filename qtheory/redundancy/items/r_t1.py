@@ -11,7 +11,10 @@ returns one :class:`~qtheory.results.ItemResult` per manifest item:
   (:func:`~qtheory.redundancy.experiments.table1_comparison`) and the one finding it supports,
   judged by :func:`mean_offset_finding`.
 - **R-F4**: the empirical CDF of :math:`Q` of every run against the heavy-traffic approximation
-  :math:`10\\,\\mathrm{Exp}(1)` and the exact CDF where its table fits in memory.
+  :math:`10\\,\\mathrm{Exp}(1)` and the exact CDF where its table fits in memory; App. E.2's statements
+  about Figure 4 and the tails (denser graphs closer, power-of-:math:`d` closer than circular-:math:`d`,
+  setting 4 farther than settings 1 to 3, the U-shape in settings 5 and 9), each judged on the exact
+  law where it is known and else on the runs with their noise (:mod:`qtheory.direction`).
 - **R-P-coc**, **R-P-cos**: each simulator against the exact product form on two small systems.
 """
 
@@ -19,24 +22,28 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import stats as st
 
 from ...claims import Claim, Finding
+from ...direction import Difference, difference, direction_test, exact_difference
 from ...display import Table, listing, number
 from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed
 from ...validation import RELAXATIONS, check_integer, check_load
-from ...verdicts import p_text
+from ...verdicts import compare, p_text
 from .. import model as M
 from .. import productform as PF
-from ..experiments import (TABLE1_PAPER, exact_cdf, exact_setting, shortest_run, simulate_setting,
+from ..experiments import (TABLE1_PAPER, exact_setting, exact_tail, shortest_run, simulate_setting,
                            summarise_runs, table1_comparison, table1_settings, table1_verdicts)
 
-__all__ = ["ITEMS", "SOURCE", "MEAN_OFFSET", "ALPHA", "compute", "table1_rows", "share_runs", "table1_claims", "mean_offset_finding",
-           "mean_offset_erratum", "table1_remarks", "cdf_rows", "simulator_check_rows", "draw_cdfs", "draw_tails", "panel_title"]
+__all__ = ["ITEMS", "SOURCE", "MEAN_OFFSET", "ALPHA", "compute", "table1_rows", "share_runs", "table1_claims",
+           "arrival_cause", "arrival_readings_fit", "mean_offset_finding", "mean_offset_erratum", "table1_remarks",
+           "cdf_rows", "CdfDistance", "figure4_distances", "figure4_claims", "ushape_claim", "tail50_claim",
+           "simulator_check_rows", "draw_cdfs", "draw_tails", "panel_title"]
 
 #: the manifest items :func:`compute` returns, in the order the notebook publishes them
 ITEMS = ("R-T1", "R-F4", "R-P-coc", "R-P-cos")
@@ -45,8 +52,9 @@ SOURCE = "App. E.2, Table 1"
 MEAN_OFFSET = "R-T1-mean-offset"
 #: level of the sign test and of the joint chi-square test of a candidate reading
 ALPHA = 0.05
-#: the paper's number of runs per setting (its sd is over these)
+#: the paper's number of runs per setting (its sd is over these) and their length in events (App. E.1)
 PAPER_RUNS = 10
+PAPER_EVENTS = 500_000
 #: CDF points of R-F4: q = 0..CDF_POINTS - 1
 CDF_POINTS = 200
 AVERAGES = ("time", "event", "arrival")
@@ -124,21 +132,53 @@ def share_runs(settings, runs: dict) -> dict:
             for s in settings for q in ("share_first", "share_last")}
 
 
-def table1_claims(rows: list[dict], shares: dict, finding: str = MEAN_OFFSET) -> list[Claim]:
+def arrival_cause(row: dict) -> str:
+    """The cause of one setting's E[Q] difference in plain words, with its number: the paper counts
+    the jobs just after an arrival (the arriving job included), whose stationary mean is the exact
+    mean + 1 by PASTA."""
+    after = row["exact"] + 1.0
+    gap = after - row["paper_mean"]
+    return ("the paper's $E[Q]$ counts the jobs just after an arrival, the arriving job included, where ours is "
+            f"time-stationary: the exact mean + 1, {after:.3f}, is {abs(gap):.3f} {'above' if gap >= 0 else 'below'} "
+            "the paper's value")
+
+
+def _offset_evidence(claim: Claim) -> str:
+    """An E[Q] claim's evidence: the paper's offset with its standard error and its cause; where the
+    95% interval excludes 0 inside the margin, named as a significant difference inside the margin."""
+    comp = compare(claim)
+    d = -comp.difference                                   # the paper minus the exact mean
+    text = (f"The paper is {number(abs(d), comp.se)} {'above' if d > 0 else 'below'} the exact stationary mean. "
+            f"Cause: {claim.cause}.")
+    if comp.within_margin and (comp.low > 0 or comp.high < 0):
+        text += (f" Its 95% interval ({number(comp.low)} to {number(comp.high)}, ours minus the paper) excludes 0 but "
+                 f"lies inside the margin ± {number(comp.margin)}: a significant difference inside the margin, the "
+                 "same after-arrival offset as in the other settings, on a larger mean.")
+    return text
+
+
+def table1_claims(rows: list[dict], shares: dict, finding: str = MEAN_OFFSET, after_arrival: bool = False) -> list[Claim]:
     """The paper's Table 1 values as claims: E[Q] and Var(Q) against the exact product form (6);
     the type shares against the exact share :math:`P(Q > 0)/K` where the setting is symmetric,
     else against our time-averaged simulation, carrying its run means (`shares`, from
     :func:`share_runs`: the book's checks of the t test run on them). The E[Q] claims carry
-    `finding` (one cause explains them)."""
+    `finding` (one cause explains them); with `after_arrival` (the finding's arrival readings fit)
+    each also names that cause with its own number (:func:`arrival_cause`), which the verdict box
+    shows right after the difference."""
     out = []
     for r in rows:
         paper_se = r["paper_sd"] / np.sqrt(PAPER_RUNS)
         if r["quantity"] in ("mean", "var") and not math.isnan(r["exact"]):
             name = "E[Q]" if r["quantity"] == "mean" else "Var(Q)"
-            out.append(Claim(item="R-T1", text=f"Table 1, setting {r['setting']}: {name} (paper: simulated; ours: exact)",
-                             paper=float(r["paper_mean"]), paper_se=float(paper_se), paper_df=PAPER_RUNS - 1,
-                             ours=float(r["exact"]), source=SOURCE, finding=finding if r["quantity"] == "mean" else "",
-                             family=f"Table 1, {name} over the settings"))
+            mean = r["quantity"] == "mean"
+            claim = Claim(item="R-T1", text=f"Table 1, setting {r['setting']}: {name} (paper: simulated; ours: exact)",
+                          paper=float(r["paper_mean"]), paper_se=float(paper_se), paper_df=PAPER_RUNS - 1,
+                          ours=float(r["exact"]), source=SOURCE, finding=finding if mean else "",
+                          cause=arrival_cause(r) if mean and after_arrival else "",
+                          family=f"Table 1, {name} over the settings")
+            if claim.cause:
+                claim = replace(claim, evidence=_offset_evidence(claim))
+            out.append(claim)
         if r["quantity"].startswith("share"):
             which = r["quantity"].split("_")[1]
             if math.isnan(r["exact"]):
@@ -164,9 +204,27 @@ def _against(v: dict, words: str) -> str:
             f"$p = {p_text(v['chi2_p'])}$)")
 
 
-#: readings of Table 1's E[Q] that count the jobs just after an arrival (the arriving one included)
-ARRIVAL_READINGS = {"after arrivals": "our simulated after-arrival averages (runs started as in App. E.1)",
+#: readings of Table 1's E[Q] that count the jobs just after an arrival (the arriving job included)
+ARRIVAL_READINGS = {"after arrivals": "our simulated after-arrival averages (runs started as in App. E.1, without "
+                                      "warm-up)",
                     "exact + 1": "the exact stationary mean + 1 (the mean count just after an arrival, by PASTA)"}
+#: the finding's title when the paper's E[Q] fit averages just after arrivals (prefixed by "best explained
+#: as" when not every arrival reading fits)
+AFTER_ARRIVALS = ("averages just after arrivals (the arriving job included); ours are time-stationary means")
+
+
+def arrival_readings_fit(comparison: list[dict], *, alpha: float = ALPHA) -> tuple[bool, list[str], list[str]]:
+    """Which readings of Table 1's E[Q] fit (:func:`mean_offset_finding`): ``(exact fits, arrival
+    readings that fit, arrival readings that do not)``."""
+    if not 0.0 < alpha < 1.0:
+        raise ParameterError(f"`alpha` must be in (0, 1) (got {alpha!r})")
+    verdicts = {v["estimator"]: v for v in table1_verdicts(comparison) if v["quantity"] == "mean"}
+    if "exact" not in verdicts:
+        raise ParameterError("`comparison` holds no E[Q] row against the exact value (quantity 'mean', "
+                             "estimator 'exact')")
+    readings = [name for name in ARRIVAL_READINGS if name in verdicts]
+    fitting = [name for name in readings if _fits(verdicts[name], alpha)]
+    return _fits(verdicts["exact"], alpha), fitting, [name for name in readings if name not in fitting]
 
 
 def mean_offset_finding(comparison: list[dict], *, alpha: float = ALPHA) -> Finding:
@@ -178,47 +236,56 @@ def mean_offset_finding(comparison: list[dict], *, alpha: float = ALPHA) -> Find
     keep it at level `alpha`. The label is ``agrees`` when the exact time-stationary mean of the
     product form (6) fits. Otherwise it is ``differs``, titled by the reading that fits: the count
     just after an arrival, the arriving job included (our simulated after-arrival averages, or the
-    exact mean + 1 that PASTA gives), else no reading tried.
+    exact mean + 1 that PASTA gives; "best explained as" when only one of them fits), else no
+    reading tried. The text opens with the mean difference from the exact mean, its standard
+    error (the paper's, over its runs; the exact side has none) and the cause.
     """
-    if not 0.0 < alpha < 1.0:
-        raise ParameterError(f"`alpha` must be in (0, 1) (got {alpha!r})")
+    exact_fits, fitting, rest = arrival_readings_fit(comparison, alpha=alpha)
     verdicts = {v["estimator"]: v for v in table1_verdicts(comparison) if v["quantity"] == "mean"}
-    if "exact" not in verdicts:
-        raise ParameterError("`comparison` holds no E[Q] row against the exact value (quantity 'mean', "
-                             "estimator 'exact')")
     exact = verdicts["exact"]
-    text = (f"The paper's $E[Q]$ is {_against(exact, 'the exact stationary mean of the product form (6)')}; "
-            f"the differences are {exact['min_z']:+.1f} to {exact['max_z']:+.1f} standard errors of its "
-            f"{PAPER_RUNS}-run mean.")
-    if _fits(exact, alpha):
+    rows = [c for c in comparison if c["quantity"] == "mean" and c["estimator"] == "exact"]
+    mean_gap = float(np.mean([c["difference"] for c in rows]))
+    # the exact side has no error: each row's standard error is the paper's, |difference / z|
+    se = float(np.sqrt(sum((c["difference"] / c["z"]) ** 2 for c in rows if c["z"])) / len(rows))
+    tests = (f"{_against(exact, 'the exact stationary mean of the product form (6)')}; the differences are "
+             f"{exact['min_z']:+.1f} to {exact['max_z']:+.1f} standard errors of its {PAPER_RUNS}-run mean")
+    if exact_fits:
         return Finding(MEAN_OFFSET, "R-T1", "Table 1's $E[Q]$ are time-stationary means",
-                       text + f" Neither test rejects the stationary mean at level {alpha:g}.", "agrees", SOURCE)
-    readings = {name: verdicts[name] for name in ARRIVAL_READINGS if name in verdicts}
-    fitting = [name for name, v in readings.items() if _fits(v, alpha)]
+                       f"The paper's $E[Q]$ is {tests}. Neither test rejects the stationary mean at level {alpha:g}.",
+                       "agrees", SOURCE)
+    size = (f"The paper's $E[Q]$ is {'above' if mean_gap > 0 else 'below'} the exact stationary mean of the product "
+            f"form (6) by {number(abs(mean_gap), se)} on average over the {len(rows)} settings")
     if fitting:
-        rest = [name for name in readings if name not in fitting]
-        # a hypothesis, not a settled fact: it is titled as settled only when every arrival reading fits
-        title = ("Table 1's $E[Q]$ are not time-stationary means; best explained as averages over arrival epochs"
-                 if not rest else
-                 "Table 1's $E[Q]$ are not time-stationary means; the best-supported explanation, averages over "
-                 f"arrival epochs, fits {len(fitting)} of its {len(readings)} readings")
-        text += (" It fits the count just after each arrival, the arriving job included: the paper is "
-                 + "; ".join(_against(readings[name], ARRIVAL_READINGS[name]) for name in fitting) + ".")
+        title = f"Table 1's $E[Q]$ are {'' if not rest else 'best explained as '}{AFTER_ARRIVALS}"
+        plus_one = [c for c in comparison if c["quantity"] == "mean" and c["estimator"] == "exact + 1"]
+        text = size + (": it counts the jobs just after an arrival, the arriving job included, where the exact mean is "
+                       "time-stationary")
+        if plus_one:
+            d = sorted(-c["difference"] for c in plus_one)       # exact + 1 minus the paper
+            where = "above" if d[0] >= 0 else ("below" if d[-1] <= 0 else "from")
+            text += (f" (the exact mean + 1, the mean count just after an arrival by PASTA, lies {abs(d[0]):.2f} to "
+                     f"{abs(d[-1]):.2f} {where} the paper's value in every setting)" if where != "from" else
+                     f" (the exact mean + 1, the mean count just after an arrival by PASTA, lies {d[0]:+.2f} to "
+                     f"{d[-1]:+.2f} from the paper's value)")
+        text += (f". In detail, the paper is {tests}. It fits the count just after each arrival: the paper is "
+                 + "; ".join(_against(verdicts[name], ARRIVAL_READINGS[name]) for name in fitting) + ".")
         if rest:
             text += (f" Not kept at level {alpha:g}: the paper is "
-                     + "; ".join(_against(readings[name], ARRIVAL_READINGS[name]) for name in rest) + ".")
+                     + "; ".join(_against(verdicts[name], ARRIVAL_READINGS[name]) for name in rest) + ".")
         if "time average" in verdicts:
             # our runs start as the paper's (no warm-up): how far their time averages fall below the exact mean
             gap = np.mean([c["difference"] for c in comparison if c["quantity"] == "mean" and c["estimator"] == "exact"]) \
                 - np.mean([c["difference"] for c in comparison
                            if c["quantity"] == "mean" and c["estimator"] == "time average"])
             text += (f" In our runs, started the same way without warm-up, the time averages are {gap:+.2f} from "
-                     "the exact mean on average.")
+                     "the exact mean on average: a start below the stationary mean lowers a run's average, which can "
+                     "explain why the paper lies a little below the exact mean + 1.")
     else:
         title = "Table 1's $E[Q]$ are not time-stationary means; no averaging convention tried fits"
-        text += (f" No reading tried is kept by both tests at level {alpha:g}: the paper is "
-                 + "; ".join(_against(v, ARRIVAL_READINGS.get(name, f"our simulated {name}s"))
-                             for name, v in verdicts.items() if name != "exact") + ".")
+        text = (size + f"; no averaging convention tried explains it. In detail, the paper is {tests}. No reading "
+                f"tried is kept by both tests at level {alpha:g}: the paper is "
+                + "; ".join(_against(v, ARRIVAL_READINGS.get(name, f"our simulated {name}s"))
+                            for name, v in verdicts.items() if name != "exact") + ".")
     return Finding(MEAN_OFFSET, "R-T1", title, text, "differs", SOURCE)
 
 
@@ -236,9 +303,10 @@ def mean_offset_erratum(rows: list[dict], finding: Finding) -> Claim:
                  finding=finding.id)
 
 
-def cdf_rows(settings, runs: dict, lam: float) -> list[dict]:
-    """R-F4's rows: the CDF of Q at q = 0..199 of every run, the exact CDF (where its table fits)
-    and the heavy-traffic approximation :math:`P(Q \\le q) = 1 - e^{-(1-\\lambda)(q+1)}`."""
+def cdf_rows(settings, runs: dict, lam: float, tails: dict | None = None) -> list[dict]:
+    """R-F4's rows: the CDF of Q at q = 0..199 of every run, the exact CDF (where its table fits;
+    one minus the exact tails `tails` by setting number, computed when not given) and the
+    heavy-traffic approximation :math:`P(Q \\le q) = 1 - e^{-(1-\\lambda)(q+1)}`."""
     qs = np.arange(CDF_POINTS)
     rows = []
     for s in settings:
@@ -246,10 +314,10 @@ def cdf_rows(settings, runs: dict, lam: float) -> list[dict]:
             cdf = np.cumsum(r.count_distribution)
             for q in qs:
                 rows.append(dict(setting=s.number, method="simulation", run=k, q=int(q), cdf=float(cdf[q])))
-        ex = exact_cdf(s.system, lam, CDF_POINTS - 1)
-        if ex is not None:
+        tail = tails.get(s.number) if tails is not None else exact_tail(s.system, lam, CDF_POINTS - 1)
+        if tail is not None:
             for q in qs:
-                rows.append(dict(setting=s.number, method="exact", run=-1, q=int(q), cdf=float(ex[q])))
+                rows.append(dict(setting=s.number, method="exact", run=-1, q=int(q), cdf=float(1.0 - tail[q])))
         for q in qs:
             rows.append(dict(setting=s.number, method="heavy traffic", run=-1, q=int(q),
                              cdf=float(1 - np.exp(-(1 - lam) * (q + 1)))))
@@ -361,7 +429,9 @@ def table1_remarks(rows, comparison, verdicts, n_runs, n_events) -> str:
     z8 = np.array([c["z"] for c in var_comp if c["setting"] <= 8])
     zmax = max(abs(c["z"]) for c in var_comp)
     best_var = max((v for v in verdicts if v["quantity"] == "var"), key=lambda v: v["chi2_p"])
-    sd_small = [r["time_sd"] for r in mean_rows if r["setting"] <= 8]
+    # the sd over runs of a long run's mean falls as one over the root of its length: ours scaled to the paper's runs
+    scale = math.sqrt(n_events / PAPER_EVENTS)
+    sd_small = [r["time_sd"] * scale for r in mean_rows if r["setting"] <= 8]
     sd_paper_small = [r["paper_sd"] for r in mean_rows if r["setting"] <= 8]
     share_off = [(r["setting"], r["quantity"], r["paper_mean"], r["exact"]) for r in rows
                  if r["quantity"].startswith("share") and not np.isnan(r["exact"])
@@ -370,7 +440,8 @@ def table1_remarks(rows, comparison, verdicts, n_runs, n_events) -> str:
     return "".join([
         f"**Beyond the verdict above** ({n_runs} runs of {n_events:,} events per setting; every number is computed "
         "from the data).\n\n",
-        f"- *Run-to-run sd* of $E[Q]$ in settings 1-8: ours {min(sd_small):.2f}-{max(sd_small):.2f}, "
+        f"- *Run-to-run sd* of $E[Q]$ in settings 1-8, for runs of the paper's length ({PAPER_EVENTS:,} events; ours "
+        f"scaled by the square root of {n_events:,} / {PAPER_EVENTS:,}): ours {min(sd_small):.2f}-{max(sd_small):.2f}, "
         f"the paper's {min(sd_paper_small):.2f}-{max(sd_paper_small):.2f}.\n",
         f"- *$\\mathrm{{Var}}(Q)$*: the largest difference of a single setting from the exact variance is "
         f"{zmax:.1f} standard errors, but the paper is above it in {_settings(var_above)}"
@@ -434,14 +505,15 @@ def compute(*, seed: int, lam: float, n_runs: int, n_events: int, hist_max: int,
     comparison = table1_comparison(rows, n_runs)
     verdicts = table1_verdicts(comparison)
     finding = mean_offset_finding(comparison)
-    claims = [*table1_claims(rows, share_runs(settings, runs), finding.id), mean_offset_erratum(rows, finding),
-              share_collapse_claim(rows, settings)]
+    exact_fits, fitting, _ = arrival_readings_fit(comparison)
+    claims = [*table1_claims(rows, share_runs(settings, runs), finding.id, after_arrival=bool(fitting) and not exact_fits),
+              mean_offset_erratum(rows, finding), share_collapse_claim(rows, settings)]
     diff = {a: float(np.mean([r["paper_mean"] - r[f"{a}_mean"] for r in rows if r["quantity"] == "mean"]))
             for a in AVERAGES}
     diff["exact"] = float(np.mean([r["paper_mean"] - r["exact"] for r in rows if r["quantity"] == "mean"]))
     caption = (rf"mean and variance of the total number of jobs $Q$ in the twelve settings of Table 1 at $\lambda = {lam:g}$: "
-               rf"the paper's values (95% CI of its mean over 10 runs), ours from {n_runs} simulation runs of {n_events:,} "
-               "events each with three averaging conventions (time, event, arrival epochs; 95% CI), and the exact value "
+               rf"the paper's values (95% CI of its mean over 10 runs of 500,000 events), ours from {n_runs} simulation "
+               rf"runs of {n_events:,} events each with three averaging conventions (time, event, arrival epochs; 95% CI), and the exact value "
                "of the product form (6) where it can be computed")
     table = ItemResult("R-T1", params, seed, rows, claims=claims, findings=(finding,),
                        tables={"estimators": comparison}, summary=dict(paper_minus_ours_mean_jobs=diff),
@@ -471,27 +543,248 @@ def compute(*, seed: int, lam: float, n_runs: int, n_events: int, hist_max: int,
 
 #: App. E.2's pairs (sparser, denser) of Figure 4: larger d, same N and family
 DENSER_PAIRS = ((5, 7), (6, 8), (9, 11), (10, 12))
+#: the settings whose tails App. E.2 says have a U-shape
+USHAPE_SETTINGS = (5, 9)
+#: knots of the windows on which a simulated U-shape is read: App. E.2 trusts the simulated tails up to
+#: about 50 jobs ("only around 50 jobs ... the tail probabilities will become less accurate"), so three
+#: windows of 16 jobs below 50
+USHAPE_KNOTS = (0, 16, 32, 48)
+#: the exact second differences of -log P(Q > q) (tails summed from the top of the product form's pmf, relative
+#: accuracy about 1e-13) count as convex down to minus this
+CONVEXITY_TOLERANCE = 1e-9
+F4_SOURCE = "App. E.2, Fig. 4"
 
 
-def figure4_claims(gaps: dict) -> tuple[Claim, ...]:
-    r"""App. E.2's three statements about Figure 4, on the largest gap between each setting's mean
-    empirical CDF and :math:`10\,\mathrm{Exp}(1)` (`gaps`, by setting number): the approximation fits
-    better on denser graphs (each pair of :data:`DENSER_PAIRS`), power-of-:math:`d` slightly better
-    than circular-:math:`d` (settings 5 and 6), setting 4 worse than settings 1 to 3."""
-    def listed(keys):
-        return ", ".join(f"{gaps[k]:.3f} (setting {k})" for k in keys)
-    denser = all(gaps[b] < gaps[a] for a, b in DENSER_PAIRS)
+@dataclass(frozen=True)
+class CdfDistance:
+    r"""The distance of one setting's law of :math:`Q` from :math:`Q' = 10\,\mathrm{Exp}(1)`: the largest
+    vertical gap :math:`\sup_x |P(Q \le x) - P(Q' \le x)|` between the two distribution functions,
+    as Figure 4 draws them (on :math:`[q, q+1)` the step of :math:`Q`'s is farthest from the rising
+    exponential at one end or the other; :math:`q \le 199`).
+
+    Attributes
+    ----------
+    exact : float or None
+        From the exact CDF of the product form (6), where its table fits (:math:`N \le 10`).
+    simulated : float
+        From the mean of the runs' empirical CDFs.
+    runs : tuple of float
+        Each run's gap at the point where the mean CDF is farthest from :math:`Q'` (with the sign
+        that makes their mean ``simulated``): the run means a comparison judges.
+    where : int
+        That point :math:`q` (simulated).
+    """
+
+    exact: float | None
+    simulated: float
+    runs: tuple[float, ...]
+    where: int
+
+    @property
+    def value(self) -> float:
+        """The distance a statement is judged on: exact where known, else simulated."""
+        return self.simulated if self.exact is None else self.exact
+
+    def describe(self) -> str:
+        if self.exact is not None:
+            return f"{self.exact:.3f}"
+        x = np.asarray(self.runs)
+        return number(float(x.mean()), float(x.std(ddof=1) / math.sqrt(x.size)))
+
+
+def _approximation_cdf(lam: float, x) -> np.ndarray:
+    return 1.0 - np.exp(-(1.0 - lam) * np.asarray(x, dtype=float))
+
+
+def _farthest(cdf: np.ndarray, lam: float) -> tuple[float, int, int, float]:
+    """``(distance, q, shift, sign)``: the largest :math:`|P(Q \\le q) - P(Q' \\le q + shift)|` over
+    q and shift 0, 1 (the two ends of the step at q), and the sign of that difference."""
+    q = np.arange(len(cdf))
+    best = (-1.0, 0, 0, 1.0)
+    for shift in (0, 1):
+        d = cdf - _approximation_cdf(lam, q + shift)
+        k = int(np.argmax(np.abs(d)))
+        if abs(d[k]) > best[0]:
+            best = (float(abs(d[k])), k, shift, 1.0 if d[k] >= 0 else -1.0)
+    return best
+
+
+def figure4_distances(settings, runs: dict, lam: float, tails: dict | None = None) -> dict[int, CdfDistance]:
+    """:class:`CdfDistance` of every setting (by number), on :math:`q = 0, \\dots, 199`; `tails` as in
+    :func:`ushape_claim` (the exact CDF is one minus the tail)."""
+    if tails is None:
+        tails = {s.number: exact_tail(s.system, lam, CDF_POINTS - 1) for s in settings}
+    out = {}
+    for s in settings:
+        per_run = np.array([np.cumsum(r.count_distribution)[:CDF_POINTS] for r in runs[s.number]])
+        distance, q, shift, sign = _farthest(per_run.mean(axis=0), lam)
+        at = float(_approximation_cdf(lam, q + shift))
+        ex = tails.get(s.number)
+        out[s.number] = CdfDistance(None if ex is None else _farthest(1.0 - ex, lam)[0], distance,
+                                    tuple(float(x) for x in sign * (per_run[:, q] - at)), q)
+    return out
+
+
+def _stated(larger: CdfDistance, smaller: CdfDistance, name: str) -> Difference:
+    """The stated sign "`larger` is farther from the approximation than `smaller`": exact when both
+    are, else from the runs (the exact side, if any, as a constant). Two simulated settings (separate
+    seeds, as many runs) are paired by index, so that the skewness checked is the one that reaches
+    the statistic, that of the differences (:func:`qtheory.direction.difference`)."""
+    if larger.exact is not None and smaller.exact is not None:
+        return exact_difference(larger.exact - smaller.exact, name=name)
+    if larger.exact is None and smaller.exact is None:
+        return difference(larger.runs, smaller.runs, name=name, by_index=len(larger.runs) == len(smaller.runs))
+    if larger.exact is None:
+        return difference(np.asarray(larger.runs) - smaller.exact, name=name)
+    return difference(larger.exact - np.asarray(smaller.runs), name=name)
+
+
+def _direction_record(parts, lead: str, after: str = "", **fields) -> Claim:
+    """A statement of stated signs as a record: exact parts only, a deterministic claim (``holds``
+    when every difference is above 0); with a simulated part, a tested record of
+    :func:`qtheory.direction.direction_test` (its p-value joins the page's Holm family). The
+    evidence opens with `lead` (the sizes the statement is about) and ends with `after`."""
+    test = direction_test(parts)
+    if all(d.exact for d in parts):
+        return Claim(holds=bool(test.resolved), evidence=f"{lead} Exact differences, each stated above 0: "
+                     + "; ".join(d.describe() for d in parts) + "." + after, **fields)
+    return Claim(p_value=float(test.p), resolved=bool(test.resolved), assumption_failure=test.why_not,
+                 evidence=f"{lead} {test.describe()}{after}", **fields)
+
+
+def _named(distances: dict[int, CdfDistance], keys) -> str:
+    return ", ".join(f"{distances[k].describe()} (setting {k}{'' if distances[k].exact is not None else ', simulated'})"
+                     for k in keys)
+
+
+def figure4_claims(distances: dict[int, CdfDistance]) -> tuple[Claim, ...]:
+    r"""App. E.2's three statements about Figure 4, on each setting's distance from
+    :math:`10\,\mathrm{Exp}(1)` (:class:`CdfDistance`, by setting number; exact where the product form's
+    table fits, else the runs with their noise): the approximation fits better on denser graphs (each
+    pair of :data:`DENSER_PAIRS`), power-of-:math:`d` slightly better than circular-:math:`d` (settings
+    5 and 6), setting 4 worse than settings 1 to 3. Each is a conjunction of stated signs
+    (:func:`qtheory.direction.direction_test`)."""
+    what = ("Distance of the law of $Q$ from $10\\,\\mathrm{Exp}(1)$ (the largest vertical gap between the two "
+            "distribution functions; exact where the product form's table fits, else the mean of the runs' and its "
+            "standard error): ")
+    fields = dict(item="R-F4", source=F4_SOURCE)
+    denser = [_stated(distances[a], distances[b], name=f"setting {a}'s distance minus setting {b}'s")
+              for a, b in DENSER_PAIRS]
+    pod = [_stated(distances[6], distances[5], name="setting 6's distance minus setting 5's")]
+    four = [_stated(distances[4], distances[k], name=f"setting 4's distance minus setting {k}'s") for k in (1, 2, 3)]
     return (
-        Claim(item="R-F4", source="App. E.2, Fig. 4", holds=bool(denser),
-              text="Fig. 4: the heavy-traffic approximation fits better on denser graphs (larger $d$)",
-              evidence="Largest CDF gap to $10\\,\\mathrm{Exp}(1)$: " + "; ".join(
-                  f"{gaps[a]:.3f} in setting {a} against {gaps[b]:.3f} in setting {b}" for a, b in DENSER_PAIRS) + "."),
-        Claim(item="R-F4", source="App. E.2, Fig. 4", holds=bool(gaps[5] < gaps[6]),
-              text="Fig. 4: power-of-$d$ closer to the approximation than circular-$d$ (settings 5 and 6)",
-              evidence=f"Largest CDF gap {listed((5, 6))}."),
-        Claim(item="R-F4", source="App. E.2, Fig. 4", holds=bool(gaps[4] > max(gaps[1], gaps[2], gaps[3])),
-              text="Fig. 4: setting 4 deviates from the approximation more than settings 1 to 3",
-              evidence=f"Largest CDF gap {listed((1, 2, 3, 4))}."))
+        _direction_record(denser, what + "; ".join(f"{_named(distances, (a, b))}" for a, b in DENSER_PAIRS) + ".",
+                          text="Fig. 4: the heavy-traffic approximation fits better on denser graphs (larger $d$: "
+                               "settings 7, 8 against 5, 6 and 11, 12 against 9, 10)", **fields),
+        _direction_record(pod, what + _named(distances, (5, 6)) + ".",
+                          text="Fig. 4: power-of-$d$ closer to the approximation than circular-$d$ (settings 5 and 6)",
+                          **fields),
+        _direction_record(four, what + _named(distances, (4, 1, 2, 3)) + ".",
+                          text="Fig. 4: setting 4 deviates from the approximation more than settings 1 to 3", **fields))
+
+
+def _slopes(tail: np.ndarray, knots=USHAPE_KNOTS) -> np.ndarray:
+    """Slopes of :math:`-\\log P(Q > q)` over the windows between consecutive `knots`, from the tail
+    `tail` (:math:`P(Q > q)`, q = 0, 1, ...; positive at the knots)."""
+    k = np.asarray(knots)
+    return np.diff(-np.log(tail[k])) / np.diff(k)
+
+
+def _bends(tail_runs: np.ndarray, knots=USHAPE_KNOTS) -> tuple[np.ndarray, np.ndarray]:
+    """The increases of the window slopes of :math:`-\\log \\bar T(q)`, :math:`\\bar T` the mean of the
+    runs' tails `tail_runs` (runs x q), and each run's linearised value of them (the delta method: a
+    run's tails enter through the derivative at the mean tail, so each value is a mean of that run's
+    own time averages, and their mean is the estimate itself). Returns ``(estimates, runs x
+    increases)``."""
+    k = np.asarray(knots)
+    mean_tail = tail_runs[:, k].mean(axis=0)
+    width = np.diff(k).astype(float)
+    # slope_j = (G_{j+1} - G_j) / w_j with G = -log T; increase_i = slope_{i+1} - slope_i
+    slope_coef = np.zeros((len(k) - 1, len(k)))
+    for j, w in enumerate(width):
+        slope_coef[j, j], slope_coef[j, j + 1] = -1.0 / w, 1.0 / w
+    coef = np.diff(slope_coef, axis=0)                     # increases x knots, on G
+    estimate = coef @ -np.log(mean_tail)
+    # dG/dT = -1/T: a run's deviation of T at the knots moves each increase by coef @ (-(T_i - mean) / mean)
+    runs = estimate + (-(tail_runs[:, k] - mean_tail) / mean_tail) @ coef.T
+    return estimate, runs
+
+
+def ushape_claim(settings, runs: dict, lam: float, tails: dict | None = None) -> Claim:
+    r"""App. E.2: in settings 5 and 9 (:data:`USHAPE_SETTINGS`), :math:`-\log P(Q > q)` has a "U-shape":
+    unlike the straight line :math:`(1-\lambda)(q+1)` of :math:`10\,\mathrm{Exp}(1)`, it bends upward,
+    as the many-server tail of JSQ(:math:`d`) does.
+
+    Read as: :math:`-\log P(Q > q)` is convex in :math:`q`. Where the exact tail is known (the product
+    form's table fits, :math:`N \le 10`) every second difference on :math:`q = 1, \dots, 198` must be at
+    least :math:`-` :data:`CONVEXITY_TOLERANCE` (rounding), and the slopes on the windows between
+    :data:`USHAPE_KNOTS` must rise (exact differences). Elsewhere (:math:`N = 20`) the simulated tails
+    cannot show a second difference of one job; the rise of the window slopes is judged with its noise
+    (each run's linearised value, :func:`_bends`). One tested record
+    (:func:`qtheory.direction.direction_test`) joins the page's family when a part is simulated.
+    `tails` maps setting numbers to their exact tails on :math:`q = 0, \dots, 199`
+    (:func:`~qtheory.redundancy.experiments.exact_tail`, None where unknown; computed when not given).
+    """
+    k = np.asarray(USHAPE_KNOTS)
+    windows = [f"${a} \\le q \\le {b}$" for a, b in zip(k[:-1], k[1:])]
+    parts, described, why = [], [], ""
+    if tails is None:
+        tails = {s.number: exact_tail(s.system, lam, CDF_POINTS - 1) for s in settings}
+    exact_convex = {n: float(np.diff(-np.log(t), 2).min()) for n, t in tails.items() if t is not None and np.all(t > 0)}
+    first_slope = {}
+    for s in settings:
+        tail_runs = np.array([1.0 - np.cumsum(r.count_distribution)[:CDF_POINTS] for r in runs[s.number]])
+        tail = tails.get(s.number)
+        if tail is not None and np.all(tail[k] > 0):
+            first_slope[s.number] = float(_slopes(tail)[0])
+        elif np.all(tail_runs[:, k].mean(axis=0) > 0):
+            first_slope[s.number] = float(_slopes(tail_runs.mean(axis=0))[0])
+        if s.number not in USHAPE_SETTINGS:
+            continue
+        if tail is not None and np.all(tail > 0):
+            slopes = _slopes(tail)
+            rises = np.diff(slopes)
+            for i, rise in enumerate(rises):
+                parts.append(exact_difference(rise, name=f"setting {s.number}: slope on {windows[i + 1]} minus on "
+                                                          f"{windows[i]}"))
+            worst = exact_convex[s.number]
+            if worst < -CONVEXITY_TOLERANCE:
+                parts.append(exact_difference(worst, name=f"setting {s.number}: smallest second difference on "
+                                                          "$1 \\le q \\le 198$"))
+            described.append(
+                f"Setting {s.number} (exact tail): slopes " + ", ".join(f"{x:.4f}" for x in slopes) + " on "
+                + ", ".join(windows) + f"; every second difference on $1 \\le q \\le 198$ is at least {number(worst)} "
+                f"({'convex' if worst >= -CONVEXITY_TOLERANCE else 'not convex'} within the rounding tolerance "
+                f"{number(CONVEXITY_TOLERANCE)})")
+            continue
+        if not np.all(tail_runs[:, k].mean(axis=0) > 0):
+            why = (f"setting {s.number}: no run exceeds $q = {int(k[-1])}$, so its tail cannot be read on "
+                   + ", ".join(windows))
+            continue
+        estimate, per_run = _bends(tail_runs)
+        slopes = _slopes(tail_runs.mean(axis=0))
+        for i in range(len(estimate)):
+            parts.append(difference(per_run[:, i], name=f"setting {s.number}: slope on {windows[i + 1]} minus on "
+                                                        f"{windows[i]}"))
+        described.append(f"Setting {s.number} (mean tail of {tail_runs.shape[0]} runs): slopes "
+                         + ", ".join(f"{x:.4f}" for x in slopes) + " on " + ", ".join(windows))
+    lead = ("Read as: $-\\log P(Q > q)$ is convex in $q$ (it bends upward; the line of $10\\,\\mathrm{Exp}(1)$ has the "
+            f"constant slope {1 - lam:g}). " + "; ".join(described) + ".")
+    convex = sorted(n for n, v in exact_convex.items() if v >= -CONVEXITY_TOLERANCE)
+    remark = ""
+    if len(convex) > 1:
+        remark += (f" Convexity alone does not single out settings 5 and 9: the exact tails of {_settings(convex)} are "
+                   f"convex{'' if len(convex) < len(exact_convex) else ', all that are known'}.")
+    if first_slope:
+        remark += (" For comparison, the slope on " + windows[0] + " by setting: "
+                   + ", ".join(f"{first_slope[n]:.3f} (setting {n})" for n in sorted(first_slope))
+                   + f"; the line's is {1 - lam:g}.")
+    fields = dict(item="R-F4", source="App. E.2, Fig. 4", key="R-F4:ushape",
+                  text="App. E.2: $-\\log P(Q > q)$ has a U-shape (it bends upward, convex in $q$) in settings 5 and 9, "
+                       "unlike the straight line of the approximation")
+    if why:
+        return Claim(p_value=1.0, resolved=False, assumption_failure=why, evidence=lead + remark, **fields)
+    return _direction_record(parts, lead, remark, **fields)
 
 
 def tail50_claim(lam: float) -> Claim:
@@ -504,23 +797,31 @@ def tail50_claim(lam: float) -> Claim:
 
 
 def _cdf_item(settings, runs, params, seed, lam, n_runs, n_events) -> ItemResult:
-    rows = cdf_rows(settings, runs, lam)
-    qs = np.arange(CDF_POINTS)
-    ks = {s.number: float(np.max(np.abs(np.mean([np.cumsum(r.count_distribution) for r in runs[s.number]], axis=0)[:CDF_POINTS]
-                                        - (1 - np.exp(-(1 - lam) * (qs + 1)))))) for s in settings}
+    tails = {s.number: exact_tail(s.system, lam, CDF_POINTS - 1) for s in settings}
+    rows = cdf_rows(settings, runs, lam, tails)
+    distances = figure4_distances(settings, runs, lam, tails)
+    ks = {n: d.value for n, d in distances.items()}
     gap_order = sorted(ks, key=ks.get, reverse=True)
-    n_exact = sum(exact_cdf(s.system, lam, CDF_POINTS - 1) is not None for s in settings)
-    text = (f"The largest distance between the mean empirical CDF and $10\\,\\mathrm{{Exp}}(1)$ is in "
-            f"{_settings(gap_order[:4])} ({', '.join(f'{ks[k]:.2f}' for k in gap_order[:4])}), the smallest in "
-            f"{_settings(gap_order[-3:])} ({', '.join(f'{ks[k]:.2f}' for k in gap_order[-3:])}). The second figure shows the "
+    n_exact = sum(t is not None for t in tails.values())
+    text = (f"The law of $Q$ is farthest from $10\\,\\mathrm{{Exp}}(1)$ in "
+            f"{_settings(gap_order[:4])} ({', '.join(f'{ks[k]:.2f}' for k in gap_order[:4])}), closest in "
+            f"{_settings(gap_order[-3:])} ({', '.join(f'{ks[k]:.2f}' for k in gap_order[-3:])}): the largest vertical gap "
+            "between the two distribution functions, exact where the product form's table fits, else from the runs. "
+            "The second figure shows the "
             f"tails the paper discusses, $-\\log P(Q>q)$, with the exact curve for the {n_exact} settings where the "
             f"product form's table fits and the line $(1-\\lambda)(q+1)$ of $10\\,\\mathrm{{Exp}}(1)$.")
-    table = Table(tuple(dict(setting=s.number, name=s.name, gap=ks[s.number]) for s in settings),
+    table = Table(tuple(dict(setting=s.number, name=s.name, d=distances[s.number]) for s in settings),
                   {"setting": lambda r: f"{r['setting']}: {r['name']}",
-                   "largest gap between the mean empirical CDF and 10 Exp(1)": lambda r: f"{r['gap']:.3f}"},
-                  caption="Distance of each setting's simulated law of Q from the heavy-traffic approximation")
-    return ItemResult("R-F4", params, seed, rows, claims=(*figure4_claims(ks), tail50_claim(lam)),
-                      summary=dict(max_cdf_gap_to_heavy_traffic=ks), displays=(table,),
+                   "exact": lambda r: "-" if r["d"].exact is None else f"{r['d'].exact:.3f}",
+                   f"from the {n_runs} runs (mean CDF; ± SE where judged)":
+                       lambda r: r["d"].describe() if r["d"].exact is None else f"{r['d'].simulated:.3f}"},
+                  caption="Distance of each setting's law of Q from the heavy-traffic approximation 10 Exp(1): the "
+                          "largest vertical gap between the two distribution functions")
+    claims = (*figure4_claims(distances), tail50_claim(lam), ushape_claim(settings, runs, lam, tails))
+    return ItemResult("R-F4", params, seed, rows, claims=claims,
+                      summary=dict(max_cdf_gap_to_heavy_traffic=ks,
+                                   simulated_cdf_gap_to_heavy_traffic={n: d.simulated for n, d in distances.items()}),
+                      displays=(table,),
                       text=text, figure=dict(
                           lam=lam, n_runs=n_runs, panels=[(s.number, panel_title(s.number, s.name)) for s in settings],
                           caption=(rf"distribution function of the total number of jobs $Q$ in each setting of Table 1 at "
@@ -548,14 +849,22 @@ def _grid(result: ItemResult, ylabel: str, panel, sharey: bool):
     return fig
 
 
+def _by_run(rows) -> dict[int, list[dict]]:
+    """The simulation rows of one setting grouped by run, in the order of the rows."""
+    out: dict[int, list[dict]] = {}
+    for r in rows:
+        if r["method"] == "simulation":
+            out.setdefault(r["run"], []).append(r)
+    return out
+
+
 def draw_cdfs(result: ItemResult):
     """R-F4's figure: the CDF of Q of every run per setting (thin lines), drawn over the exact CDF
     (a wide grey line), and :math:`10\\,\\mathrm{Exp}(1)`."""
     from ...plotting import PALETTE
 
     def panel(ax, mine):
-        for k in range(result.figure["n_runs"]):
-            pts = [r for r in mine if r["method"] == "simulation" and r["run"] == k]
+        for pts in _by_run(mine).values():
             ax.step([r["q"] for r in pts], [r["cdf"] for r in pts], where="post", color=PALETTE[0], lw=0.7,
                     alpha=0.6, label="simulation runs")   # one series: every run (the legend lists it once)
         # the exact CDF wide and grey beneath the runs: where they agree, the runs still show on top of it
@@ -578,8 +887,7 @@ def draw_tails(result: ItemResult):
     qs = np.arange(CDF_POINTS)
 
     def panel(ax, mine):
-        sim = np.mean([[r["cdf"] for r in mine if r["method"] == "simulation" and r["run"] == k]
-                       for k in range(n_runs)], axis=0)
+        sim = np.mean([[r["cdf"] for r in pts] for pts in _by_run(mine).values()], axis=0)
         tail = 1 - sim
         ok = tail > 1e-9  # below: beyond the largest simulated count (rounding of 1 - CDF)
         ax.plot(qs[ok], -np.log(tail[ok]), color=PALETTE[0], lw=1.2, label=f"simulation (mean of {n_runs} runs)")

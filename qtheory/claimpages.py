@@ -240,7 +240,8 @@ def _record_table(group: list[Claim], target: str, verdicts: dict[int, Any],
             values = "qualitative" + (f"; ours {measured}" if measured else "")
         else:
             values = _record_values(c, sep="<br>")
-        stats = _cell(statistics(c, verdicts[id(c)]))
+        first = opening(c, verdicts[id(c)]) if c.category in ("claim", "check") else ""
+        stats = _cell((first + " " if first else "") + statistics(c, verdicts[id(c)]))
         anchor = f'<span id="{anchors[id(c)]}"></span>' if anchors and id(c) in anchors else ""
         where = f" ({_cell(c.source)})" if c.source else ""
         lines.append(f"| {anchor}{_link(c.item)}: {_cell(c.text)}{where} | {values} | "
@@ -642,6 +643,8 @@ def opening(c: Claim, v, findings: dict[str, Any] | None = None) -> str:
     comp = v.comparison
     if v.label == "not resolved" and v.threshold is None and c.holds is None:
         head = f"Not judged: {v.reason.rstrip('.')}"
+    elif c.tested and _says_what_it_shows(c):
+        head = f"{first_sentence(c.evidence).rstrip('.')} ({_p_is(c.p_value)})"
     elif c.tested:
         p = "no p-value" if c.p_value is None else _p_is(c.p_value)
         if v.rejected:
@@ -710,6 +713,8 @@ def _record_values(c: Claim, sep: str = ", ") -> str:
     """The compared values of a record in words: "paper 12.95 ± 0.10, ours 12.008" (the two sides
     joined by `sep`; the verdict box and the claims page share this one wording)."""
     if c.tested:
+        if _says_what_it_shows(c):
+            return f"{first_sentence(c.evidence).rstrip('.')} ({_p_is(c.p_value)})"
         return (f"one joint test, {_p_is(c.p_value)}; "
                 + ("every 95% interval within its margin" if c.resolved else "some 95% interval beyond its margin"))
     if c.category in ("claim", "check") and c.holds is None:
@@ -722,6 +727,13 @@ def _record_values(c: Claim, sep: str = ", ") -> str:
     if c.ours is not None and c.category in ("claim", "check"):
         return f"ours {_value(c.ours, c.ours_se)}"
     return ""
+
+
+def _says_what_it_shows(c: Claim) -> bool:
+    """Whether a tested record's evidence opens with what the data show of the statement ("The
+    statement is shown by the runs: ...", :meth:`qtheory.direction.DirectionTest.describe`): that
+    sentence, not "one joint test", is the record's value in the box."""
+    return c.tested and c.evidence.startswith("The statement ")
 
 
 def _record_detail(c: Claim, v) -> str:
@@ -783,7 +795,6 @@ def _largest_difference(records: list[Claim], verdicts: dict[int, Any], findings
     for c in ranked:
         text = opening(c, verdicts[id(c)], findings).rstrip(".")
         if text:
-            text = text.split("; cause: ")[0]
             return f"largest: {_statement(c).rstrip('.')}: {text[:1].lower() + text[1:]}"
     return ""
 
@@ -833,11 +844,8 @@ def _statement_line(st, records: list[Claim], findings: list[Finding], verdicts:
             largest = _largest_difference(off, verdicts, fmap)
             if largest:
                 values += f"; {largest}"
-            causes = list(dict.fromkeys(x for x in (_cause_text(c, fmap) for c in off) if x))
-            if causes and not findings:
-                values += "; cause: " + "; ".join(causes)
         if findings:
-            values += "; " + "; ".join(f"cause: {f.title.rstrip('.')} ({f.label})" for f in findings)
+            values += "; " + "; ".join(f"finding: {f.title.rstrip('.')} ({f.label})" for f in findings)
     values = values[:1].upper() + values[1:]
     link = ""
     if records:

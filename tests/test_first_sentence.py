@@ -158,3 +158,14 @@ def test_a_statement_of_several_rows_names_its_most_significant_difference():
     assert line.startswith("- differs ")
     assert ("largest: mean tasks, policy 2: ours is 1.50 ± 0.10 above the paper's value" in line
             and "cause: a slow warm-up" in line), line
+
+
+def test_a_direction_test_shows_what_the_runs_show_not_a_joint_test():
+    from qtheory.direction import difference, direction_test
+
+    test = direction_test([difference(_runs(0.3, 0.05), name="gap of setting 10 minus gap of setting 12")])
+    c = test.record(item=ITEM, text="denser graphs fit better", category="claim", source="App. E.2", key=f"{KEY}:x")
+    box = _box([c])
+    line = _head(box, "denser graphs fit better")
+    assert "The statement is shown by the runs: gap of setting 10 minus gap of setting 12: 0.3000 ± 0.0079" in line
+    assert "one joint test" not in line

@@ -68,7 +68,7 @@ def fastest_fall_claim(drops_sim: list[dict], drops_ode: list[dict], n_big: int)
     return Claim(item=ITEM, text="Sec. 6.2: $q^N_{1,1}$ and especially $q^N_{1,2}$ decrease very fast when their "
                                  "initial values are large (a ranking of the types: the type-1 curves fall fastest "
                                  "at first, at both levels)",
-                 source=SOURCE, holds=bool(holds),
+                 source=SOURCE, holds=bool(holds), reading="as a ranking of the types",
                  evidence=sentence + f" In the ODE (3.7) the fastest early falls are $q_{{{ode_first[1]},1}}$'s and "
                                      f"$q_{{{ode_first[2]},2}}$'s. Type-1 servers serve at rate 1, the slowest of "
                                      "the three.")
@@ -86,7 +86,7 @@ def own_fall_claim(drops_sim: list[dict], n_big: int) -> Claim:
     return Claim(item=ITEM, text="Sec. 6.2: $q^N_{1,1}$ and especially $q^N_{1,2}$ decrease very fast when their "
                                  "initial values are large (in the paper's own words: type 1's occupancy falls, "
                                  "level 2 most)",
-                 source=SOURCE, holds=bool(holds),
+                 source=SOURCE, holds=bool(holds), reading="in the paper's own words",
                  evidence=(f"At $N = {n_big}$, $q_{{1,1}}$ falls from {d[(1, 1)]['start']:.2f} to {d[(1, 1)]['end']:.2f} "
                            f"and $q_{{1,2}}$ from {d[(1, 2)]['start']:.2f} to {d[(1, 2)]['end']:.2f} over the horizon; "
                            f"the largest net fall at level 2 is $q_{{{top2},2}}$'s "

@@ -53,6 +53,12 @@ def test_compute_at_a_tiny_scale_returns_rows_claim_and_figure():
     # the main statement is judged with its noise: a tested record (3 runs: too few to judge)
     assert res.claims[0].tested and "approach the ODE" in res.claims[0].text and "own words" in res.claims[1].text
     assert "at least 30" in res.claims[0].assumption_failure and res.claims[0].judge() == "not resolved"
+    # one sentence, two readings: the paper's own words first (the verdict rests on it), the ranking beside
+    assert [c.reading for c in res.claims[1:]] == ["in the paper's own words", "as a ranking of the types"]
+    from qtheory.claimpages import verdict_box
+
+    box = verdict_box([{"id": "L-F2", "claims": [c.to_json() for c in res.claims]}])
+    assert box.count("Read in the paper's own words: ") == 1 and box.count("Read as a ranking of the types instead") == 1
     assert set(res.summary["max_abs_gap_mean_vs_ode"]) == {"20", "40"}
     assert set(res.summary["run_distance_mean"]) == {"20", "40"}
     assert "$N = 20, 40$" in res.figure["caption"]

@@ -853,6 +853,10 @@ def _statement_line(st, records: list[Claim], findings: list[Finding], verdicts:
     line = (f"- {_label_html(label)} **{_box_text(st.says.rstrip('.'))}** ({_box_text(st.source)}). "
             f"{_box_text(values)}.{link}")
     details = [_record_detail(c, verdicts[id(c)]) for c in records]
+    if len(readings) > 1 and len(readings) == len(records) and not findings:
+        # the other readings do not judge the sentence: their outcomes are said as such, not as labels
+        details = details[:1] + [f"Read {c.reading.rstrip('.')} instead, it {_reading_outcome(verdicts[id(c)].label)}: "
+                                 + _record_detail(c, verdicts[id(c)]).split(": ", 1)[1] for c in records[1:]]
     details += [f"Finding ({f.label}): {f.title.rstrip('.')}. {f.text}" for f in findings]
     return line + ("\n\n" + _fold(details) if details else "")
 

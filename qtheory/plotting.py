@@ -35,6 +35,9 @@ MIN_FONT_PX = 9.0
 
 #: Okabe-Ito colour-blind safe palette
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+#: the palette's colours a thin line shows against a white background (the yellow has a contrast
+#: of 1.3 with white: a legend's glyph in it shows only as an outline)
+LINE_COLOURS = [c for c in PALETTE if c != "#F0E442"]
 
 _RC = {
     "figure.figsize": (6.4, 4.0),

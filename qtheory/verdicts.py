@@ -186,8 +186,8 @@ def check_runs(values, *, what: str = "run means", level: float = SKEW_LEVEL) ->
         why = (f"{n} {what}: a t test needs at least {MIN_RUNS}, fewer cannot show whether their law is "
                f"skewed (a skewed law makes the t statistic's tail heavy on one side)")
     elif p < level:
-        why = (f"the {n} {what} are skewed (sample skewness {g:.2f}, D'Agostino's test ${p_equation(p)}$ "
-               f"< {level:.3g}): a t test on them does not hold its level")
+        why = (f"the {n} {what} are skewed (sample skewness {g:.2f}, D'Agostino's test ${p_equation(p)} < {level:.3g}$): "
+               f"a t test on them does not hold its level")
     else:
         why = ""
     return RunCheck(n, g, p, why)
@@ -808,7 +808,7 @@ def symmetry_check(groups) -> str:
         if p_each[j] < SKEW_LEVEL / k:
             worst.append(f"quantity {int(np.flatnonzero(sd > 0)[j]) + 1}"
                          + (f" of group {i + 1}" if len(groups) > 1 else "")
-                         + f" (skewness test ${p_equation(float(p_each[j]))}$ < {SKEW_LEVEL:g}/{k})")
+                         + f" (skewness test ${p_equation(float(p_each[j]))} < {SKEW_LEVEL:g}/{k}$)")
         score = ((live - live.mean(axis=0)) / sd[sd > 0]).sum(axis=1)
         if np.ptp(score) > 0:
             p_score = float(skewness_test(score))

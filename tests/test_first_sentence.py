@@ -15,7 +15,7 @@ from qtheory import claimpages as P
 from qtheory.claims import Claim
 from qtheory.verdicts import MIN_RUNS, judge
 
-from ._box_checks import box_lines, visible
+from ._box_checks import box_lines, label_problems, visible
 
 ITEM = "U-X-poisson"
 KEY = "U-X-poisson"
@@ -130,6 +130,9 @@ def test_one_sentence_under_two_readings_is_judged_once_on_its_first_reading():
     assert head.startswith("- agrees ")
     assert "Read in the paper's own words: Type 1 falls from 1.00 to 0.75." in head
     assert "Read as a ranking of the types instead, it would differ: Type 3 falls fastest at first" in head
+    # the folded records say the other reading's outcome, not a label the line would contradict
+    assert not label_problems(box), label_problems(box)
+    assert not label_problems(_box([other, first]))
     # the reading the verdict rests on is the first record's: swapped, the sentence differs
     swapped = visible(box_lines(_box([other, first]))[0].split("\n")[0])
     assert swapped.startswith("- differs ") and "it would agree" in swapped
@@ -169,3 +172,15 @@ def test_a_direction_test_shows_what_the_runs_show_not_a_joint_test():
     line = _head(box, "denser graphs fit better")
     assert "The statement is shown by the runs: gap of setting 10 minus gap of setting 12: 0.3000 ± 0.0079" in line
     assert "one joint test" not in line
+
+
+def test_a_record_refused_for_skew_says_why_in_a_whole_sentence():
+    """The reason "skewed (... D'Agostino's test p = 0.01 < 0.025)" had its "<" outside the math:
+    read as the start of a tag it swallowed the rest of the line up to the link (issue 50's CI)."""
+    from ._box_checks import sentence_problems
+
+    skewed = tuple(np.exp(np.linspace(-2.0, 2.0, MIN_RUNS) ** 3 / 4))      # long right tail
+    c = Claim(ITEM, "mean tasks", paper=float(np.mean(skewed)), ours_runs=skewed, source="Sec. 2.1", key=KEY)
+    box = _box([c])
+    head = _head(box, "Not judged")
+    assert "skewed" in head and not sentence_problems(head), head

@@ -11,9 +11,10 @@ Run it from a checkout of the commit to calibrate that nobody edits meanwhile (a
 imports the tree's ``qtheory``; a half-edited module fails the run), e.g. ``git worktree add
 --detach /tmp/calibrate HEAD``, then from ``/tmp/calibrate``: ``/work/main/.venv/bin/python
 benchmarks/verdicts/calibrate.py --out /work/main/benchmarks/verdicts/calibration``. At ``--jobs
-1`` the full plan (7 pages at the quick preset and 6 at the paper preset, 20 seeds: 260 runs)
-should take 2 to 3.5 hours on the shared 2-core machine (estimated from single runs of each page,
-15 s to 3 minutes each under a load of 3 to 7; not yet measured on the whole plan).
+1`` the full plan (7 pages at the quick preset and 4 at the paper preset, 20 seeds: 220 runs)
+should take 2 to 3 hours on the shared 2-core machine (one seed of the 7 quick pages took 309 s
+in the quick book's build of 2026-12-07 at two notebooks at a time; not yet measured on the
+whole plan).
 
 The check follows simulation-based calibration (Talts et al. 2018): a statement that is true
 by construction (a simulation against the exact chain, product form or closed form of the same
@@ -55,7 +56,7 @@ L-F1          L-P-jsqd     the chain with picks drawn with replacement is     tr
 L-V-graphs    L-P-irg      edge density of every cluster/type pair is p,      E[density] = p exactly on irg(p);
                            within 5 binomial SE at every N                    the notebook's own 5-SE test
 L-R-memory    L-R-memory   tiny graph, JSQ(2) with memory: mean queue length  simulation against the exact chain
-                           of each type (and the family's two joint tests)    of the policy's own reading
+                           of each type (one record a type)                   of the policy's own reading
 R-V           R-V-pf       simulation against the product forms (4), (6)      simulation against a product form
                            (one sign-flip test)                               (Gardner et al.)
 R-V           R-V-prop31,  PGF = dynamic programme; (13) and C = (4); the     two exact computations of one
@@ -81,7 +82,8 @@ Internal checks not counted (:data:`NOT_COUNTED`), and why: L-P-gwsq's mean path
 ODE (3.7) (the mean of the N-system differs from the ODE by O(1/N)); L-V-thm2's N^(-1/2)
 slope, L-V-thm7's ratio at level 7, R-V's observed orders of convergence, L-V-lemma10's growth
 rate at N = 300 against the ODE (limits judged at finite size); L-V-lemma2's busy fractions
-against (3.1) (the N -> infinity load: one irg graph of N servers has its own loads); L-V-thm3's
+against (3.1) (the N -> infinity load: one irg graph of N servers has its own loads, off by
+O(1/N); on 300 runs at N = 1000 the type-3 fraction's t reached -4.3); L-V-thm3's
 and L-V-thm8's window graphs, L-P-irg's degree ratios, L-R-jiq's JIQ below random routing,
 U-R-jlmud's monotonicity in d and gap falling in n (true of the model as far as we know, not
 identities); L-R-finite's and L-R-graph's approximations against simulation and their targets.
@@ -93,11 +95,12 @@ as a table and carry no judged record. A check of a rerun page that neither list
 reported as *unclassified*, so that this table follows the notebooks.
 
 Pages rerun at the paper preset too (:data:`PAPER_PAGES`): those whose identities are decided
-by sizes that the quick preset changes (L-R-memory's ``exact_runs`` and ``exact_horizon`` of
-its tiny graph, L-F1's ``exact_runs`` and ``exact_horizon``, L-V-graphs' ``n_list``, R-V's
-``pf_runs`` and ``pf_events``, U-V's ``base_runs``, ``poisson_n``, ``poisson_horizon`` and
-``poisson_runs``, U-V-sub's ``sim_runs`` and ``sim_horizon``). U-R-jlmud has no quick preset
-(both presets run the same).
+by sizes that the quick preset changes (L-V-graphs' ``n_list``, R-V's ``pf_events``, U-V's
+``base_horizon``, ``poisson_n`` and ``poisson_horizon``, U-V-sub's ``sim_horizon``). Every
+estimate the book judges carries at least 30 run means at both presets
+(:data:`qtheory.verdicts.MIN_RUNS`), so L-F1's and L-R-memory's tiny-graph chains (30 runs of
+the same length at both presets) and U-R-jlmud (no quick preset) are rerun at the quick preset
+only.
 
 The report
 ----------
@@ -234,14 +237,14 @@ NOT_COUNTED = (
 #: the pages rerun over seeds: those with an identity whose label can change with the seed
 PAGES = ("L-F1", "L-V-graphs", "L-R-memory", "R-V", "U-V", "U-V-sub", "U-R-jlmud")
 
-#: pages rerun at the paper preset too, and the sizes of their identities that the quick preset changes
+#: pages rerun at the paper preset too, and the sizes of their identities that the quick preset
+#: changes (L-F1's and L-R-memory's tiny-graph chains run 30 x 20000 and 30 x 800 time units at both
+#: presets, so their quick runs calibrate the paper's too)
 PAPER_PAGES = {
-    "L-F1": "exact_runs 6 -> 20, exact_horizon 1500 -> 4000 (the tiny graph's chain)",
     "L-V-graphs": "n_list adds N = 10000",
-    "L-R-memory": "exact_runs 6 -> 8, exact_horizon 4000 -> 3000 (the tiny graph's chain)",
-    "R-V": "pf_runs 6 -> 10, pf_events 2e5 -> 1e7 (the product-form test)",
-    "U-V": "base_runs 4 -> 10, poisson_n 20 -> 50, poisson_horizon 500 -> 4000, poisson_runs 4 -> 10",
-    "U-V-sub": "sim_runs 6 -> 10, sim_horizon 3000 -> 20000",
+    "R-V": "pf_events 1e5 -> 3.3e6 per run, 30 runs at both (the product-form test)",
+    "U-V": "base_horizon 40 -> 170, poisson_n 10 -> 50, poisson_horizon 600 -> 1350; 30 runs at both",
+    "U-V-sub": "sim_horizon 3000 -> 6700, 30 runs at both",
 }
 
 

@@ -199,7 +199,7 @@ def _comparison_text(comparisons) -> str:
             lines.append(f"- Load {c['load']:g}: difference {c['difference']:+.4f}, **not resolved**: {c['why']}.")
         else:
             lines.append(f"- Load {c['load']:g}: difference {c['difference']:+.4f}, Welch $t = {c['t']:.2f}$ with "
-                         f"{c['df']:.1f} degrees of freedom, $p = {verdicts.p_text(c['p'])}$, against the Holm "
+                         f"{c['df']:.1f} degrees of freedom, ${verdicts.p_equation(c['p'])}$, against the Holm "
                          f"threshold {c['threshold']:.3g} of the {n_judged} loads compared (familywise "
                          f"{verdicts.FAMILY_LEVEL:g}): **{c['verdict']}**.")
     return "\n".join(lines)

@@ -147,8 +147,8 @@ def start_label(name: str) -> str:
 
 def draw_theorem4(result: ItemResult):
     """The L-V-thm4 figure: the distance to :math:`q^*` against time, one line per start (random
-    starts in grey), on a log scale floored at 1e-16."""
-    from ...plotting import PALETTE, new_figure
+    starts in grey; a colour used twice is dashed the second time), on a log scale floored at 1e-16."""
+    from ...plotting import LINE_COLOURS, new_figure
     from ...results import column, select
 
     fig, axes = new_figure(1, 1)
@@ -157,7 +157,8 @@ def draw_theorem4(result: ItemResult):
         sel = select(result.rows, start=name)
         grey = name in result.figure["random"]
         ax.semilogy(column(sel, "t"), np.maximum(column(sel, "l1_distance"), 1e-16),
-                    color="0.6" if grey else PALETTE[c % 8], lw=1 if grey else 1.8, label=None if grey else start_label(name))
+                    color="0.6" if grey else LINE_COLOURS[c % len(LINE_COLOURS)], lw=1 if grey else 1.8,
+                    ls="--" if c >= len(LINE_COLOURS) else "-", label=None if grey else start_label(name))
     ax.set_xlabel("time $t$")
     ax.set_ylabel(r"$\ell_1$ distance to the root-solved fixed point")
     ax.legend()

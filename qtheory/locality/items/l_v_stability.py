@@ -80,7 +80,7 @@ def lemma1_reading_claim(rows, runs, n_runs: int, horizon: float) -> tuple[Claim
     numbers behind it (``reading_p``, ``reading_p_with_replacement``, ``max_t_growth``,
     ``max_t_growth_with_replacement``).
     """
-    from ...verdicts import FAMILY_LEVEL, p_text
+    from ...verdicts import FAMILY_LEVEL, p_equation
 
     ours, alt = _growth_test(rows, runs, "growth_predicted"), _growth_test(rows, runs, "growth_predicted_with_replacement")
     tested = [r for r in rows if not _null_recurrent(r)]
@@ -102,15 +102,15 @@ def lemma1_reading_claim(rows, runs, n_runs: int, horizon: float) -> tuple[Claim
         verdict = f"not judged: {ours.why_not}"
     elif ours.p > FAMILY_LEVEL:
         verdict = (f"consistent: the growth rates match $(\\rho^N - 1)$ x (rate of the worst set), also 0 below 1 "
-                   f"(one joint test of {rates}, $p = {p_text(ours.p)}$, largest $|t|$ {z:.2f})")
+                   f"(one joint test of {rates}, ${p_equation(ours.p)}$, largest $|t|$ {z:.2f})")
     else:
-        verdict = f"not supported: one joint test of {rates} rejects it, $p = {p_text(ours.p)}$ (largest $|t|$ {z:.2f})"
+        verdict = f"not supported: one joint test of {rates} rejects it, ${p_equation(ours.p)}$ (largest $|t|$ {z:.2f})"
     claim = Claim(item="L-V-lemma1",
                   text=r"Lemma 1: $\rho^N$ = max over server sets $U$ of (rate of tasks whose $d$ distinct picks all "
                        "fall in $U$) / (service rate of $U$), in the form of Foss and Chernova (1998, Thm 2.5)",
                   category="reconstruction", source="Lemma 1 (Sec. 3.1)",
                   alternatives=r"picks with replacement, $P_i(U) = x^d$ with $x = |N(i) \cap U| / \delta_i$ (the same "
-                               f"joint test of its predictions: $p = {p_text(alt.p)}$, largest $|t|$ {z_alt:.1f})",
+                               f"joint test of its predictions: ${p_equation(alt.p)}$, largest $|t|$ {z_alt:.1f})",
                   verdict=verdict,
                   evidence=f"4-server complete graph, {n_runs} runs of length {horizon:g} per arrival rate; "
                            f"{ours.describe(margins=False)} (level {FAMILY_LEVEL:g})"
@@ -154,7 +154,7 @@ def lemma1_claim(rows, runs) -> Claim:
     leave it not resolved too."""
     import dataclasses
 
-    from ...verdicts import FAMILY_LEVEL, SKEW_LEVEL, check_runs, independent_test, p_text
+    from ...verdicts import FAMILY_LEVEL, SKEW_LEVEL, check_runs, independent_test, p_equation
 
     below = [i for i, r in enumerate(rows) if r["rho_N"] < 1 - 1e-12]
     above = [i for i, r in enumerate(rows) if r["rho_N"] > 1 + 1e-12]
@@ -175,7 +175,7 @@ def lemma1_claim(rows, runs) -> Claim:
                f"({calm.describe(margins=False)}; each 95% interval {'within' if calm.resolved else 'not within'} "
                "one task per unit time of 0)." if calm else "Bounded: not tested (no rate below 1).")
     growing = (f"Growing: a one-sided $t$ test of each of the {_rates(len(above))} above 1 at level "
-               f"{FAMILY_LEVEL:g}, all needed (largest $p = {p_text(max(up_p))}$)"
+               f"{FAMILY_LEVEL:g}, all needed (largest ${p_equation(max(up_p))}$)"
                + ("." if grows else ", not met: growth not shown.") if above else "Growing: not tested (no rate above 1).")
     return Claim(item="L-V-lemma1", source="Lemma 1 (Sec. 3.1)", p_value=float(calm.p) if calm else 1.0,
                  resolved=bool(calm is not None and calm.resolved and grows), assumption_failure=why,

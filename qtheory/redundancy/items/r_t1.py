@@ -34,7 +34,7 @@ from ...errors import ParameterError
 from ...results import ItemResult
 from ...runtime import child_seed
 from ...validation import RELAXATIONS, check_integer, check_load
-from ...verdicts import compare, p_text
+from ...verdicts import compare, p_equation
 from .. import model as M
 from .. import productform as PF
 from ..experiments import (TABLE1_PAPER, exact_setting, exact_tail, shortest_run, simulate_setting,
@@ -200,8 +200,8 @@ def _fits(v: dict, alpha: float) -> bool:
 def _against(v: dict, words: str) -> str:
     """'above <words> in k of n settings (by a to b; sign test p = .., joint chi-square p = ..)'."""
     return (f"above {words} in {v['n_above']} of {v['n_settings']} settings (differences {v['min_difference']:+.2f} to "
-            f"{v['max_difference']:+.2f}; sign test $p = {p_text(v['sign_test_p'])}$, joint $\\chi^2$ "
-            f"$p = {p_text(v['chi2_p'])}$)")
+            f"{v['max_difference']:+.2f}; sign test ${p_equation(v['sign_test_p'])}$, joint $\\chi^2$ "
+            f"${p_equation(v['chi2_p'])}$)")
 
 
 #: readings of Table 1's E[Q] that count the jobs just after an arrival (the arriving job included)

@@ -378,8 +378,8 @@ def compute(*, seed: int, rhos, n_values, policies, horizon: float, warmup: floa
 def draw_policy(result: ItemResult):
     """The figure of U-P-jlmu or U-P-slta from its rows: the time-averaged utility against
     :math:`n` with the bound (left), and SLTA's fraction of time at :math:`r_*` or JLMU's distance
-    to the empirical bound (right)."""
-    from ...plotting import PALETTE, ci_band, new_figure
+    to the empirical bound (right), in the left's colour for each load."""
+    from ...plotting import PALETTE, ci_band, figure_legend, new_figure
     from ...results import column, select
 
     pol = result.figure["policy"]
@@ -392,11 +392,13 @@ def draw_policy(result: ItemResult):
         axes[0][0].plot(x, column(pts, "upper_bound"), ls="--", color=PALETTE[c], label=rf"$\rho={rho}$: $u(q_n^*)$")
         right = (column(pts, "time_at_r_star") if pol == "slta"
                  else np.array(column(pts, "empirical_bound")) - np.array(column(pts, "mean_utility")))
-        axes[0][1].plot(x, right, marker="o", color=PALETTE[c], label=rf"$\rho={rho}$")
+        axes[0][1].plot(x, right, marker="o", color=PALETTE[c])
     axes[0][0].set_xscale("log"); axes[0][0].set_xlabel("number of pools $n$")
     axes[0][0].set_ylabel(r"time-averaged $u(q_n)$")
-    axes[0][0].legend(); axes[0][0].set_title(pol.upper())
+    axes[0][0].set_title(pol.upper())
     axes[0][1].set_xscale("log"); axes[0][1].set_xlabel("number of pools $n$")
     axes[0][1].set_ylabel("fraction of time with $r_n = r_*$" if pol == "slta" else "empirical bound minus estimate")
-    axes[0][1].legend()
+    # one legend below the panels (inside, it covered the curves); the right panel's lines take
+    # the left's colours, one per load
+    figure_legend(fig, [axes[0][0]], ncol=len(result.figure["rhos"]))
     return fig

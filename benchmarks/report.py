@@ -202,7 +202,7 @@ def summary_section(c, scaling, book, indep=None, rerun=None) -> str:
     env = (indep or c or scaling or {}).get("environment", {})
     if env:
         lines.append(f"\nMachine: {env.get('cpu', '?')}, {env.get('cpus', '?')} cores, Linux "
-                     f"{env.get('machine', '')}; Python {env.get('python', '?')}, NumPy {env.get('numpy', '?')}, "
+                     f"{env.get('machine', '').replace('_', '-')}; Python {env.get('python', '?')}, NumPy {env.get('numpy', '?')}, "
                      f"numba {env.get('numba', '?')}; load average {env.get('load_average_at_start', float('nan')):.1f} "
                      f"at the start of the kernel runs. C / numba is the ratio of events per second of processor "
                      f"time (time spent waiting for a core on the shared machine left out), median over "

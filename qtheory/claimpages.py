@@ -53,8 +53,7 @@ def noted_evidence(root: str | os.PathLike, noted: Noted, judged: tuple[list[Cla
             words = key[len("claim:"):]
             records, verdicts = judged
             found = [c for c in records if c.item == item_id and words in c.text]
-            out += [f"{describe(c, verdicts[id(c)])} {verdicts[id(c)].label if c.category in ('claim', 'check') else c.judge()}."
-                    for c in found] or [f"{item_id}: no claim about {words!r}"]
+            out += [_noted_line(c, verdicts[id(c)]) for c in found] or [f"{item_id}: no claim about {words!r}"]
             continue
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         if key in meta:
@@ -152,11 +151,35 @@ def statistics(c: Claim, v) -> str:
                 f"{'within' if abs(d) <= tol else 'beyond'} the tolerance {_num(tol)}."
                 + (f" {c.evidence.strip()}" if c.evidence else ""))
     df = "infinitely many" if comp.df == float("inf") else f"{comp.df:.1f}".rstrip("0").rstrip(".")
-    t = f"{comp.t:.2f}".replace("-", "\u2212")
+    t = f"{comp.t + 0.0:.2f}".replace("-", "\u2212") if round(comp.t, 2) != 0 else "0.00"   # no "−0.00"
+    if getattr(comp, "method", "t") == "Cantelli":
+        from .verdicts import CANTELLI_K
+
+        return (f"Difference {_value(comp.difference, comp.se)}; {comp.why_cantelli.rstrip('.')}, so Cantelli's "
+                f"inequality judges it instead (it needs no symmetry): t = {t}, p ≤ 2/(1 + t²) = {_num(comp.p)}, "
+                f"{_against(v)}; 95% interval of the difference, ± {CANTELLI_K:.2f} standard errors, "
+                f"[{_num(comp.low)}, {_num(comp.high)}] against the margin ± {_num(comp.margin)}: {v.reason}."
+                + (f" {c.evidence.strip()}" if c.evidence else ""))
     return (f"Difference {_value(comp.difference, comp.se)}; t = {t} with {df} degrees of freedom, "
             f"{_p_is(comp.p)}, {_against(v)}; 95% interval of the difference [{_num(comp.low)}, {_num(comp.high)}] "
             f"against the margin ± {_num(comp.margin)}: {v.reason}."
             + (f" {c.evidence.strip()}" if c.evidence else ""))
+
+
+def _noted_line(c: Claim, v) -> str:
+    """A related record as one short line of a table of reconstructions or errata: its statement,
+    what it found in one sentence (:func:`opening`, else its values, else its evidence's first
+    sentence) and its label (the full statistics are on the claims page)."""
+    judged = c.category in ("claim", "check")
+    if c.tested:    # its test in a few words: the evidence's first sentence lists every quantity
+        head = first_sentence(c.evidence)
+        found = (head.split(": ", 1)[0] if head.startswith("The statement ")
+                 else "one test of many quantities" + ("" if c.p_value is None else f" ({_p_is(c.p_value)})"))
+    else:
+        found = (opening(c, v) if judged else "") or _record_values(c) or first_sentence(c.evidence)
+    label = v.label if judged else c.judge()
+    return (f"{c.text.rstrip('.')}" + (f" ({c.source})" if c.source else "") + ": "
+            + (f"{found.rstrip('.;')}; " if found else "") + f"{label}.")
 
 
 def describe(c: Claim, v=None) -> str:
@@ -377,13 +400,16 @@ def procedure_sentence() -> str:
             "*differs* anywhere on a page has probability at most that level. The t test judges run "
             f"means only where its level holds: at least {MIN_RUNS} runs whose means show no skew "
             f"(D'Agostino's test at level {SKEW_LEVEL:g}), with Hall's correction for the skew that "
-            "remains; a record whose runs are fewer or skewed is *not resolved* and says why. A record "
+            "remains; a record with fewer runs is *not resolved* and says why, and skewed run means are "
+            "judged instead by Cantelli's inequality (p ≤ 2/(1 + t²), a 95% interval of ± 6.24 standard "
+            "errors), which needs no symmetry and resolves only what is plain. A record "
             "that is not rejected *agrees* only when the 95% interval of its difference lies within its "
             f"margin (the tolerance it states, else {RELATIVE_MARGIN:.0%} of the value); otherwise the "
             "data cannot tell, and it is *not resolved*. A statement about many quantities estimated "
             "from the same runs (a stationary law, a path) is one record judged by one test of them "
             "all: a sign-flip test that flips each run's whole vector of deviations, which keeps their "
-            f"correlation (it needs {MIN_RUNS} runs per group and symmetric run means, both checked), "
+            f"correlation (it needs {MIN_RUNS} runs per group and symmetric run means, both checked; "
+            "skewed ones fall back on Cantelli's bound for each quantity, Bonferroni over them), "
             "and whose p-value joins the page's family (independent estimates are combined by a "
             "chi-square of the normal scores of their t statistics). Exact values are compared within a "
             "stated tolerance; qualitative statements carry the outcome of their notebook's test. A "
@@ -601,9 +627,14 @@ def first_sentence(text: str) -> str:
 
 
 def _t_words(comp) -> str:
-    """``t = −7.62, 7 degrees of freedom``: the statistic behind a difference, in plain text."""
+    """``t = −7.62, 7 degrees of freedom``: the statistic behind a difference, in plain text (for
+    skewed run means, the bound that judged it instead: ``t = −7.62, skewed run means, Cantelli's
+    bound``)."""
+    t = f"{comp.t:.2f}" if round(comp.t, 2) != 0 else "0.00"           # no "−0.00"
+    if getattr(comp, "method", "t") == "Cantelli":
+        return f"t = {t}, skewed run means, Cantelli's bound".replace("-", "\u2212")
     df = "infinitely many" if comp.df == float("inf") else f"{comp.df:.1f}".rstrip("0").rstrip(".")
-    return f"t = {comp.t:.2f}, {df} degrees of freedom".replace("-", "\u2212")
+    return f"t = {t}, {df} degrees of freedom".replace("-", "\u2212")
 
 
 def _cause_text(c: Claim, findings: dict[str, Any] | None = None) -> str:

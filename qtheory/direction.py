@@ -53,14 +53,14 @@ record's p-value and whether the data resolve the statement.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import numpy as np
 from scipy import special as _special
 
 from .errors import ParameterError
-from .verdicts import SKEW_LEVEL, Comparison, check_runs, compare, p_equation
+from .verdicts import CANTELLI_K, SKEW_LEVEL, Comparison, cantelli, cantelli_p, check_runs, compare, p_equation
 
 __all__ = ["Difference", "DirectionTest", "difference", "exact_difference", "direction_test"]
 
@@ -109,6 +109,8 @@ class Difference:
 
     def _t_p(self) -> float:
         c = self.comparison
+        if c.method == "Cantelli":
+            return cantelli_p(-c.t, sides=1)
         return float(_special.stdtr(c.df, c.t)) if math.isfinite(c.df) else float(_special.ndtr(c.t))
 
     @property
@@ -190,7 +192,7 @@ def difference(larger, smaller=None, *, name: str, log: bool = False, by_index: 
         b = _runs(smaller, f"`smaller` of {name!r}", log)
         samples = (a, b)
         record = Claim(item="direction", text=name, category="check", ours_runs=a, reference_runs=b, tolerance=0.0)
-    c = compare(record)
+    c = compare(record, fallback=False)     # direction_test checks the samples and may fall back
     if c is None:        # every run mean the same on both sides: the difference is known exactly
         return Difference(name, _exact_comparison(record.ours - record.reference), (), bool(log))
     # a side whose run means are all equal has no spread to check (compare leaves it out too)
@@ -223,13 +225,17 @@ class DirectionTest:
     resolved : bool
         Whether the data show every stated sign (every 95% interval above 0).
     why_not : str
-        Why the test cannot judge the data ("" when every sample of run means passes its checks).
+        Why the test cannot judge the data: too few run means ("" when every sample has enough).
+    skewed : str
+        Why some parts are judged by Cantelli's inequality instead of the t test: their run means
+        are skewed ("" when none is).
     """
 
     parts: tuple[Difference, ...]
     p: float
     resolved: bool
     why_not: str = ""
+    skewed: str = ""
 
     @property
     def outcome(self) -> str:
@@ -268,6 +274,9 @@ class DirectionTest:
                    + " (Welch's degrees of freedom, Hall's correction for the skew of the run means)")
             text += f"; against it, {how}: ${p_equation(self.p)}$"
         text += "."
+        if self.skewed:
+            text += (f" Judged by Cantelli's inequality instead of the $t$ test (one-sided $p \\le 1/(1 + t^2)$, "
+                     f"95% interval $\\pm {CANTELLI_K:.2f}$ standard errors, which needs no symmetry): {self.skewed}.")
         if self.why_not:
             text += f" Not judged: {self.why_not}."
         return text
@@ -301,11 +310,17 @@ def direction_test(parts: Sequence[Difference]) -> DirectionTest:
     estimated = [d for d in parts if not d.exact]
     # every sample the statement assumes a law of, checked at SKEW_LEVEL over their number (Bonferroni)
     level = SKEW_LEVEL / max(1, sum(len(d.samples) for d in estimated))
-    refused = {id(d): "; ".join(c.why for c in (check_runs(x, level=level) for x in d.samples) if c.why)
-               for d in estimated}
-    why = "; ".join(f"{d.name}: {refused[id(d)]}" for d in estimated if refused[id(d)])
-    # a part whose run means fail their checks rejects nothing (its p is 1) and shows nothing
-    p = min(1.0, len(estimated) * min(1.0 if refused[id(d)] else d._t_p() for d in estimated)) if estimated else 1.0
-    shown = all(d.comparison.difference > 0 if d.exact else (not refused[id(d)] and d.comparison.low > 0)
-                for d in parts)
-    return DirectionTest(parts, float(p), bool(shown), why)
+    checks = [[check_runs(x, level=level) for x in d.samples] for d in estimated]
+    few = ["; ".join(c.why for c in cs if c.too_few) for cs in checks]
+    skewed = ["" if f else "; ".join(c.why for c in cs if c.skewed) for f, cs in zip(few, checks)]
+    why = "; ".join(f"{d.name}: {f}" for d, f in zip(estimated, few) if f)
+    why_skewed = "; ".join(f"{d.name}: {k}" for d, k in zip(estimated, skewed) if k)
+    # enough but skewed run means: the part is judged by Cantelli's inequality (needs no symmetry)
+    estimated = [replace(d, comparison=cantelli(d.comparison)) if k else d for d, k in zip(estimated, skewed)]
+    judged = iter(estimated)
+    parts = tuple(d if d.exact else next(judged) for d in parts)
+    # a part with too few run means rejects nothing (its p is 1) and shows nothing
+    p = min(1.0, len(estimated) * min(1.0 if f else d._t_p() for d, f in zip(estimated, few))) if estimated else 1.0
+    shown = (all(d.comparison.difference > 0 for d in parts if d.exact)
+             and all(not f and d.comparison.low > 0 for d, f in zip(estimated, few)))
+    return DirectionTest(parts, float(p), bool(shown), why, why_skewed)

@@ -48,13 +48,28 @@ When the t test may judge run means
     and the statistic is Hall's (1992) cubic transform of T for the skewness left in the run
     means (:func:`hall`: T's law is off from Student's by a term proportional to the skewness of
     the estimate; the transform removes it, and it is inverted for the interval). A record whose
-    run means fail a check is *not resolved*, never "differs" or "fails", and leaves the page's
-    Holm family (it cannot be rejected). The level on skewed null data (exponential, lognormal
-    with :math:`\\sigma` 0.5 and 1, 5 to 50 runs; one quantity and sixty) is measured by
-    ``tests/test_level_on_skewed_runs.py`` against the nominal levels 5% and 1%: with 30 runs and
-    the checks, at most the nominal level where a plain t test on the same data reaches 1.2 to 2.3
-    times it; below 30 runs nothing is rejected. A side without run means (a paper's printed
-    interval) is taken as stated.
+    run means are too few is *not resolved*, never "differs" or "fails", and leaves the page's
+    Holm family (it cannot be rejected).
+
+    Run means that are enough but skewed are judged instead by Cantelli's inequality (the
+    one-sided Chebyshev bound, :func:`cantelli_p`): for any law with a variance,
+    :math:`P(\\bar X - \\mu \\ge k\\,\\sigma_{\\bar X}) \\le 1/(1 + k^2)`, so
+    :math:`p = \\min(1, 2/(1 + t^2))` with the plain :math:`t = d/\\mathrm{se}`, and the 95%
+    interval is the difference :math:`\\pm\\sqrt{39} \\approx 6.24` standard errors. Its p-value joins
+    the page's family like any other. The bound needs no symmetry, only the standard error; with
+    the standard error estimated from 30 skewed run means it held its level in the measurements
+    of ``tests/test_level_on_skewed_runs.py`` (exponential, lognormal up to :math:`\\sigma = 1.5`,
+    Pareto with shape 2.2, whose skewness is infinite) and fails only for laws as extreme as a
+    lognormal with :math:`\\sigma = 2` (a run mean whose spread is dominated by one run in
+    hundreds). It resolves what a large difference or a tight interval makes plain (a t of 100
+    on skewed run means *differs*) and leaves the rest *not resolved*. No test on n run means
+    can see a law whose mean rests on events rarer than about one run in n: none happened.
+
+    The level on skewed null data (exponential, lognormal with :math:`\\sigma` 0.5 to 1.5, Pareto,
+    5 to 50 runs; one quantity and sixty) is measured by ``tests/test_level_on_skewed_runs.py``
+    against the nominal levels 5% and 1%: with 30 runs, the checks and the fallback, at most the
+    nominal level where a plain t test on the same data reaches 1.2 to 2.3 times it; below 30 runs
+    nothing is rejected. A side without run means (a paper's printed interval) is taken as stated.
 
 Joint tests of a family of rows
     Records that share a ``family`` name (R-T1's Var(Q) over twelve settings, the policies
@@ -71,12 +86,14 @@ Statements about many quantities at once
     combined as if independent; :func:`sign_flip_test` instead flips the sign of each run's
     whole vector of deviations, which keeps the correlation. It is exact for run means symmetric
     about the hypothesised values and wrong for skewed ones (flipping a skewed law's deviations
-    makes another law), so :func:`symmetry_check` requires :data:`MIN_RUNS` runs per group and no
-    evidence of skew in any quantity or in the runs' summary scores; otherwise the record is
-    *not resolved*.
-    :func:`independent_test` combines t statistics of independent estimates (separate seeds).
-    Either reports whether the data resolve the margins (every quantity's 95% t-interval of
-    the difference within its margin): a record that is not rejected agrees only then.
+    makes another law), so :func:`symmetry_check` requires :data:`MIN_RUNS` runs per group
+    (else the record is *not resolved*) and no evidence of skew in any quantity or in the runs'
+    summary scores; skewed run means are judged instead by Cantelli's bound for each quantity,
+    Bonferroni over them (:func:`cantelli_many`: valid whatever their correlation, and
+    conservative). :func:`independent_test` combines t statistics of independent estimates
+    (separate seeds), with the same fallback. Either reports whether the data resolve the margins
+    (every quantity's 95% interval of the difference within its margin): a record that is not
+    rejected agrees only then.
 
 Qualitative statements carry the outcome of the notebook's own test (``holds``).
 """
@@ -94,7 +111,7 @@ from scipy import stats as _st
 from .errors import ParameterError
 
 __all__ = ["FAMILY_LEVEL", "INTERVAL_LEVEL", "RELATIVE_MARGIN", "MIN_RUNS", "SKEW_LEVEL", "RunCheck", "check_runs",
-           "hall", "skewness_test", "symmetry_check", "normal_score", "Comparison", "Verdict", "JointTest",
+           "hall", "cantelli", "cantelli_p", "cantelli_many", "CANTELLI_K", "skewness_test", "symmetry_check", "normal_score", "Comparison", "Verdict", "JointTest",
            "Judgement", "welch", "compare", "holm", "holm_thresholds", "joint_tests", "judge", "judge_one", "CLAIM_LABELS",
            "CHECK_LABELS", "p_text", "p_equation", "MultipleTest", "sign_flip_test", "independent_test"]
 
@@ -110,6 +127,9 @@ RELATIVE_MARGIN = 0.05
 MIN_RUNS = 30
 #: level of D'Agostino's test of skewness that run means must pass to be judged by a t test
 SKEW_LEVEL = 0.05
+#: half-width, in standard errors, of the 95% interval by Cantelli's inequality (skewed run means):
+#: each tail at most 1/(1 + k^2) = 0.025
+CANTELLI_K = math.sqrt(2.0 / (1.0 - 0.95) - 1.0)
 
 #: labels of a paper claim and of an internal check
 CLAIM_LABELS = ("agrees", "differs", "not resolved")
@@ -166,6 +186,16 @@ class RunCheck:
     def holds(self) -> bool:
         return not self.why
 
+    @property
+    def too_few(self) -> bool:
+        """Fewer than :data:`MIN_RUNS` run means: nothing may judge them."""
+        return self.runs < MIN_RUNS
+
+    @property
+    def skewed(self) -> bool:
+        """Enough run means, but skewed: Cantelli's inequality judges them instead of the t test."""
+        return bool(self.why) and not self.too_few
+
 
 def check_runs(values, *, what: str = "run means", level: float = SKEW_LEVEL) -> RunCheck:
     """The :class:`RunCheck` of one estimate's independent run (or batch) means `values`: at least
@@ -186,7 +216,9 @@ def check_runs(values, *, what: str = "run means", level: float = SKEW_LEVEL) ->
         why = (f"{n} {what}: a t test needs at least {MIN_RUNS}, fewer cannot show whether their law is "
                f"skewed (a skewed law makes the t statistic's tail heavy on one side)")
     elif p < level:
-        why = (f"the {n} {what} are skewed (sample skewness {g:.2f}, D'Agostino's test ${p_equation(p)} < {level:.3g}$): "
+        # enough digits that the p-value reads below the level (0.0497, not 0.05 < 0.05)
+        shown = p_equation(p) if float(p_text(p).split(" ")[0]) < level or p < 0.01 else f"p = {p:.3g}"
+        why = (f"the {n} {what} are skewed (sample skewness {g:.2f}, D'Agostino's test ${shown} < {level:.3g}$): "
                f"a t test on them does not hold its level")
     else:
         why = ""
@@ -227,6 +259,18 @@ def hall(t: float, kappa: float) -> float:
     return t + kappa * t * t / 3.0 + kappa * kappa * t ** 3 / 27.0 + kappa / 6.0
 
 
+def cantelli_p(t: float, sides: int = 2) -> float:
+    """A p-value from Cantelli's inequality (the one-sided Chebyshev bound) for a statistic
+    :math:`t = d/\\mathrm{se}`: :math:`P(\\bar X - \\mu \\ge t\\,\\sigma) \\le 1/(1 + t^2)` for
+    :math:`t \\ge 0` and any law with a variance. Two-sided (``sides=2``): :math:`\\min(1, 2/(1 + t^2))`;
+    one-sided (``sides=1``, against ``t`` large): :math:`1/(1 + t^2)` for :math:`t > 0`, else 1."""
+    if sides not in (1, 2):
+        raise ParameterError(f"`sides` must be 1 or 2 (got {sides!r})")
+    if sides == 1:
+        return 1.0 / (1.0 + t * t) if t > 0 else 1.0
+    return min(1.0, 2.0 / (1.0 + t * t))
+
+
 def _hall_inverse(h: float, kappa: float) -> float:
     r"""The t statistic whose :func:`hall` transform is `h`.
 
@@ -260,6 +304,10 @@ class Comparison:
         The estimated skewness of ``difference`` (0 without run means).
     checks : tuple of RunCheck
         The checks of the run means of each estimated side that carries them.
+    method : str
+        ``"t"`` (Student's t with Hall's correction) or ``"Cantelli"`` (skewed run means: ``t`` is
+        ``difference / se``, ``p`` Cantelli's bound :func:`cantelli_p`, the interval
+        ``difference`` :math:`\\pm` :data:`CANTELLI_K` ``se``).
     """
 
     difference: float
@@ -272,6 +320,7 @@ class Comparison:
     margin: float
     kappa: float = 0.0
     checks: tuple = ()
+    method: str = "t"
 
     @property
     def within_margin(self) -> bool:
@@ -279,8 +328,13 @@ class Comparison:
 
     @property
     def why_not(self) -> str:
-        """Why the test cannot judge the record ("" when its assumptions hold)."""
-        return "; ".join(c.why for c in self.checks if c.why)
+        """Why nothing can judge the record: too few run means ("" when there are enough)."""
+        return "; ".join(c.why for c in self.checks if c.why and c.too_few)
+
+    @property
+    def why_cantelli(self) -> str:
+        """Why Cantelli's inequality judges the record instead of the t test ("" when it does not)."""
+        return "; ".join(c.why for c in self.checks if c.skewed) if self.method == "Cantelli" else ""
 
     @property
     def testable(self) -> bool:
@@ -313,13 +367,16 @@ def _side_checks(record) -> list[tuple[int, float, RunCheck]]:
             for sign, side in sides]
 
 
-def compare(record) -> Comparison | None:
+def compare(record, *, fallback: bool | None = None) -> Comparison | None:
     """The :class:`Comparison` of a statistical claim or check; None for any other record.
 
     A side that carries its run means (``ours_runs``, ``reference_runs``) is checked
     (:func:`check_runs`) and its skewness corrects the statistic (:func:`hall`, with the skewness
     of the difference :math:`\\kappa = \\sum_i \\pm (\\hat\\gamma_i/\\sqrt{n_i})(s_i/s)^3` over the
-    sides); a side without them (a paper's printed interval) is taken as stated."""
+    sides); a side without them (a paper's printed interval) is taken as stated. When a side's
+    run means are enough but skewed, Cantelli's inequality judges the record instead
+    (``method="Cantelli"``, see the module doc); ``fallback=False`` keeps the t test whatever the
+    checks say (for a caller that checks the run means itself, :func:`qtheory.direction.direction_test`)."""
     if record.category not in ("claim", "check") or record.holds is not None:
         return None
     target_se, target_df = record.target_se, record.target_df
@@ -329,12 +386,27 @@ def compare(record) -> Comparison | None:
     d = record.ours - record.target
     sides = _side_checks(record)
     kappa = sum(sign * c.skewness / math.sqrt(c.runs) * (s / se) ** 3 for sign, s, c in sides)
+    checks = tuple(c for _, _, c in sides)
+    if fallback is not False and any(c.skewed for c in checks) and not any(c.too_few for c in checks):
+        return cantelli(Comparison(d, se, df, d / se, 1.0, d, d, _margin(record), kappa, checks))
     t = hall(d / se, kappa)
     p = _two_sided_p(t, df)
     q = _t_quantile(0.5 + INTERVAL_LEVEL / 2, df)
     # the true difference delta has (d - delta) / se = T with hall(T) within +-q
     low, high = d - se * _hall_inverse(q, kappa), d - se * _hall_inverse(-q, kappa)
-    return Comparison(d, se, df, t, p, low, high, _margin(record), kappa, tuple(c for _, _, c in sides))
+    return Comparison(d, se, df, t, p, low, high, _margin(record), kappa, checks)
+
+
+def cantelli(comparison: Comparison) -> Comparison:
+    """`comparison` judged by Cantelli's inequality instead of the t test: ``t`` the plain
+    ``difference / se``, ``p`` :func:`cantelli_p`, the interval ``difference`` :math:`\\pm`
+    :data:`CANTELLI_K` ``se`` (see the module doc)."""
+    d, se = comparison.difference, comparison.se
+    if not se > 0:
+        raise ParameterError(f"Cantelli's inequality needs a positive standard error (got {se!r})")
+    t = d / se
+    return Comparison(d, se, comparison.df, t, cantelli_p(t), d - CANTELLI_K * se, d + CANTELLI_K * se,
+                      comparison.margin, comparison.kappa, comparison.checks, "Cantelli")
 
 
 def _margin(record) -> float:
@@ -509,8 +581,9 @@ class Judgement:
                   f"its {self.size} statistical hypotheses are tested as one family (Holm's procedure at "
                   f"familywise level {self.level:g})")
         return (f"On this page {family}, by Student's t with Welch's degrees of freedom, corrected for "
-                f"the skewness of the run means; a record needs at least {MIN_RUNS} runs whose means "
-                f"show no skew at level {SKEW_LEVEL:g}, else it is *not resolved*. Agreement needs "
+                f"the skewness of the run means; a record needs at least {MIN_RUNS} runs, else it is "
+                f"*not resolved*, and run means skewed at level {SKEW_LEVEL:g} are judged by Cantelli's "
+                f"inequality instead, which holds without symmetry. Agreement needs "
                 f"the 95% interval of the difference within the stated margin ({RELATIVE_MARGIN:.0%} "
                 f"of the value when none is stated), else *not resolved*.")
 
@@ -612,7 +685,9 @@ class MultipleTest:
     Attributes
     ----------
     method : str
-        ``"sign-flip"`` (:func:`sign_flip_test`) or ``"independent"`` (:func:`independent_test`).
+        ``"sign-flip"`` (:func:`sign_flip_test`), ``"independent"`` (:func:`independent_test`), or
+        ``"Cantelli"`` when either found the run means skewed (:func:`cantelli_many`: Cantelli's
+        bound for each quantity, Bonferroni over them; :attr:`skewed` says why).
     statistic, p : float
         The statistic (sum of squared t statistics, or of normal scores) and the test's p-value.
     largest : float
@@ -629,8 +704,10 @@ class MultipleTest:
     df : float
         The degrees of freedom of the t statistics (the smallest, when they differ).
     why_not : str
-        Why the test cannot judge these data ("" when its assumptions hold): too few runs, or run
-        means whose skew breaks the symmetry the test rests on (see the module doc).
+        Why the test cannot judge these data ("" when it can): too few runs.
+    skewed : str
+        Why Cantelli's bound judged the quantities instead ("" when it did not): run means whose
+        skew breaks the symmetry the sign-flip test rests on, or the t tests' level.
     """
 
     method: str
@@ -643,12 +720,17 @@ class MultipleTest:
     df: float = math.inf
     largest: float = math.nan
     why_not: str = ""
+    skewed: str = ""
 
     def describe(self, margins: bool = True) -> str:
         """The test as a sentence (plain text and ``$...$`` math) for the record's evidence; with
         `margins` False, without the sentence on the margins (a test used for its p-value alone)."""
         df = f"{self.df:.0f}" if math.isfinite(self.df) else "infinitely many"
-        if self.method == "sign-flip":
+        if self.method == "Cantelli":
+            head = (f"joint test of {self.size} quantities by Cantelli's inequality, Bonferroni over them "
+                    f"(the $t$ test's level fails on skewed run means; Cantelli's bound needs no symmetry): "
+                    f"largest $|t| = {self.largest:.2f}$, ${p_equation(self.p)}$; {self.skewed}")
+        elif self.method == "sign-flip":
             how = ("every sign pattern enumerated" if self.patterns == 0
                    else f"{self.patterns:,} random sign patterns")
             head = (f"sign-flip test of {self.size} quantities ($t$ with {df} degrees of freedom; each run's "
@@ -685,6 +767,27 @@ def _margins(exact: np.ndarray, margins) -> np.ndarray:
     if not np.all(out >= 0):
         raise ParameterError(f"`margins` must be >= 0 (got {margins!r})")
     return out
+
+
+def cantelli_many(difference, se, margins, df, skewed: str) -> MultipleTest:
+    """Quantities whose run means are skewed, judged by Cantelli's inequality (:func:`cantelli_p`)
+    for each ``t = difference / se``, Bonferroni over them: ``p = min(1, k min_i p_i)``; each
+    interval is ``difference`` :math:`\\pm` :data:`CANTELLI_K` ``se`` (valid whatever the
+    quantities' correlation). `skewed` says why (a :class:`MultipleTest`'s ``skewed``)."""
+    difference, se, margins, df = (np.asarray(x, dtype=float).ravel() for x in (difference, se, margins, df))
+    live = se > 0
+    t = np.where(live, difference / np.where(live, se, 1.0), 0.0)
+    if np.any(~live & (difference != 0)):
+        p = 0.0                                 # a quantity with no spread off its value: exact
+    else:
+        p = min(1.0, int(live.sum()) * min((cantelli_p(float(x)) for x in t[live]), default=1.0))
+    reach = np.abs(difference) + CANTELLI_K * se
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(margins > 0, reach / np.where(margins > 0, margins, 1.0), np.where(reach > 0, np.inf, 0.0))
+    widest = float(ratio.max()) if ratio.size else 0.0
+    return MultipleTest("Cantelli", float(np.sum(t * t)), float(p), int(difference.size), widest <= 1.0, widest,
+                        0, float(df.min()) if df.size else math.inf, float(np.abs(t).max()) if t.size else 0.0,
+                        "", skewed)
 
 
 def _reach(diff: np.ndarray, se: np.ndarray, df: np.ndarray, margin: np.ndarray) -> float:
@@ -775,14 +878,26 @@ def sign_flip_test(groups, exact, *, seed: int, margins=None, patterns: int = 99
     smaller = np.minimum(p_sum, p_max)
     count = int(np.sum(smaller <= smaller[0] * (1 + 1e-12)))
     p = count / total.size if enumerate_all else count / (patterns + 1)
+    few, skew = _symmetry(groups)
+    if skew and not few:
+        return cantelli_many(np.concatenate(diffs), np.concatenate(ses), np.concatenate(marg), np.concatenate(dfs),
+                             skew)
     widest = _reach(np.concatenate(diffs), np.concatenate(ses), np.concatenate(dfs), np.concatenate(marg))
     return MultipleTest("sign-flip", float(total[0]), float(min(p, 1.0)), int(sum(e.size for e in exact)),
                         widest <= 1.0, widest, 0 if enumerate_all else patterns, float(min(np.concatenate(dfs))),
-                        float(math.sqrt(largest[0])), symmetry_check(groups))
+                        float(math.sqrt(largest[0])), few)
 
 
 def symmetry_check(groups) -> str:
-    """Why the sign-flip test cannot judge `groups` (runs x quantities arrays; "" when it can).
+    """Why the sign-flip test cannot judge `groups` (runs x quantities arrays; "" when it can):
+    too few runs (nothing judges them) or skewed run means (:func:`sign_flip_test` then falls back
+    on Cantelli's bound, :func:`cantelli_many`)."""
+    few, skew = _symmetry(groups)
+    return few or skew
+
+
+def _symmetry(groups) -> tuple[str, str]:
+    """``(too few runs, skewed run means)``: the two reasons :func:`symmetry_check` gives, apart.
 
     Flipping a run's deviations leaves their law unchanged only when that law is symmetric, so
     each group needs at least :data:`MIN_RUNS` runs and no evidence of skew: D'Agostino's test of
@@ -795,7 +910,7 @@ def symmetry_check(groups) -> str:
     if few:
         where = ", ".join(f"{n} in group {i + 1}" if len(groups) > 1 else f"{n}" for i, n in few)
         return (f"runs: {where}; the sign-flip test needs at least {MIN_RUNS} per group to show that the run "
-                f"means are symmetric, as flipping their signs assumes")
+                f"means are symmetric, as flipping their signs assumes", "")
     k = sum(int(np.sum(g.std(axis=0, ddof=1) > 0)) for g in groups)
     worst = []
     for i, g in enumerate(groups):
@@ -816,8 +931,8 @@ def symmetry_check(groups) -> str:
                 worst.append("the runs' summary scores" + (f" of group {i + 1}" if len(groups) > 1 else "")
                              + f" (skewness test ${p_equation(p_score)}$)")
     if worst:
-        return "skewed run means, which break the symmetry the sign-flip test assumes: " + "; ".join(worst)
-    return ""
+        return "", "skewed run means, which break the symmetry the sign-flip test assumes: " + "; ".join(worst)
+    return "", ""
 
 
 def _upper_shares(x: np.ndarray) -> np.ndarray:
@@ -833,8 +948,9 @@ def independent_test(difference, se, df, *, exact=None, margins=None, runs=None)
     :func:`sign_flip_test` (relative to `exact`, or given).
 
     `runs`, one array of run means per estimate, are checked (:func:`check_runs`): an estimate
-    whose runs fail makes the test "not judged" (:attr:`MultipleTest.why_not`), and their
-    skewness corrects each t statistic (:func:`hall`)."""
+    with too few runs makes the test "not judged" (:attr:`MultipleTest.why_not`), skewed ones make
+    Cantelli's bound judge all of them (:func:`cantelli_many`), and their skewness corrects each t
+    statistic (:func:`hall`)."""
     difference, se, df = (np.asarray(x, dtype=float).ravel() for x in (difference, se, df))
     if not (difference.size == se.size == df.size) or difference.size == 0:
         raise ParameterError("`difference`, `se` and `df` must be non-empty and of equal length")
@@ -857,7 +973,10 @@ def independent_test(difference, se, df, *, exact=None, margins=None, runs=None)
         checks = [check_runs(r, what=f"run means of estimate {i + 1}", level=SKEW_LEVEL / len(runs))
                   for i, r in enumerate(runs)]
         kappas = np.array([c.skewness / math.sqrt(c.runs) for c in checks])
-        why = "; ".join(c.why for c in checks if c.why)
+        why = "; ".join(c.why for c in checks if c.too_few)
+        skew = "; ".join(c.why for c in checks if c.skewed)
+        if skew and not why:
+            return cantelli_many(difference, se, marg, df, skew)
     z = [normal_score(hall(float(d / s), float(k)), float(v)) for d, s, v, k in zip(difference, se, df, kappas)]
     chi2 = float(sum(x * x for x in z))
     widest = _reach(difference, se, df, marg)

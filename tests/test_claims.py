@@ -111,7 +111,8 @@ def test_noted_errata_take_their_values_from_the_recorded_results(results_dir):
                           ("L-V-thm4", "not_there"), ("L-F1", "anything")), "consistent")
     lines = claimpages.noted_evidence(results_dir, noted)
     assert lines[0] == "L-V-thm4, root residual: 1.5 × 10⁻¹⁵"
-    assert "ours 2 × 10⁻¹¹" in lines[1] and lines[1].endswith("agrees.")
+    assert "2 × 10⁻¹¹" in lines[1] and lines[1].endswith("agrees.")
+    assert "degrees of freedom" not in lines[1]          # one short line: the statistics are on the claims page
     assert lines[2] == "L-V-thm4: not_there not recorded"
     assert lines[3] == "L-F1: not recorded in this build"
     page = claimpages.render_reconstructions(claims.collect(results_dir) + [claims.Claim(

@@ -102,12 +102,30 @@ def test_too_few_runs_leave_the_record_unjudged_however_far_below_zero():
     assert enough.why_not == "" and judge_one(enough.record(item="L-F2", text="t", source="s")).label == "differs"
 
 
-def test_skewed_runs_are_not_judged():
+def test_skewed_runs_are_judged_by_cantellis_inequality():
+    """Skewed run means are judged by Cantelli's one-sided bound 1/(1 + t^2) and an interval of
+    ± sqrt(39) standard errors, not by the t test (whose level fails on them) and not refused."""
+    from qtheory.verdicts import CANTELLI_K
+
     rng = np.random.default_rng(4)
-    skewed = rng.exponential(1.0, 200)
+    skewed = rng.exponential(1.0, 200)            # mean about 1.09, t about 14: plain on any law
     test = direction.direction_test([direction.difference(skewed, name="skewed")])
-    assert "skewed" in test.why_not and not test.resolved
-    assert judge_one(test.record(item="L-F2", text="t", source="s")).label == "not resolved"
+    c = test.parts[0].comparison
+    t = skewed.mean() / (skewed.std(ddof=1) / np.sqrt(skewed.size))
+    assert "skewed" in test.skewed and test.why_not == "" and c.method == "Cantelli"
+    assert c.low == pytest.approx(skewed.mean() - CANTELLI_K * t ** -1 * skewed.mean()) and test.resolved
+    assert CANTELLI_K == pytest.approx(39 ** 0.5)
+    assert judge_one(test.record(item="L-F2", text="t", source="s")).label == "agrees"
+    # the same data shifted to t = -4 against the stated sign: a t test would reject at 1e-4,
+    # Cantelli's bound gives 1/17 (not rejected at 1%), and the interval reaches above 0
+    shifted = skewed - skewed.mean() - 4 * skewed.std(ddof=1) / np.sqrt(skewed.size)
+    against = direction.direction_test([direction.difference(shifted, name="shifted")])
+    assert against.p == pytest.approx(1 / 17) and not against.resolved
+    assert judge_one(against.record(item="L-F2", text="t", source="s")).label == "not resolved"
+    # at t = -12 the bound rejects: 1/(1 + 12^2) < 0.01
+    far = skewed - skewed.mean() - 12 * skewed.std(ddof=1) / np.sqrt(skewed.size)
+    assert judge_one(direction.direction_test([direction.difference(far, name="far")]).record(
+        item="L-F2", text="t", source="s")).label == "differs"
 
 
 def _mildly_skewed(low=0.025, high=0.05, n=40):
@@ -124,13 +142,15 @@ def _mildly_skewed(low=0.025, high=0.05, n=40):
 
 def test_the_samples_of_a_statement_are_checked_at_the_skew_level_over_their_number():
     """Bonferroni over the samples, as the verdicts check a record's: a sample with D'Agostino's
-    p = 0.03 refuses a statement of one part (5%) but not one of two (2.5% each)."""
+    p = 0.03 sends a statement of one part (5%) to Cantelli's inequality but not one of two (2.5%
+    each)."""
     x = _mildly_skewed()
     one = direction.direction_test([direction.difference(x, name="alone")])
-    assert "skewed" in one.why_not and one.p == 1.0 and not one.resolved
+    assert "skewed" in one.skewed and one.why_not == "" and one.parts[0].comparison.method == "Cantelli"
     two = direction.direction_test([direction.difference(x, name="first"),
                                     direction.difference(_symmetric(1.0, 1.0), name="second")])
-    assert two.why_not == "" and two.resolved and two.p == 1.0
+    assert two.why_not == two.skewed == "" and two.resolved and two.p == 1.0
+    assert all(d.comparison.method == "t" for d in two.parts)
     # two independent samples in one part count as two
     welch = direction.direction_test([direction.difference(x, _symmetric(-1.0, 0.3), name="welch")])
     assert welch.why_not == "" and welch.resolved
@@ -148,15 +168,17 @@ def test_two_independent_samples_are_compared_by_welch():
 
 def test_samples_paired_by_index_are_tested_on_their_differences():
     """The k-th runs form a pair: the one-sample test of a - b. A skewed side whose spread is small
-    is refused on its own (Welch checks each side) but not once paired, where its skew barely
-    reaches the differences."""
+    fails its check on its own (Welch checks each side: Cantelli's bound would judge it) but not
+    once paired, where its skew barely reaches the differences."""
     rng = np.random.default_rng(11)
     wide = _symmetric(1.0, 1.0, n=60)
     narrow_skewed = 0.5 + 1e-3 * rng.exponential(1.0, 60)
     welch = direction.difference(wide, narrow_skewed, name="welch")
     paired = direction.difference(wide, narrow_skewed, name="paired", by_index=True)
-    assert "skewed" in welch.comparison.why_not
+    assert any(c.skewed for c in welch.comparison.checks)
     assert paired.comparison.why_not == "" and paired.runs == (60,)
+    assert not any(c.skewed for c in paired.comparison.checks)
+    assert direction.direction_test([welch]).skewed and not direction.direction_test([paired]).skewed
     diff = wide - narrow_skewed
     assert paired.comparison.difference == pytest.approx(diff.mean(), rel=1e-12)
     assert paired.comparison.se == pytest.approx(diff.std(ddof=1) / math.sqrt(60), rel=1e-9)

@@ -7,6 +7,7 @@ after the statement, not the folded statistics.
 """
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -174,13 +175,18 @@ def test_a_direction_test_shows_what_the_runs_show_not_a_joint_test():
     assert "one joint test" not in line
 
 
-def test_a_record_refused_for_skew_says_why_in_a_whole_sentence():
+def test_a_record_on_skewed_run_means_says_how_it_was_judged_in_whole_sentences():
     """The reason "skewed (... D'Agostino's test p = 0.01 < 0.025)" had its "<" outside the math:
-    read as the start of a tag it swallowed the rest of the line up to the link (issue 50's CI)."""
+    read as the start of a tag it swallowed the rest of the line up to the link (issue 50's CI).
+    Skewed run means are judged by Cantelli's inequality: the line and its statistics say so."""
     from ._box_checks import sentence_problems
 
     skewed = tuple(np.exp(np.linspace(-2.0, 2.0, MIN_RUNS) ** 3 / 4))      # long right tail
     c = Claim(ITEM, "mean tasks", paper=float(np.mean(skewed)), ours_runs=skewed, source="Sec. 2.1", key=KEY)
     box = _box([c])
-    head = _head(box, "Not judged")
-    assert "skewed" in head and not sentence_problems(head), head
+    line = box_lines(box)[0]
+    head = visible(line.split("\n")[0])
+    assert "Cantelli's bound" in head and not sentence_problems(head), head
+    details = re.sub(r"<[^>]+>", "", line.split("\n", 1)[1]).replace("&lt;", "<").strip()
+    assert "are skewed" in details and "< 0.05" in details and "Cantelli's inequality judges it" in details, details
+    assert not sentence_problems(details), details

@@ -1,15 +1,20 @@
 """The book's procedure holds its level on skewed run means (:mod:`qtheory.verdicts`).
 
 Null data: run means whose law is exponential (skewness 2), lognormal with sigma 0.5
-(skewness 1.75) or 1 (skewness 6.2), judged against their true mean; 5 to 50 runs; one
+(skewness 1.75), 1 (skewness 6.2) or 1.5 (skewness 33), or Pareto (Lomax) with shape 2.2 (infinite
+skewness), judged against their true mean; 5 to 50 runs; one
 quantity (a record with ``ours_runs``) and sixty (a sign-flip test of runs x 60 quantities,
 independent or sharing a common skewed factor). A false "fails" is counted; its rate must stay
 below the nominal level plus 4 binomial standard errors of the simulated rate (the project's
 tolerance: a false alarm of such an assertion has a probability of about 3e-5).
 
-The tests also show they can fail: the same data judged by the t test without the checks
-(or with 20 runs as the minimum) exceed the bound, and normal run means are rejected at about
-the nominal level (the checks do not simply refuse everything).
+A record whose run means are enough but skewed is judged by Cantelli's inequality
+(:func:`qtheory.verdicts.cantelli`); the rates below count its rejections too.
+
+The tests also show they can fail: the same data judged by the t test without the checks and the
+fallback (or with 20 runs as the minimum, or with a fallback bound half as wide) exceed the bound,
+and normal run means are rejected at about the nominal level (the checks do not simply refuse
+everything).
 """
 
 from __future__ import annotations
@@ -44,16 +49,21 @@ def _draw(name: str, rng, shape):
         return rng.lognormal(0.0, 0.5, shape), math.exp(0.125)
     if name == "lognormal 1":
         return rng.lognormal(0.0, 1.0, shape), math.exp(0.5)
+    if name == "lognormal 1.5":
+        return rng.lognormal(0.0, 1.5, shape), math.exp(1.125)
+    if name == "pareto 2.2":
+        return rng.pareto(2.2, shape), 1.0 / 1.2
     raise AssertionError(name)
 
 
-SKEWED = ("exponential", "lognormal 0.5", "lognormal 1")
+SKEWED = ("exponential", "lognormal 0.5", "lognormal 1", "lognormal 1.5", "pareto 2.2")
 
 
-def _comparisons(name: str, runs: int, families: int, seed: int):
+def _comparisons(name: str, runs: int, families: int, seed: int, fallback: bool | None = None):
     rng = np.random.default_rng(seed)
     draws, mean = _draw(name, rng, (families, runs))
-    return [verdicts.compare(Claim("R-T1", "a null check", category="check", ours_runs=row, reference=mean))
+    return [verdicts.compare(Claim("R-T1", "a null check", category="check", ours_runs=row, reference=mean),
+                             fallback=fallback)
             for row in draws]
 
 
@@ -109,11 +119,42 @@ def test_normal_run_means_are_rejected_at_about_the_nominal_level():
 
 def test_without_the_checks_the_same_skewed_data_exceed_the_level():
     """The t test (Hall's transform included) on 30 lognormal run means without the skewness
-    check: its rate of false rejections at 1% exceeds the bound the checked test meets."""
+    check and its fallback: its rate of false rejections at 1% exceeds the bound the checked test
+    meets."""
     families = 4000
-    comparisons = _comparisons("lognormal 1", 30, families, seed=230 + 14)
+    comparisons = _comparisons("lognormal 1", 30, families, seed=230 + 14, fallback=False)
     unchecked = float(np.mean([c.p <= 0.01 for c in comparisons]))
     assert unchecked > _upper(0.01, families)
+
+
+def test_skewed_run_means_fall_back_on_cantelli_and_resolve_a_plain_difference():
+    """Skewed run means are judged (not refused) once there are enough: by Cantelli's bound, so a
+    difference of 15 standard errors fails (2/(1 + 15^2) < 1%, 12 would not), a tight interval
+    holds, while a difference a t test would call significant (t = 4) is not resolved."""
+    rng = np.random.default_rng(31)
+    runs = rng.lognormal(0.0, 1.0, 60)
+    skewed = verdicts.check_runs(runs)
+    assert skewed.skewed and not skewed.too_few
+    se = runs.std(ddof=1) / math.sqrt(runs.size)
+    for shift, label in ((15.0, "fails"), (12.0, "not resolved"), (4.0, "not resolved")):
+        record = Claim("R-T1", "a check", category="check", ours_runs=runs, reference=runs.mean() - shift * se)
+        v = verdicts.judge_one(record)
+        assert v.comparison.method == "Cantelli" and v.label == label, (shift, v)
+        assert v.comparison.p == pytest.approx(min(1.0, 2.0 / (1.0 + shift ** 2)), rel=1e-9)
+    tight = Claim("R-T1", "a check", category="check", ours_runs=runs, reference=runs.mean(), tolerance=7 * se)
+    assert verdicts.judge_one(tight).label == "holds"
+    assert verdicts.judge_one(Claim("R-T1", "a check", category="check", ours_runs=runs, reference=runs.mean(),
+                                    tolerance=6 * se)).label == "not resolved"
+
+
+def test_a_fallback_half_as_wide_would_not_hold_the_level(monkeypatch):
+    """Cantelli's bound is what holds the level: the fallback with p = 1/(1 + t^2) (half the
+    two-sided bound) rejects lognormal (sigma 1.5) run means beyond the bound at 5%."""
+    monkeypatch.setattr(verdicts, "cantelli_p", lambda t, sides=2: min(1.0, 1.0 / (1.0 + t * t)) if sides == 2
+                        else (1.0 / (1.0 + t * t) if t > 0 else 1.0))
+    families = 4000
+    comparisons = _comparisons("lognormal 1.5", 30, families, seed=41)
+    assert _false_rate(comparisons, 0.05) > _upper(0.05, families)
 
 
 def test_twenty_runs_would_not_be_enough(monkeypatch):
@@ -155,15 +196,20 @@ def _sign_flip_rates(name, runs, families, seed):
 
 
 @pytest.mark.parametrize("name", MANY)
-def test_the_sign_flip_test_holds_its_level_on_skewed_run_means(name):
+def test_the_sign_flip_test_holds_its_level_on_skewed_run_means(name, monkeypatch):
+    """The checked test (skewed run means judged by Cantelli's bound, Bonferroni over the 60
+    quantities) holds its level; the sign-flip test on the same data without the check does not."""
     families = 600
     tests = _sign_flip_rates(name, 30, families, seed=300 + MANY.index(name))
     for level in LEVELS:
         rate = float(np.mean([not t.why_not and t.p <= level for t in tests]))
         assert rate <= _upper(level, families), level
-    # and the unchecked test does not: the symmetry it assumes is false here
     if "common" not in name:
-        assert np.mean([t.p <= 0.05 for t in tests]) > _upper(0.05, families)
+        assert np.mean([t.method == "Cantelli" for t in tests]) > 0.5        # the check sees the skew
+        # and the unchecked test does not: the symmetry it assumes is false here
+        monkeypatch.setattr(verdicts, "_symmetry", lambda groups: ("", ""))
+        unchecked = _sign_flip_rates(name, 30, families, seed=300 + MANY.index(name))
+        assert np.mean([t.p <= 0.05 for t in unchecked]) > _upper(0.05, families)
 
 
 @pytest.mark.parametrize("runs", [5, 10, 20])
@@ -224,3 +270,28 @@ def test_checking_many_estimates_does_not_refuse_correct_runs_by_chance():
         refused += bool(test.why_not)
     se = np.sqrt(SKEW_LEVEL * (1 - SKEW_LEVEL) / families)
     assert refused / families <= SKEW_LEVEL + 4 * se, refused / families
+
+
+# -- independent estimates (independent_test) -------------------------------------------------------------------------
+
+def test_independent_estimates_on_skewed_run_means_hold_the_level_through_cantelli():
+    """Twelve independent estimates of 30 lognormal (sigma 1) run means each: the skewed ones send
+    the test to Cantelli's bound, Bonferroni over the twelve (p = min(1, 12 min 2/(1 + t^2))), whose
+    false rejections stay within the level; without the checks the chi-square of Hall-corrected
+    scores rejects more often than the level allows."""
+    rng = np.random.default_rng(52)
+    families, k, runs = 1500, 12, 30
+    mean = math.exp(0.5)
+    checked, unchecked = [], []
+    for _ in range(families):
+        x = rng.lognormal(0.0, 1.0, (k, runs))
+        d, se = x.mean(axis=1) - mean, x.std(axis=1, ddof=1) / math.sqrt(runs)
+        t = verdicts.independent_test(d, se, np.full(k, runs - 1.0), exact=np.full(k, mean), runs=list(x))
+        checked.append(t)
+        unchecked.append(verdicts.independent_test(d, se, np.full(k, runs - 1.0), exact=np.full(k, mean)))
+    assert np.mean([t.method == "Cantelli" for t in checked]) > 0.9
+    c = next(t for t in checked if t.method == "Cantelli")
+    assert c.p == pytest.approx(min(1.0, k * 2.0 / (1.0 + c.largest ** 2)), rel=1e-9)
+    for level in LEVELS:
+        assert np.mean([t.p <= level for t in checked]) <= _upper(level, families), level
+    assert np.mean([t.p <= 0.05 for t in unchecked]) > _upper(0.05, families)

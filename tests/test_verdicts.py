@@ -604,7 +604,7 @@ def test_halls_transform_is_increasing_inverted_and_the_identity_without_skew():
 def test_a_record_with_run_means_is_judged_by_halls_statistic_of_its_skewness():
     rng = np.random.default_rng(17)
     runs = rng.gamma(4.0, 1.0, 40)
-    c = verdicts.compare(_check(None, 3.7, ours_runs=runs))
+    c = verdicts.compare(_check(None, 3.7, ours_runs=runs), fallback=False)   # (these runs read as skewed)
     n, mean, sd = runs.size, runs.mean(), runs.std(ddof=1)
     g = np.mean((runs - mean) ** 3) / sd ** 3
     t = (mean - 3.7) / (sd / math.sqrt(n))
@@ -626,16 +626,19 @@ def test_the_reference_sides_skewness_enters_with_the_opposite_sign():
     assert mirrored.t == pytest.approx(-alone.t, rel=1e-12)
 
 
-def test_skewed_or_too_few_run_means_leave_the_family_as_not_resolved():
+def test_too_few_run_means_leave_the_family_and_skewed_ones_are_judged_by_cantelli_in_it():
     rng = np.random.default_rng(4)
     few = _check(None, 0.0, ours_runs=rng.normal(3.0, 1.0, 8))          # 3 standard deviations off
     skewed = _check(None, 1.0, ours_runs=np.r_[np.full(29, 0.5), 30.0])   # one far excursion
     fine = _check(None, 0.0, ours_runs=rng.normal(3.0, 1.0, 30))
     judgement = verdicts.judge([few, skewed, fine])
     assert _labels(judgement) == ["not resolved", "not resolved", "fails"]
-    assert judgement.size == 1 and judgement.verdicts[2].threshold == LEVEL
+    # the skewed record is a hypothesis of the family (Cantelli's p = 1 here): Holm over two
+    assert judgement.size == 2 and judgement.verdicts[2].threshold == LEVEL / 2
     assert "8 run means of ours: a t test needs at least 30" in judgement.verdicts[0].reason
-    assert "are skewed" in judgement.verdicts[1].reason and "D'Agostino" in judgement.verdicts[1].reason
+    c = judgement.verdicts[1].comparison
+    assert c.method == "Cantelli" and c.p == 1.0 and "are skewed" in c.why_cantelli and "D'Agostino" in c.why_cantelli
+    assert c.high - c.difference == pytest.approx(math.sqrt(39) * c.se, rel=1e-12)
 
 
 def test_the_skewness_test_is_dagostinos():

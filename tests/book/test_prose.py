@@ -43,10 +43,17 @@ _TEXTS = """() => {
 }"""
 
 
-def machine_text(texts: list[str]) -> list[str]:
+#: pages that name identifiers on purpose (a function's parameters, a module's constants): the
+#: API reference. Everything else of MACHINE_TEXT still applies to them
+NAMES_IDENTIFIERS = ("a raw identifier",)
+
+
+def machine_text(texts: list[str], skip: tuple[str, ...] = ()) -> list[str]:
     found = []
     for text in texts:
         for kind, pattern in MACHINE_TEXT.items():
+            if kind in skip:
+                continue
             m = pattern.search(text)
             if m:
                 found.append(f"{kind}: ...{text[max(0, m.start() - 30):m.end() + 30]}...")
@@ -78,7 +85,7 @@ def test_no_machine_text_in_prose(doc, server, browser):  # noqa: F811
     page = _open(ctx, server, doc)
     texts = page.evaluate(_TEXTS)
     ctx.close()
-    found = machine_text(texts)
+    found = machine_text(texts, NAMES_IDENTIFIERS if doc.endswith("api") else ())
     assert not found, f"{doc}: machine text in prose:\n" + "\n".join(found[:15])
 
 

@@ -208,7 +208,7 @@ def reading_claim(assignments: tuple[Claim, ...]) -> Claim:
                  verdict="reproduces the assignments stated in Sec. 3.4.1" if ok
                  else "does not reproduce the assignments stated in Sec. 3.4.1",
                  alternatives="ties of the total order broken towards the larger class, or by level first; "
-                              "neither changes q_n* for Table 1's utilities, which have no ties",
+                              "neither changes $q_n^*$ for Table 1's utilities, which have no ties",
                  evidence="greedy $q^*$ = LP optimum (U-V-prop1); levels 8 / 11-12 and 8 / 12 as the text states")
 
 

@@ -222,21 +222,23 @@ def test_the_advantage_refuses_batches_that_miss_a_graph():
 
 
 def test_the_headline_names_the_smaller_sizes_shown_not_shown_and_not_judged():
-    """Three smaller sizes: one shown closer, one within the noise, one whose batch means are
-    skewed (an exponential sample: not judged)."""
+    """Four smaller sizes: one shown closer, one within the noise, one whose batch means are
+    skewed (an exponential sample: judged by Cantelli's inequality, here not shown), one with too
+    few batch means (not judged)."""
     import numpy as np
 
     n = l_r_graph.N_BATCHES
     skewed = list(1.2 + 0.05 * (np.random.default_rng(1).exponential(1.0, n) ** 3))
     types, batches = [], []
     for size, sims in ((20, _symmetric(1.2, 0.05, n)), (50, _symmetric(1.075, 0.05, n)), (100, skewed),
-                       (200, _symmetric(1.2, 0.05, n))):
+                       (150, _symmetric(1.2, 0.05, 10)), (200, _symmetric(1.2, 0.05, n))):
         t, b = _tables(ode=[1.0], gmf=[[1.15]], sims=[[sims]])
         types += [{**r, "N": size} for r in t]
         batches += [{**r, "N": size} for r in b]
     records, tests = l_r_graph.closer_records(types, batches, n_graphs=1)
-    assert "skewed" in tests[100].why_not and len(records) == 4
+    assert "skewed" in tests[100].skewed and tests[100].why_not == "" and len(records) == 5
+    assert "10 run means" in tests[150].why_not
     title = l_r_graph.page_finding(_summary(gmf=[0.05] * 3, ode=[0.1] * 3, n=200), tests, n_graphs=1).title
     assert title.startswith("At $N = 200$ the graph mean field is closer")
-    assert ("at the smaller sizes the graph mean field is closer at $N = 20$, not shown closer at $N = 50$ and not "
-            "judged at $N = 100$ (its batch means fail their checks)") in title
+    assert ("at the smaller sizes the graph mean field is closer at $N = 20$, not shown closer at $N = 50$ and "
+            "$N = 100$ and not judged at $N = 150$ (its batch means fail their checks)") in title

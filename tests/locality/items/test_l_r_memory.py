@@ -40,12 +40,13 @@ def test_the_difference_test_is_welchs_t_on_symmetric_run_means():
     assert c.p == pytest.approx(2 * stats.t.sf(0.3 / (0.1 * math.sqrt(2)), 58))
 
 
-def test_the_difference_test_does_not_judge_few_or_skewed_run_means():
+def test_the_difference_test_does_not_judge_few_run_means_and_judges_skewed_ones_by_cantelli():
     few = m.difference_test(_symmetric_runs(1.0, 0.1, n=8), _symmetric_runs(1.3, 0.1))
     assert not few.testable and "8 run means of ours" in few.why_not
     skewed = tuple(1.0 + np.random.default_rng(1).exponential(0.5, 30))
     c = m.difference_test(_symmetric_runs(1.0, 0.1), skewed)
-    assert c.checks[1].skew_p < 0.05 and not c.testable and "skewed" in c.why_not
+    assert c.checks[1].skew_p < 0.05 and c.testable and c.method == "Cantelli" and "skewed" in c.why_cantelli
+    assert c.p == pytest.approx(min(1.0, 2.0 / (1.0 + c.t ** 2)), rel=1e-12)
 
 
 def _runs_at(rows, se=0.1, n=30):

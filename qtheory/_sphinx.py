@@ -163,7 +163,8 @@ function qtheoryOnLayout(fn) {
 // a card, each cell under its column's name (the style sheet lays them out below 700 px). On a wider
 // screen the page's tables of sentences are read the same way, each cell beside its column's name,
 // when that makes them, together, at least 15% shorter in lines of text (sentences squeezed into
-// narrow columns); all of them or none, so that a page reads one way. Tables of numbers keep their
+// narrow columns) or when one of them is wider than the column (it would scroll sideways); all of
+// them or none, so that a page reads one way. Tables of numbers keep their
 // columns (and scroll sideways on a phone, with the shadow above)
 (function () {
   function cards() {
@@ -191,8 +192,9 @@ function qtheoryOnLayout(fn) {
         return wordy.reduce(function (h, t) { return h + t.offsetHeight / parseFloat(getComputedStyle(t).fontSize); }, 0);
       };
       var tall = height();
+      var scrolls = wordy.some(function (t) { return t.scrollWidth > t.parentElement.clientWidth + 1; });
       wordy.forEach(function (table) { table.classList.add("qtheory-cards-wide"); });
-      if (height() > 0.85 * tall) { wordy.forEach(function (table) { table.classList.remove("qtheory-cards-wide"); }); }
+      if (!scrolls && height() > 0.85 * tall) { wordy.forEach(function (table) { table.classList.remove("qtheory-cards-wide"); }); }
     }
     if (window.qtheoryMarkScrolls) { window.qtheoryMarkScrolls(); }   // the cards no longer scroll
   }

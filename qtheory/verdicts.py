@@ -941,7 +941,8 @@ def _upper_shares(x: np.ndarray) -> np.ndarray:
     return (x.size - np.searchsorted(order, x * (1 - 1e-12), side="left")) / x.size
 
 
-def independent_test(difference, se, df, *, exact=None, margins=None, runs=None) -> MultipleTest:
+def independent_test(difference, se, df, *, exact=None, margins=None, runs=None,
+                     level: float = SKEW_LEVEL) -> MultipleTest:
     """Test that independent estimates (separate seeds) all equal their hypothesised values:
     each ``t = difference / se`` (Student t with `df`) mapped to its normal score, the sum of
     squares against chi-square with as many degrees of freedom. Margins as in
@@ -950,8 +951,12 @@ def independent_test(difference, se, df, *, exact=None, margins=None, runs=None)
     `runs`, one array of run means per estimate, are checked (:func:`check_runs`): an estimate
     with too few runs makes the test "not judged" (:attr:`MultipleTest.why_not`), skewed ones make
     Cantelli's bound judge all of them (:func:`cantelli_many`), and their skewness corrects each t
-    statistic (:func:`hall`)."""
+    statistic (:func:`hall`). Each estimate's runs are checked at ``level / k`` (Bonferroni over the
+    k estimates); a caller that checks more samples for one record passes its share of
+    :data:`SKEW_LEVEL`."""
     difference, se, df = (np.asarray(x, dtype=float).ravel() for x in (difference, se, df))
+    if not 0.0 < level < 1.0:
+        raise ParameterError(f"`level` must lie in (0, 1) (got {level!r})")
     if not (difference.size == se.size == df.size) or difference.size == 0:
         raise ParameterError("`difference`, `se` and `df` must be non-empty and of equal length")
     if not np.all(se > 0) or not np.all(df >= 1):
@@ -970,7 +975,7 @@ def independent_test(difference, se, df, *, exact=None, margins=None, runs=None)
                                  f"got {len(runs)})")
         # every estimate's runs checked at SKEW_LEVEL / k (Bonferroni, as symmetry_check does): at
         # 5% each, 14 correct estimates were flagged together half the time
-        checks = [check_runs(r, what=f"run means of estimate {i + 1}", level=SKEW_LEVEL / len(runs))
+        checks = [check_runs(r, what=f"run means of estimate {i + 1}", level=level / len(runs))
                   for i, r in enumerate(runs)]
         kappas = np.array([c.skewness / math.sqrt(c.runs) for c in checks])
         why = "; ".join(c.why for c in checks if c.too_few)

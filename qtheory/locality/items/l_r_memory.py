@@ -164,7 +164,7 @@ def comparison_rows(rows, loads, runs: dict, level: float = verdicts.FAMILY_LEVE
             # samples), named by policy for the page
             why = "; ".join(check.why for check in (verdicts.check_runs(runs[load, lab], what=f"run means of {lab}",
                                                                         level=verdicts.SKEW_LEVEL / 2)
-                                                    for lab in (MEMORY, JSQ2)) if check.why)
+                                                    for lab in (MEMORY, JSQ2)) if check.too_few)
             out.append(dict(load=load, difference=c.difference, t=c.t, df=c.df, p=c.p, threshold=nan,
                             verdict="not resolved", why=why))
             continue

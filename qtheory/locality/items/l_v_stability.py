@@ -74,8 +74,9 @@ def lemma1_reading_claim(rows, runs, n_runs: int, horizon: float) -> tuple[Claim
     (one tuple per row). The reading is *consistent* when one joint test of the simulated growth
     rates against its predictions (independent rates, Student t with ``runs - 1`` degrees of
     freedom, the rates with :math:`\rho^N = 1` left out) is not rejected at
-    :data:`qtheory.verdicts.FAMILY_LEVEL`, and *not judged* when the run growth rates fail their
-    checks (too few, or skewed: :func:`qtheory.verdicts.check_runs`); the same test of the reading
+    :data:`qtheory.verdicts.FAMILY_LEVEL`, and *not judged* when the run growth rates are too few
+    (:func:`qtheory.verdicts.check_runs`; skewed ones are judged by Cantelli's bound,
+    :func:`qtheory.verdicts.cantelli_many`); the same test of the reading
     with picks drawn with replacement is reported beside it. Returns the reconstruction and the
     numbers behind it (``reading_p``, ``reading_p_with_replacement``, ``max_t_growth``,
     ``max_t_growth_with_replacement``).
@@ -124,15 +125,19 @@ def _rates(k: int) -> str:
     return f"{k} rate{'s' if k != 1 else ''}"
 
 
-def _upward(run_rates):
+def _upward(run_rates, skewed: bool = False):
     """The one-sided test that a growth rate is positive, on its run growth rates (Student t with
-    Hall's correction, as :func:`qtheory.verdicts.compare` computes it): ``(p, comparison)``."""
+    Hall's correction, as :func:`qtheory.verdicts.compare` computes it; for `skewed` run growth rates
+    Cantelli's one-sided bound :math:`1/(1 + t^2)` instead): ``(p, comparison)``."""
     from scipy import special
 
-    from ...verdicts import compare
+    from ...verdicts import cantelli, cantelli_p, compare
 
     c = compare(Claim(item="L-V-lemma1", text="growth rate above 0", category="check", ours_runs=tuple(run_rates),
-                      reference=0.0, tolerance=0.0))
+                      reference=0.0, tolerance=0.0), fallback=False)
+    if skewed:
+        c = cantelli(c)
+        return cantelli_p(c.t, sides=1), c
     return float(special.stdtr(c.df, -c.t)), c
 
 
@@ -161,13 +166,18 @@ def lemma1_claim(rows, runs) -> Claim:
     judged = below + above
     checks = [check_runs(runs[i], what=f"run growth rates at $\\rho^N = {rows[i]['rho_N']:.2f}$",
                          level=SKEW_LEVEL / len(judged)) for i in judged]
-    why = "; ".join(c.why for c in checks if c.why)
-    # the joint test's own check of its runs is at SKEW_LEVEL over the rates below 1 alone; the record
-    # checks all its samples together (above), so that check's verdict is dropped here
+    why = "; ".join(c.why for c in checks if c.too_few)
+    skewed = {i: c.skewed for i, c in zip(judged, checks)}
+    # the joint test checks the rates below 1 at the record's level per sample (SKEW_LEVEL over all
+    # the judged rates) and falls back on Cantelli's bound for skewed ones; too few runs anywhere
+    # refuse the whole record (above), so the joint test's own refusal is dropped here
     calm = dataclasses.replace(independent_test([rows[i]["growth_sim"] for i in below], [rows[i]["se"] for i in below],
                                                 [rows[i]["runs"] - 1 for i in below], margins=np.ones(len(below)),
-                                                runs=[runs[i] for i in below]), why_not="") if below else None
-    ups = [_upward(runs[i]) for i in above]
+                                                runs=[runs[i] for i in below],
+                                                level=SKEW_LEVEL * len(below) / len(judged)),
+                               why_not="") if below else None
+    ups = [_upward(runs[i], skewed[i]) for i in above]
+    cantelli_up = [f"$\\rho^N = {rows[i]['rho_N']:.2f}$" for i in above if skewed[i]]
     up_p = [p for p, _ in ups]
     grows = bool(above) and all(p <= FAMILY_LEVEL for p in up_p)
     words = ", ".join(f"{rows[i]['growth_sim']:.4f} at $\\rho^N = {rows[i]['rho_N']:.2f}$" for i in below + above)
@@ -175,7 +185,9 @@ def lemma1_claim(rows, runs) -> Claim:
                f"({calm.describe(margins=False)}; each 95% interval {'within' if calm.resolved else 'not within'} "
                "one task per unit time of 0)." if calm else "Bounded: not tested (no rate below 1).")
     growing = (f"Growing: a one-sided $t$ test of each of the {_rates(len(above))} above 1 at level "
-               f"{FAMILY_LEVEL:g}, all needed (largest ${p_equation(max(up_p))}$)"
+               f"{FAMILY_LEVEL:g}, all needed (largest ${p_equation(max(up_p))}$"
+               + (f"; Cantelli's one-sided bound $1/(1 + t^2)$ instead for the skewed run growth rates at "
+                  f"{', '.join(cantelli_up)}" if cantelli_up else "") + ")"
                + ("." if grows else ", not met: growth not shown.") if above else "Growing: not tested (no rate above 1).")
     return Claim(item="L-V-lemma1", source="Lemma 1 (Sec. 3.1)", p_value=float(calm.p) if calm else 1.0,
                  resolved=bool(calm is not None and calm.resolved and grows), assumption_failure=why,

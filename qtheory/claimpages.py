@@ -813,14 +813,20 @@ def _box_text(text: str) -> str:
 
 
 def _largest_difference(records: list[Claim], verdicts: dict[int, Any], findings: dict[str, Any]) -> str:
-    """The most significant difference among several records (largest :math:`|t|`; rows of one
-    statement may be different quantities, so no range across them), as "largest: <record>:
-    <its opening>" ("" when none has a statistical comparison or an exact gap)."""
-    def weight(c: Claim) -> float:
-        comp = verdicts[id(c)].comparison
+    """The most significant difference among several records, as "largest: <record>: <its
+    opening>" ("" when none has a statistical comparison or an exact gap): a record that differs
+    beyond its margin before one whose significant difference lies inside it, before one that is
+    not resolved (what matters comes first), then the largest :math:`|t|` (rows of one statement
+    may be different quantities, so no range across them)."""
+    rank = {"differs": 3, "fails": 3, "not resolved": 1}
+
+    def weight(c: Claim) -> tuple[int, float]:
+        v = verdicts[id(c)]
+        comp = v.comparison
         if comp is not None and comp.se > 0:
-            return abs(comp.t)
-        return float("inf") if verdicts[id(c)].label in ("differs", "fails") else -1.0
+            inside = v.label in ("differs", "fails") and comp.within_margin
+            return (2 if inside else rank.get(v.label, 0)), abs(comp.t)
+        return rank.get(v.label, 0), (float("inf") if v.label in ("differs", "fails") else -1.0)
 
     ranked = sorted(records, key=weight, reverse=True)
     for c in ranked:
@@ -859,9 +865,9 @@ def _statement_line(st, records: list[Claim], findings: list[Finding], verdicts:
     if len(readings) > 1 and len(readings) == len(records) and not findings:
         first, others = records[0], records[1:]
         label = _aggregate([verdicts[id(first)].label])
-        values = (f"Read {first.reading.rstrip('.')}: {said(first)}. "
+        values = (f"Read {first.reading.rstrip('.')}: {_after_colon(said(first))}. "
                   + " ".join(f"Read {c.reading.rstrip('.')} instead, it {_reading_outcome(verdicts[id(c)].label)}"
-                             f": {said(c)}." for c in others)).rstrip(".")
+                             f": {_after_colon(said(c))}." for c in others)).rstrip(".")
     elif len(records) == 1 and not findings:
         values = said(records[0])
     else:
@@ -890,6 +896,16 @@ def _statement_line(st, records: list[Claim], findings: list[Finding], verdicts:
                                  + _record_detail(c, verdicts[id(c)]).split(": ", 1)[1] for c in records[1:]]
     details += [f"Finding ({f.label}): {f.title.rstrip('.')}. {f.text}" for f in findings]
     return line + ("\n\n" + _fold(details) if details else "")
+
+
+def _after_colon(text: str) -> str:
+    """`text` continuing a sentence after a colon: "At loads 0.95 ..." as "at loads 0.95 ..." (a
+    word in capitals, a name or math keeps its case: "JSQ(2) ...", "Fig. 3 ...", "$q$ ...")."""
+    word = text.split(" ", 1)[0]
+    if len(word) > 1 and word[0].isupper() and word[1:].isalpha() and word[1:].islower() \
+            and word not in ("Fig.", "Table", "Sec.", "Theorem", "Lemma"):
+        return text[0].lower() + text[1:]
+    return text
 
 
 def _reading_outcome(label: str) -> str:

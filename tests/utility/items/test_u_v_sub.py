@@ -69,23 +69,30 @@ def test_the_simulation_check_is_one_joint_test_of_the_independent_points():
     assert judge_one(u_v_sub.simulation_check(*_checks(se=0.02))).label == "not resolved"
 
 
-def test_the_simulation_check_with_fewer_than_30_runs_or_skewed_runs_is_not_resolved():
+def test_the_simulation_check_with_fewer_than_30_runs_is_not_resolved_and_skewed_runs_fall_back_on_cantelli():
     """The joint test checks the run means of every point: 29 of them cannot show their law's skew,
-    and skewed ones break the t test's level; either way the record is not resolved, even where
-    the simulation is far from the closed form (t = -12)."""
+    so the record is not resolved, even where the simulation is far from the closed form (t = -12).
+    Skewed ones break the t test's level: the points are judged by Cantelli's bound, Bonferroni
+    over the two (p = 2 x 2/(1 + t^2)), which does not reject t = -12 (0.028 > 0.01; its interval of
+    ± 6.24 standard errors, 0.006 wide, lies within the margin 0.025: it holds) and rejects t = -40
+    (0.0025)."""
     from qtheory.verdicts import judge_one
 
     for sim_t in ((1.0, -2.0), (1.0, -12.0)):
         few = u_v_sub.simulation_check(*_checks(sim_t=sim_t, runs=29))
         assert "29 run means of estimate 1" in few.assumption_failure and judge_one(few).label == "not resolved"
-    rows, values = _checks(sim_t=(1.0, -12.0))
-    key = (0.1, 1.0, "conservative")
-    se = rows[-1]["se"]
-    skewed = values[key].mean() + se * math.sqrt(30) * (stats.expon.ppf((np.arange(1, 31) - 0.5) / 30) - 1.0)
-    values[key] = skewed
-    rows[-1] = {**rows[-1], "mean_utility": float(skewed.mean()), "se": float(skewed.std(ddof=1) / math.sqrt(30))}
-    c = u_v_sub.simulation_check(rows, values)
-    assert "run means of estimate 2 are skewed" in c.assumption_failure and judge_one(c).label == "not resolved"
+    for t, label in ((-12.0, "holds"), (-40.0, "fails")):
+        rows, values = _checks(sim_t=(1.0, t))
+        key = (0.1, 1.0, "conservative")
+        se = rows[-1]["se"]
+        skewed = values[key].mean() + se * math.sqrt(30) * (stats.expon.ppf((np.arange(1, 31) - 0.5) / 30) - 1.0)
+        values[key] = skewed
+        rows[-1] = {**rows[-1], "mean_utility": float(skewed.mean()), "se": float(skewed.std(ddof=1) / math.sqrt(30))}
+        c = u_v_sub.simulation_check(rows, values)
+        t_skewed = (skewed.mean() - 0.5) / rows[-1]["se"]
+        assert c.assumption_failure == "" and "Cantelli" in c.evidence and "estimate 2 are skewed" in c.evidence
+        assert c.p_value == pytest.approx(min(1.0, 2 * 2 / (1 + t_skewed ** 2)), rel=1e-9)
+        assert judge_one(c).label == label, (t, c.p_value)
 
 
 def test_the_simulation_check_refuses_run_means_that_are_not_the_rows():

@@ -128,7 +128,7 @@ MIN_RUNS = 30
 #: level of D'Agostino's test of skewness that run means must pass to be judged by a t test
 SKEW_LEVEL = 0.05
 #: half-width, in standard errors, of the 95% interval by Cantelli's inequality (skewed run means):
-#: each tail at most 1/(1 + k^2) = 0.025
+#: each tail at most 1/(1 + k²) = 0.025
 CANTELLI_K = math.sqrt(2.0 / (1.0 - 0.95) - 1.0)
 
 #: labels of a paper claim and of an internal check

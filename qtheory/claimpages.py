@@ -151,7 +151,7 @@ def statistics(c: Claim, v) -> str:
                 f"{'within' if abs(d) <= tol else 'beyond'} the tolerance {_num(tol)}."
                 + (f" {c.evidence.strip()}" if c.evidence else ""))
     df = "infinitely many" if comp.df == float("inf") else f"{comp.df:.1f}".rstrip("0").rstrip(".")
-    t = f"{comp.t + 0.0:.2f}".replace("-", "\u2212") if round(comp.t, 2) != 0 else "0.00"   # no "−0.00"
+    t = _t_text(comp.t)
     if getattr(comp, "method", "t") == "Cantelli":
         from .verdicts import CANTELLI_K
 
@@ -630,11 +630,16 @@ def _t_words(comp) -> str:
     """``t = −7.62, 7 degrees of freedom``: the statistic behind a difference, in plain text (for
     skewed run means, the bound that judged it instead: ``t = −7.62, skewed run means, Cantelli's
     bound``)."""
-    t = f"{comp.t:.2f}" if round(comp.t, 2) != 0 else "0.00"           # no "−0.00"
+    t = _t_text(comp.t)
     if getattr(comp, "method", "t") == "Cantelli":
-        return f"t = {t}, skewed run means, Cantelli's bound".replace("-", "\u2212")
+        return f"t = {t}, skewed run means, Cantelli's bound"
     df = "infinitely many" if comp.df == float("inf") else f"{comp.df:.1f}".rstrip("0").rstrip(".")
-    return f"t = {t}, {df} degrees of freedom".replace("-", "\u2212")
+    return f"t = {t}, {df} degrees of freedom"
+
+
+def _t_text(t: float) -> str:
+    """A t statistic to two decimals with a true minus, never "−0.00"."""
+    return f"{t:.2f}".replace("-", "\u2212") if round(t, 2) != 0 else "0.00"
 
 
 def _cause_text(c: Claim, findings: dict[str, Any] | None = None) -> str:
@@ -862,7 +867,8 @@ def _statement_line(st, records: list[Claim], findings: list[Finding], verdicts:
             text = _record_values(c) if c.holds is None else first_sentence(c.evidence).rstrip(".;")
         return text or ("ours: " + ("holds" if v.passes else "does not hold"))
 
-    if len(readings) > 1 and len(readings) == len(records) and not findings:
+    by_reading = len(readings) > 1 and len(readings) == len(records) and not findings
+    if by_reading:
         first, others = records[0], records[1:]
         label = _aggregate([verdicts[id(first)].label])
         values = (f"Read {first.reading.rstrip('.')}: {_after_colon(said(first))}. "
@@ -890,7 +896,7 @@ def _statement_line(st, records: list[Claim], findings: list[Finding], verdicts:
     line = (f"- {_label_html(label)} **{_box_text(st.says.rstrip('.'))}** ({_box_text(st.source)}). "
             f"{_box_text(values)}.{link}")
     details = [_record_detail(c, verdicts[id(c)]) for c in records]
-    if len(readings) > 1 and len(readings) == len(records) and not findings:
+    if by_reading:
         # the other readings do not judge the sentence: their outcomes are said as such, not as labels
         details = details[:1] + [f"Read {c.reading.rstrip('.')} instead, it {_reading_outcome(verdicts[id(c)].label)}: "
                                  + _record_detail(c, verdicts[id(c)]).split(": ", 1)[1] for c in records[1:]]

@@ -217,7 +217,7 @@ def check_runs(values, *, what: str = "run means", level: float = SKEW_LEVEL) ->
                f"skewed (a skewed law makes the t statistic's tail heavy on one side)")
     elif p < level:
         # enough digits that the p-value reads below the level (0.0497, not 0.05 < 0.05)
-        shown = p_equation(p) if float(p_text(p).split(" ")[0]) < level or p < 0.01 else f"p = {p:.3g}"
+        shown = f"p = {p:.3g}" if p >= 0.01 and float(f"{p:.2f}") >= level else p_equation(p)
         why = (f"the {n} {what} are skewed (sample skewness {g:.2f}, D'Agostino's test ${shown} < {level:.3g}$): "
                f"a t test on them does not hold its level")
     else:
@@ -367,7 +367,7 @@ def _side_checks(record) -> list[tuple[int, float, RunCheck]]:
             for sign, side in sides]
 
 
-def compare(record, *, fallback: bool | None = None) -> Comparison | None:
+def compare(record, *, fallback: bool = True) -> Comparison | None:
     """The :class:`Comparison` of a statistical claim or check; None for any other record.
 
     A side that carries its run means (``ours_runs``, ``reference_runs``) is checked
@@ -387,7 +387,7 @@ def compare(record, *, fallback: bool | None = None) -> Comparison | None:
     sides = _side_checks(record)
     kappa = sum(sign * c.skewness / math.sqrt(c.runs) * (s / se) ** 3 for sign, s, c in sides)
     checks = tuple(c for _, _, c in sides)
-    if fallback is not False and any(c.skewed for c in checks) and not any(c.too_few for c in checks):
+    if fallback and any(c.skewed for c in checks) and not any(c.too_few for c in checks):
         return cantelli(Comparison(d, se, df, d / se, 1.0, d, d, _margin(record), kappa, checks))
     t = hall(d / se, kappa)
     p = _two_sided_p(t, df)

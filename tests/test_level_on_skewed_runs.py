@@ -59,7 +59,7 @@ def _draw(name: str, rng, shape):
 SKEWED = ("exponential", "lognormal 0.5", "lognormal 1", "lognormal 1.5", "pareto 2.2")
 
 
-def _comparisons(name: str, runs: int, families: int, seed: int, fallback: bool | None = None):
+def _comparisons(name: str, runs: int, families: int, seed: int, fallback: bool = True):
     rng = np.random.default_rng(seed)
     draws, mean = _draw(name, rng, (families, runs))
     return [verdicts.compare(Claim("R-T1", "a null check", category="check", ours_runs=row, reference=mean),

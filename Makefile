@@ -1,6 +1,7 @@
 # Two commands do all set-up on a fresh machine with Python 3.11:
 #   make book    -- venv from the pinned requirements, every notebook through papermill, HTML
-#   make test    -- the test suite
+#   make test    -- the test suite, on every core (pytest-xdist), in a shuffled order whose seed
+#                   it prints (TEST_ORDER_SEED=N repeats an order; TEST_JOBS=1 runs in one process)
 #   make stress  -- the test suite N times (default 20) with every core busy (flaky tests)
 #   make pdf     -- the built book (_build/html) as one PDF, _build/pdf/qtheory-companion.pdf
 #                   (printed by Debian's chromium; run `make book` first)
@@ -15,6 +16,8 @@ STRICT ?=
 BIN    := $(VENV)/bin
 
 N      ?= 20
+TEST_JOBS ?= auto
+TEST_ORDER_SEED ?=
 
 .PHONY: book test stress pdf env clean
 env: $(VENV)/.installed
@@ -31,7 +34,7 @@ book: $(VENV)/.installed
 	$(BIN)/python -m qtheory book --preset $(PRESET) --jobs $(JOBS) $(if $(STRICT),--strict,) $(if $(SCHEDULER),--scheduler $(SCHEDULER),)
 
 test: $(VENV)/.installed
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_JOBS) -p randomly $(if $(TEST_ORDER_SEED),--randomly-seed=$(TEST_ORDER_SEED),)
 
 pdf: $(VENV)/.installed
 	$(BIN)/python -m qtheory pdf

@@ -53,20 +53,24 @@ RUN_EVERY_POLICY = textwrap.dedent("""
 """)
 
 
-def test_every_registered_policy_runs_with_bounds_checking(tmp_path):
+def test_every_registered_policy_runs_with_bounds_checking():
+    from qtheory._kernelcache import _base
     from qtheory.locality.policies import REGISTRY as L
     from qtheory.redundancy.mechanisms import MECHANISMS
     from qtheory.utility.policies import REGISTRY as U
 
+    # the kernels of the registered policies compiled under the switch are kept where a user's are
+    # ($QTHEORY_CACHE_DIR/numba-boundscheck, keyed by their sources like every kernel): compiling all
+    # of them takes a minute or two, so only the first run after an edit pays it. The switch's own
+    # folder is checked on a fresh cache by _named_under_the_switch.
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "QTHEORY_BOUNDSCHECK": "1",
-           "QTHEORY_CACHE_DIR": str(tmp_path / "cache"), "PYTHONDONTWRITEBYTECODE": "1"}
+           "QTHEORY_CACHE_DIR": str(_base()), "PYTHONDONTWRITEBYTECODE": "1"}
     out = subprocess.run([sys.executable, "-c", RUN_EVERY_POLICY], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-3000:]      # a crash (rc -11) or an IndexError from a kernel
     lines = out.stdout.split("\n")
     assert lines[0] == "IndexError"                    # the switch is on
     ran = set(lines[1:]) - {""}
     assert ran == {f"L {n}" for n in L} | {f"U {n}" for n in U} | {f"R {n}" for n in MECHANISMS}
-    assert (tmp_path / "cache" / "numba-boundscheck").is_dir() and not (tmp_path / "cache" / "numba").exists()
 
 
 OUT_OF_RANGE = textwrap.dedent("""
@@ -117,6 +121,8 @@ def _named_under_the_switch(tmp_path, text: str, definition: str, name: str) -> 
     assert out.stdout.startswith("RuleError an array index out of range"), out.stdout
     line = text.split("\n").index(definition)           # 0-based index of the definition: its decorator, 1-based
     assert f"{script}:{line}: __main__.{name}" in out.stdout, out.stdout
+    # the switch compiles into a folder of its own, never into the folder of the unchecked kernels
+    assert (tmp_path / "cache" / "numba-boundscheck").is_dir() and not (tmp_path / "cache" / "numba").exists()
 
 
 OCC_BEFORE_THE_FIRST = textwrap.dedent("""

@@ -1,12 +1,67 @@
+"""Fixtures of the browser checks: the built book served on loopback, one headless Chromium, and
+each page opened once per view.
+
+A view is what a reader's screen is: ``desktop`` (1280 × 900, light), ``dark`` (the same with the
+system's dark colour scheme) and ``phone`` (390 × 844, a touch screen at twice the pixel density).
+:class:`Pages` keeps the page of each view open for the document last asked for, so the checks of
+one document (its loads, layout, prose, contrast, figures) read the same loaded page instead of
+loading it a dozen times; the items are sorted by document so that they run one document after
+another, and under ``pytest-xdist`` (``-n 2 --dist loadgroup``) a document's checks stay on one
+worker. A check that changes its page (a click) restores it before it ends.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
 import os
+import shutil
+import threading
+from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urljoin
 
 import pytest
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+#: the reader's screens every page is checked on
+VIEWS = {
+    "desktop": {"viewport": {"width": 1280, "height": 900}, "color_scheme": "light"},
+    "dark": {"viewport": {"width": 1280, "height": 900}, "color_scheme": "dark"},
+    "phone": {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True,
+              "has_touch": True, "color_scheme": "light"},
+}
 
 
 def pytest_addoption(parser):
     parser.addoption("--book-html", default=os.environ.get("QTHEORY_BOOK_HTML"),
                      help="built book folder (_build/html) to check in a browser")
+
+
+def _document(item) -> str:
+    callspec = getattr(item, "callspec", None)
+    doc = callspec.params.get("doc") if callspec else None
+    return doc if isinstance(doc, str) else ""
+
+
+def pytest_collection_modifyitems(config, items):
+    """The checks of one document run one after another (a stable sort: within a document, in the
+    order of collection), on one worker under xdist's ``loadgroup`` distribution; a check of no
+    single document goes with the other checks of its module (the PDF's, which print the whole
+    book, on one worker while the other loads pages)."""
+    book = [i for i in items if Path(str(i.fspath)).parent == Path(__file__).parent]
+    if not book:
+        return
+    order = {id(i): n for n, i in enumerate(items)}
+    book.sort(key=lambda i: (_document(i), order[id(i)]))
+    rest = [i for i in items if Path(str(i.fspath)).parent != Path(__file__).parent]
+    items[:] = rest + book
+    if config.pluginmanager.hasplugin("xdist"):
+        for item in book:
+            item.add_marker(pytest.mark.xdist_group(_document(item) or item.nodeid.split("::")[0]))
 
 
 @pytest.fixture(scope="session")
@@ -18,3 +73,100 @@ def book_html(request) -> Path:
     if not (path / "index.html").exists():
         pytest.fail(f"--book-html {path} holds no index.html: build the book first")
     return path
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def server(book_html):
+    handler = functools.partial(_QuietHandler, directory=str(book_html))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if CHROMIUM is None:
+        pytest.fail("headless Chromium is not installed (apt-get install chromium); .ci/run installs it")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@dataclass
+class Opened:
+    """A document loaded in one view: the page, its HTTP status and every request of the server
+    that failed or answered with an error while it loaded and since."""
+
+    doc: str
+    page: object
+    status: int | None
+    failed: list[str] = field(default_factory=list)
+
+
+def wait_for_math(page) -> None:
+    """Return once MathJax (if the page loads it) has typeset the page."""
+    if page.evaluate("() => typeof window.MathJax !== 'undefined' && !!window.MathJax.startup"):
+        page.wait_for_function("() => window.MathJax.startup.promise", timeout=20000)
+        page.evaluate("() => window.MathJax.startup.promise")
+
+
+class Pages:
+    """The page of each view for the document last asked for (see the module's doc)."""
+
+    def __init__(self, browser, server: str):
+        self._browser, self._server = browser, server
+        self._contexts: dict[str, object] = {}
+        self._open: dict[str, Opened] = {}
+        self.loads = 0
+
+    def opened(self, doc: str, view: str = "desktop") -> Opened:
+        if view not in VIEWS:
+            raise ValueError(f"view must be one of {sorted(VIEWS)}, got {view!r}")
+        current = self._open.get(view)
+        if current is not None and current.doc == doc:
+            return current
+        if current is not None:
+            current.page.close()
+        if view not in self._contexts:
+            self._contexts[view] = self._browser.new_context(**VIEWS[view])
+        page = self._contexts[view].new_page()
+        failed: list[str] = []
+        page.on("requestfailed", lambda r: failed.append(r.url) if r.url.startswith(self._server) else None)
+        page.on("response", lambda r: failed.append(f"{r.status} {r.url}")
+                if r.url.startswith(self._server) and r.status >= 400 else None)
+        response = page.goto(urljoin(self._server, f"{doc}.html"), wait_until="load")
+        wait_for_math(page)
+        self.loads += 1
+        self._open[view] = Opened(doc, page, response.status if response is not None else None, failed)
+        return self._open[view]
+
+    def __call__(self, doc: str, view: str = "desktop"):
+        """The loaded page of ``doc`` in ``view``."""
+        return self.opened(doc, view).page
+
+    def close(self) -> None:
+        for ctx in self._contexts.values():
+            ctx.close()
+        self._contexts.clear()
+        self._open.clear()
+
+
+@pytest.fixture(scope="session")
+def pages(browser, server):
+    """``pages(doc, view)``: the page of ``doc`` loaded in ``view`` (``desktop``, ``dark`` or
+    ``phone``), shared by every check of that document. Checks read it; one that clicks or scrolls
+    puts it back as it found it."""
+    cache = Pages(browser, server)
+    yield cache
+    cache.close()

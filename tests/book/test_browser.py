@@ -13,24 +13,20 @@ stay legible in the dark theme; the theorem environments render.
 from __future__ import annotations
 
 import functools
-import http.server
 import json
 import re
-import shutil
-import threading
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import unquote, urldefrag, urljoin, urlparse
+from urllib.parse import unquote, urldefrag, urlparse
 
 import pytest
 import yaml
 
 from qtheory import manifest
 
+from .conftest import CHROMIUM  # noqa: F401 (test_pdf's)
+
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 def toc_documents() -> list[str]:
@@ -81,34 +77,6 @@ def parse(path: Path) -> _Links:
     return p
 
 
-@pytest.fixture(scope="module")
-def server(book_html):
-    handler = functools.partial(_QuietHandler, directory=str(book_html))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
-    httpd.server_close()
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None:
-        pytest.fail("headless Chromium is not installed (apt-get install chromium); .ci/run installs it")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
 def test_every_toc_document_was_built(book_html):
     missing = [d for d in toc_documents() if not (book_html / f"{d}.html").exists()]
     assert not missing, f"pages in _toc.yml missing from the build: {missing}"
@@ -134,14 +102,10 @@ def test_no_internal_link_is_broken(book_html):
 
 
 @pytest.mark.parametrize("doc", toc_documents())
-def test_page_loads_with_figures_and_math(doc, book_html, server, browser):
-    page = browser.new_page()
-    failed = []
-    page.on("requestfailed", lambda r: failed.append(r.url) if r.url.startswith(server) else None)
-    page.on("response", lambda r: failed.append(f"{r.status} {r.url}")
-            if r.url.startswith(server) and r.status >= 400 else None)
-    response = page.goto(urljoin(server, f"{doc}.html"), wait_until="load")
-    assert response is not None and response.ok, f"{doc}: HTTP {response and response.status}"
+def test_page_loads_with_figures_and_math(doc, pages):
+    opened = pages.opened(doc, "desktop")
+    page, failed = opened.page, opened.failed
+    assert opened.status is not None and 200 <= opened.status < 400, f"{doc}: HTTP {opened.status}"
     n_math = page.evaluate("() => document.querySelectorAll('.math').length")
     if n_math:
         assert page.evaluate("() => typeof window.MathJax !== 'undefined'"), f"{doc}: MathJax did not load"
@@ -156,7 +120,6 @@ def test_page_loads_with_figures_and_math(doc, book_html, server, browser):
     empty = [src for src, width in images if width == 0]
     assert not empty, f"{doc}: images that did not load: {empty}"
     assert not failed, f"{doc}: failed requests {failed}"
-    page.close()
 
 
 def published_figures(book_html: Path, items) -> int:
@@ -194,13 +157,6 @@ def test_result_page_has_its_run_record(doc, items, book_html):
         assert any(h.endswith(f"/{item}.csv") for h in parsed.hrefs), f"{doc}: no link to the data of {item}"
 
 
-@pytest.fixture(scope="module")
-def dark_context(browser):
-    ctx = browser.new_context(color_scheme="dark")
-    yield ctx
-    ctx.close()
-
-
 _FIGURE_PIXELS = """() => Array.from(document.querySelectorAll('.cell_output img, figure img')).map(img => {
     const c = document.createElement('canvas');
     c.width = img.naturalWidth; c.height = img.naturalHeight;
@@ -214,13 +170,11 @@ _FIGURE_PIXELS = """() => Array.from(document.querySelectorAll('.cell_output img
 
 
 @pytest.mark.parametrize("doc", [d for d, _ in result_pages()])
-def test_figures_are_opaque_and_legible_in_the_dark_theme(doc, book_html, server, dark_context):
-    page = dark_context.new_page()
-    page.goto(urljoin(server, f"{doc}.html"), wait_until="load")
+def test_figures_are_opaque_and_legible_in_the_dark_theme(doc, book_html, pages):
+    page = pages(doc, "dark")
     assert page.evaluate("() => document.documentElement.dataset.theme") == "dark", \
         f"{doc}: the page did not follow the reader's dark colour scheme"
     figures = page.evaluate(_FIGURE_PIXELS)
-    page.close()
     # every figure the page's items published is shown (an item may publish none: U-V-thm2's gap
     # is the one U-T1's figure draws)
     expected = published_figures(book_html, dict(result_pages())[doc])
@@ -248,11 +202,8 @@ _FIGURE_CAPTIONS = """() => Array.from(document.querySelectorAll('.cell_output i
 
 
 @pytest.mark.parametrize("doc", [d for d, _ in result_pages()])
-def test_every_result_figure_has_a_caption_and_alt_text(doc, book_html, server, browser):
-    page = browser.new_page()
-    page.goto(urljoin(server, f"{doc}.html"), wait_until="load")
-    figures = page.evaluate(_FIGURE_CAPTIONS)
-    page.close()
+def test_every_result_figure_has_a_caption_and_alt_text(doc, book_html, pages):
+    figures = pages(doc).evaluate(_FIGURE_CAPTIONS)
     items = dict(result_pages())[doc]
     for fig in figures:
         # alt text names the item and what is drawn (not a hashed file name), and the
@@ -290,27 +241,9 @@ _TOO_WIDE = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def wide_page(browser):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    yield ctx
-    ctx.close()
-
-
-def _open(ctx, server, doc):
-    page = ctx.new_page()
-    page.goto(urljoin(server, f"{doc}.html"), wait_until="load")
-    if page.evaluate("() => typeof window.MathJax !== 'undefined' && !!window.MathJax.startup"):
-        page.wait_for_function("() => window.MathJax.startup.promise", timeout=20000)
-        page.evaluate("() => window.MathJax.startup.promise")
-    return page
-
-
 @pytest.mark.parametrize("doc", toc_documents())
-def test_no_output_or_table_is_wider_than_the_column(doc, server, wide_page):
-    page = _open(wide_page, server, doc)
-    wide = page.evaluate(_TOO_WIDE)
-    page.close()
+def test_no_output_or_table_is_wider_than_the_column(doc, pages):
+    wide = pages(doc).evaluate(_TOO_WIDE)
     assert not wide, f"{doc}: wider than the text column at 1280 px (cut off or scrolled):\n" + "\n".join(wide[:10])
 
 
@@ -325,10 +258,8 @@ MIN_TEXT_PX = 9.0
 
 
 @pytest.mark.parametrize("doc", [d for d, _ in result_pages()])
-def test_result_figure_text_is_at_least_9_px(doc, server, wide_page):
-    page = _open(wide_page, server, doc)
-    figures = page.evaluate(_FIGURE_TEXT)
-    page.close()
+def test_result_figure_text_is_at_least_9_px(doc, pages):
+    figures = pages(doc).evaluate(_FIGURE_TEXT)
     assert figures, f"{doc}: no figure"
     small = []
     for f in figures:
@@ -365,10 +296,8 @@ PLAIN_MATH_LEFT: set[str] = set()  # every page passed on the quick build of 345
 @pytest.mark.parametrize("doc", [pytest.param(d, marks=pytest.mark.xfail(reason="plain-text math left (issue 16)",
                                                                        strict=False))
                                  if d in PLAIN_MATH_LEFT else d for d in toc_documents()])
-def test_no_plain_text_math_in_prose(doc, server, wide_page):
-    page = _open(wide_page, server, doc)
-    raw = page.evaluate(_PROSE)
-    page.close()
+def test_no_plain_text_math_in_prose(doc, pages):
+    raw = pages(doc).evaluate(_PROSE)
     assert not raw, f"{doc}: '^' or '_{{' in prose outside code and math (write $...$):\n" + "\n".join(raw[:15])
 
 
@@ -426,16 +355,15 @@ class _Anchors(HTMLParser):
             self._in_row = False
 
 
-def test_notebook_links_download_the_ipynb_and_the_favicon_loads(book_html, server, wide_page):
+def test_notebook_links_download_the_ipynb_and_the_favicon_loads(book_html, pages):
     """The header's download menu and the run record save the .ipynb (a browser would show
     its JSON), and the page has a favicon that loads."""
     doc = result_pages()[0][0]
-    page = _open(wide_page, server, doc)
+    page = pages(doc)
     links = page.evaluate("() => Array.from(document.querySelectorAll('a[href$=\".ipynb\"]')).map("
                           "a => [a.getAttribute('href'), a.getAttribute('download')])")
     icon = page.evaluate("() => { const l = document.querySelector('link[rel~=\"icon\"]'); return l ? l.href : null; }")
     status = page.request.get(icon).status if icon else None
-    page.close()
     assert links, f"{doc}: no link to the notebook"
     assert all(d is not None for _, d in links), f"{doc}: .ipynb links without the download attribute: {links}"
     assert status == 200, f"{doc}: favicon {icon!r} answers {status}"
@@ -454,11 +382,9 @@ _VERDICT = """() => {
 
 
 @pytest.mark.parametrize("doc", [d for d, _ in result_pages()])
-def test_result_page_opens_with_its_verdict_box_in_the_first_screen(doc, server, wide_page):
+def test_result_page_opens_with_its_verdict_box_in_the_first_screen(doc, pages):
     """Issue 28: a reader sees what the paper states, what we get and the verdict first."""
-    page = _open(wide_page, server, doc)
-    box = page.evaluate(_VERDICT)
-    page.close()
+    box = pages(doc).evaluate(_VERDICT)
     assert box is not None, f"{doc}: no verdict box"
     assert box["items"] >= 1, f"{doc}: the verdict box lists nothing"
     assert box["top"] < box["viewport"], f"{doc}: the verdict box starts below the first screen ({box['top']:.0f} px)"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from .test_browser import _open, browser, server, toc_documents  # noqa: F401 (fixtures)
+from .test_browser import toc_documents
 
 #: at a phone's width: the page's own horizontal scrolling; text boxes that hide what does not
 #: fit; anything past the right edge that is not inside a scroll container (overflow auto/scroll)
@@ -94,37 +94,19 @@ _DESKTOP = r"""() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def phone(browser):  # noqa: F811
-    ctx = browser.new_context(viewport={"width": 390, "height": 844})
-    yield ctx
-    ctx.close()
-
-
-@pytest.fixture(scope="module")
-def desktop(browser):  # noqa: F811
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    yield ctx
-    ctx.close()
-
-
 @pytest.mark.parametrize("doc", toc_documents())
-def test_at_390_px_nothing_scrolls_sideways_or_is_clipped(doc, server, phone):  # noqa: F811
-    page = _open(phone, server, doc)
-    bad = page.evaluate(_PHONE)
-    page.close()
+def test_at_390_px_nothing_scrolls_sideways_or_is_clipped(doc, pages):
+    bad = pages(doc, "phone").evaluate(_PHONE)
     assert not bad, f"{doc} at 390 px:\n" + "\n".join(bad[:12])
 
 
 @pytest.mark.parametrize("doc", toc_documents())
-def test_at_1280_px_equations_code_and_tables_fit_their_box(doc, server, desktop):  # noqa: F811
-    page = _open(desktop, server, doc)
-    bad = page.evaluate(_DESKTOP)
-    page.close()
+def test_at_1280_px_equations_code_and_tables_fit_their_box(doc, pages):
+    bad = pages(doc, "desktop").evaluate(_DESKTOP)
     assert not bad, f"{doc} at 1280 px:\n" + "\n".join(bad[:12])
 
 
-def test_a_table_of_sentences_reads_as_cards_on_a_phone_and_on_a_desktop(server, phone, desktop):  # noqa: F811
+def test_a_table_of_sentences_reads_as_cards_on_a_phone_and_on_a_desktop(pages):
     """The errata page's table (sentences in five columns) was a strip of very tall rows cut at the
     right edge at 390 px (issue 41): on a phone each row is a card, each cell under its column's name.
     At 1280 px the same sentences squeezed into five or six narrow columns ran to 22 lines a cell
@@ -140,21 +122,15 @@ def test_a_table_of_sentences_reads_as_cards_on_a_phone_and_on_a_desktop(server,
             const s = getComputedStyle(td);
             return (td.clientHeight - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom)) / parseFloat(s.lineHeight); })),
         font: parseFloat(getComputedStyle(t).fontSize) / parseFloat(getComputedStyle(t.parentElement).fontSize)}))"""
-    page = _open(phone, server, "book/errata")
-    tables = page.evaluate(probe)
-    page.close()
+    tables = pages("book/errata", "phone").evaluate(probe)
     assert tables and all(t["cards"] and t["labelled"] and not t["scrolls"] for t in tables), tables
     for doc in ("book/errata", "book/reconstructions"):
-        page = _open(desktop, server, doc)
-        tables = page.evaluate(probe)
-        page.close()
+        tables = pages(doc, "desktop").evaluate(probe)
         assert tables and all(not t["cards"] and t["labelled"] and not t["scrolls"] for t in tables), (doc, tables)
         assert len({t["wide"] for t in tables}) == 1, (doc, tables)         # one way per page
         assert max(t["lines"] for t in tables) <= 20 and min(t["font"] for t in tables) > 0.95, (doc, tables)
-    for doc, size in (("book/redundancy/R-T1", desktop), ("book/redundancy/R-T1", phone)):
-        page = _open(size, server, doc)
-        tables = page.evaluate(probe)
-        page.close()
+    for doc, view in (("book/redundancy/R-T1", "desktop"), ("book/redundancy/R-T1", "phone")):
+        tables = pages(doc, view).evaluate(probe)
         numbers = [t for t in tables if not t["labelled"]]
         assert numbers and not any(t["cards"] or t["wide"] for t in numbers), (doc, tables)
 
@@ -185,20 +161,17 @@ _CAPTIONS = r"""() => {
 
 
 @pytest.mark.parametrize("doc", toc_documents())
-def test_at_390_px_every_caption_is_read_whole_outside_its_tables_scroll_box(doc, server, phone):  # noqa: F811
+def test_at_390_px_every_caption_is_read_whole_outside_its_tables_scroll_box(doc, pages):
     """A table's caption was part of the table, so at 390 px it scrolled with a wide table and was
     cut at the screen's edge mid-sentence (L-R-finite twice, R-F3cd, R-T1; issue 50)."""
-    page = _open(phone, server, doc)
-    bad = page.evaluate(_CAPTIONS)
-    page.close()
+    bad = pages(doc, "phone").evaluate(_CAPTIONS)
     assert not bad, f"{doc} at 390 px:\n" + "\n".join(bad[:12])
 
 
-def test_at_390_px_the_claims_summary_shows_every_column(server, phone):  # noqa: F811
+def test_at_390_px_the_claims_summary_shows_every_column(pages):
     """The claims page's summary (a row per paper, eight columns) put its last columns off the screen
     behind a faint scroll cue (issue 50): every cell of it is on the screen, nothing scrolls."""
-    page = _open(phone, server, "book/claims")
-    summary = page.evaluate("""() => {
+    summary = pages("book/claims", "phone").evaluate("""() => {
         const t = document.querySelector('.bd-article table');
         const box = t.parentElement;
         return {heads: Array.from(t.querySelectorAll('th')).map(th => th.textContent.trim()),
@@ -206,6 +179,5 @@ def test_at_390_px_the_claims_summary_shows_every_column(server, phone):  # noqa
                 right: Math.max(...Array.from(t.querySelectorAll('th, td')).map(c => c.getBoundingClientRect().right)),
                 scrolls: box.scrollWidth > box.clientWidth + 1, vw: window.innerWidth};
     }""")
-    page.close()
     assert "claims" in summary["rows"] and "errata" in summary["rows"], summary
     assert not summary["scrolls"] and summary["right"] <= summary["vw"], summary

@@ -21,7 +21,12 @@ def printed(book_html, tmp_path_factory):
     if CHROMIUM is None:
         pytest.fail("headless Chromium is not installed (apt-get install chromium); .ci/run installs it")
     pytest.importorskip("pypdf", reason="make pdf merges the pages with pypdf (requirements.txt)")
-    return pdf.build_pdf(book_html, tmp_path_factory.mktemp("pdf") / "book.pdf")
+    # in a thread of its own: Playwright's sync API refuses to start in a thread whose event loop
+    # already runs one (the session's shared browser of the other checks, tests/book/conftest.py)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(pdf.build_pdf, book_html, tmp_path_factory.mktemp("pdf") / "book.pdf").result()
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ import yaml
 
 from qtheory import manifest
 
-from .test_browser import ROOT, _open, browser, parse, server, toc_documents  # noqa: F401 (fixtures)
+from .test_browser import ROOT, parse, toc_documents
 
 #: what machine text looks like once rendered as prose
 MACHINE_TEXT = {
@@ -80,11 +80,8 @@ PROSE_LEFT: set[str] = set()
 @pytest.mark.parametrize("doc", [pytest.param(d, marks=pytest.mark.xfail(reason="machine text left (issue 29)",
                                                                        strict=True))
                                  if d in PROSE_LEFT else d for d in toc_documents()])
-def test_no_machine_text_in_prose(doc, server, browser):  # noqa: F811
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = _open(ctx, server, doc)
-    texts = page.evaluate(_TEXTS)
-    ctx.close()
+def test_no_machine_text_in_prose(doc, pages):
+    texts = pages(doc).evaluate(_TEXTS)
     found = machine_text(texts, NAMES_IDENTIFIERS if doc.endswith("api") else ())
     assert not found, f"{doc}: machine text in prose:\n" + "\n".join(found[:15])
 
@@ -132,14 +129,11 @@ def _parameters(doc: str) -> set[str]:
 
 
 @pytest.mark.parametrize("doc", RESULT_PAGES)
-def test_no_parameter_or_function_name_stands_in_prose(doc, server, browser):  # noqa: F811
+def test_no_parameter_or_function_name_stands_in_prose(doc, pages):
     """L-F1 and L-F2 said "the mean of `n_runs` runs", L-R-graph "at `scatter_n` servers" and "the
     smallest size in `transient_n_list`", L-V-fixedpoint "(`refined_tail`)" (issue 50): a reader
     needs the number (the caption has it) or the method in words, or a link to the function."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = _open(ctx, server, doc)
-    found = page.evaluate(_INLINE_CODE)
-    ctx.close()
+    found = pages(doc).evaluate(_INLINE_CODE)
     bad = code_words(found, _parameters(doc))
     assert not bad, f"{doc}: code words in prose:\n" + "\n".join(bad[:12])
 

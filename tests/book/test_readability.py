@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .test_browser import _open, browser, result_pages, server, toc_documents  # noqa: F401 (fixtures)
+from .test_browser import result_pages, toc_documents
 
 #: WCAG 2 AA for normal text
 MIN_CONTRAST = 4.5
@@ -55,23 +55,15 @@ _CONTRAST = r"""(minRatio) => {
 }"""
 
 
-@pytest.fixture(scope="module", params=["light", "dark"])
-def themed_page(request, browser):  # noqa: F811
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=request.param)
-    yield request.param, ctx
-    ctx.close()
-
-
 PAGES = [d for d, _ in result_pages()] + [d for d in toc_documents() if d.endswith(("claims", "errata", "reconstructions"))]
 
 
+@pytest.mark.parametrize("theme", ["light", "dark"])
 @pytest.mark.parametrize("doc", PAGES)
-def test_text_of_outputs_captions_and_tables_meets_wcag_aa_contrast(doc, server, themed_page):  # noqa: F811
-    theme, ctx = themed_page
-    page = _open(ctx, server, doc)
-    if theme == "dark":  # the theme switch follows the system preference; make sure it is applied
-        page.evaluate("() => document.documentElement.dataset.theme = 'dark'")
-        page.wait_for_timeout(100)
+def test_text_of_outputs_captions_and_tables_meets_wcag_aa_contrast(doc, theme, pages):
+    page = pages(doc, "desktop" if theme == "light" else "dark")
+    # the theme switch follows the reader's system preference
+    assert page.evaluate("() => document.documentElement.dataset.theme") == theme, \
+        f"{doc}: the page did not follow the reader's {theme} colour scheme"
     bad = page.evaluate(_CONTRAST, MIN_CONTRAST)
-    page.close()
     assert not bad, f"{doc} ({theme} theme): text below {MIN_CONTRAST}:1 contrast:\n" + "\n".join(bad[:12])

@@ -131,3 +131,21 @@ def test_summary_skips_files_that_are_not_reports(mutation, tmp_path, capsys):
     out = capsys.readouterr()
     assert "| `m.py` |" in out.out and "1.00" in out.out
     assert "skipping" in out.err and "equivalent.json" in out.err
+
+
+def test_every_test_the_mutation_reports_ran_is_part_of_make_test():
+    """A mutant a report lists as killed stays killed by `make test` only if the tests that killed it
+    still run there (issue 51 moved tests/sweep out of it): every test file a report names exists,
+    and none is in a folder `make test` leaves out (tests/sweep, tests/book without a built book)."""
+    import json
+
+    named = set()
+    for report in (ROOT / "benchmarks" / "mutation").glob("*.json"):
+        data = json.loads(report.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and "tests" in data:
+            named.update(t.split("::")[0] for t in data["tests"])
+    assert len(named) > 20
+    missing = sorted(t for t in named if not (ROOT / t).is_file())
+    assert not missing, f"test files named by a mutation report are gone: {missing}"
+    left_out = sorted(t for t in named if t.startswith(("tests/sweep/", "tests/book/")))
+    assert not left_out, f"mutation reports rely on tests make test does not run: {left_out}"

@@ -148,6 +148,8 @@ def default_scheduler() -> str | None:
 
 
 _DASK_CLIENTS: dict = {}
+#: how long :func:`dask_executor` waits for a scheduler to answer before naming ``--scheduler``
+DASK_CONNECT_TIMEOUT = "10s"
 #: guards the shared process pools and Dask clients, created on first use
 _SHARED_LOCK = threading.RLock()
 
@@ -170,7 +172,7 @@ def _dask_client(address: str):
         except ImportError:
             raise ParameterError("--scheduler needs dask.distributed: pip install 'dask[distributed]'") from None
         try:
-            client = Client(address, timeout="10s", set_as_default=False)
+            client = Client(address, timeout=DASK_CONNECT_TIMEOUT, set_as_default=False)
         except (OSError, TimeoutError, ValueError, TypeError) as exc:
             raise ParameterError(
                 f"--scheduler {address!r}: cannot connect to a Dask scheduler there ({exc})") from None

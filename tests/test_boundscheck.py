@@ -9,6 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from tests._kernel_dirs import stable_dir, write_if_changed
+
 ROOT = Path(__file__).resolve().parents[1]
 
 RUN_EVERY_POLICY = textwrap.dedent("""
@@ -100,29 +102,29 @@ OUT_OF_RANGE = textwrap.dedent("""
 """)
 
 
-def test_an_index_out_of_range_in_a_rule_is_a_named_error_under_the_switch(tmp_path):
+def test_an_index_out_of_range_in_a_rule_is_a_named_error_under_the_switch():
     """The hazard of issue 42: a rule reading an array at `_ix(-1)` (a huge unsigned index) read
     wild memory. Under the debug switch the kernel stops, and the error names the rule's file
     and line."""
-    _named_under_the_switch(tmp_path, OUT_OF_RANGE, "def before_the_first(t, deg, type_servers, busy):",
+    _named_under_the_switch("index-out-of-range", OUT_OF_RANGE, "def before_the_first(t, deg, type_servers, busy):",
                             "before_the_first")
 
 
-def _named_under_the_switch(tmp_path, text: str, definition: str, name: str) -> None:
+def _named_under_the_switch(folder_name: str, text: str, definition: str, name: str) -> None:
     """Run the script `text` in a fresh interpreter under the switch: it must print the kernel's
     RuleError, naming the file and line of the rule whose definition line is `definition` (the
     errors point at its decorator, the line above)."""
-    script = tmp_path / "script.py"
-    script.write_text(text)
+    folder = stable_dir(folder_name)                  # kernels kept between runs (tests/_kernel_dirs.py)
+    script = write_if_changed(folder / "script.py", text)
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "QTHEORY_BOUNDSCHECK": "1",
-           "QTHEORY_CACHE_DIR": str(tmp_path / "cache"), "PYTHONDONTWRITEBYTECODE": "1"}
-    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, cwd=tmp_path)
+           "QTHEORY_CACHE_DIR": str(folder / "cache"), "PYTHONDONTWRITEBYTECODE": "1"}
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, cwd=folder)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.startswith("RuleError an array index out of range"), out.stdout
     line = text.split("\n").index(definition)           # 0-based index of the definition: its decorator, 1-based
     assert f"{script}:{line}: __main__.{name}" in out.stdout, out.stdout
     # the switch compiles into a folder of its own, never into the folder of the unchecked kernels
-    assert (tmp_path / "cache" / "numba-boundscheck").is_dir() and not (tmp_path / "cache" / "numba").exists()
+    assert (folder / "cache" / "numba-boundscheck").is_dir() and not (folder / "cache" / "numba").exists()
 
 
 OCC_BEFORE_THE_FIRST = textwrap.dedent("""
@@ -157,7 +159,7 @@ OCC_BEFORE_THE_FIRST = textwrap.dedent("""
 """)
 
 
-def test_the_issue_s_occ_hazard_is_a_named_error_under_the_switch(tmp_path):
+def test_the_issue_s_occ_hazard_is_a_named_error_under_the_switch():
     """The hazard as issue 42 found it: a U rule reading `occ` at a negative index cast by `_ix`
     (a segmentation fault, or wild numbers, without the switch)."""
-    _named_under_the_switch(tmp_path, OCC_BEFORE_THE_FIRST, "def rule(u, n, occ):", "rule")
+    _named_under_the_switch("occ-hazard", OCC_BEFORE_THE_FIRST, "def rule(u, n, occ):", "rule")

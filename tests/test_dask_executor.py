@@ -66,7 +66,8 @@ def test_killed_worker_loses_no_replication(cluster, tmp_path):
     assert out == runtime.replicate(draw, 6, seed=3, workers=1, progress=False)
 
 
-def test_bad_address_names_the_option():
+def test_bad_address_names_the_option(monkeypatch):
+    monkeypatch.setattr(runtime, "DASK_CONNECT_TIMEOUT", "1s")     # nothing listens there: no need to wait 10 s
     with pytest.raises(ParameterError, match="--scheduler"):
         runtime.dask_executor("tcp://127.0.0.1:1")
 

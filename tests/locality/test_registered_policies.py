@@ -17,7 +17,7 @@ from qtheory.locality.exact import policy_stationary, type_occupancy
 from qtheory.locality.graphs import from_adjacency, irg
 from qtheory.locality.model import LocalitySystem, paper_system
 from qtheory.locality.policies import REGISTRY
-from qtheory.runtime import spawn
+from qtheory.runtime import cached_values, spawn
 from tests._registry_checks import assert_bad_parameters_refused_by_name
 
 POLICIES = sorted(REGISTRY)
@@ -73,7 +73,13 @@ def test_every_policy_has_an_exact_rule_and_a_policy_with_memory_its_start():
 def test_the_simulator_matches_the_exact_chain_of_the_exact_rule(name):
     policy = REGISTRY[name]()
     buffer = BUFFER if policy.exact_start(SYSTEM, GRAPH) is None else MEMORY_BUFFER
-    states, pi = policy_stationary(SYSTEM, GRAPH, policy, buffer)
+    # the solved chain (260,416 states for a policy with memory: 25 s) is kept in the value cache,
+    # keyed by the inputs and the code of this file and of every package file it imports, so an
+    # edit of the exact chain or of a policy solves it afresh (runtime.cached_values)
+    chain = cached_values("tests-policy-stationary",
+                          dict(policy=policy, buffer=buffer, system=SYSTEM, adjacency=ADJ, types=TYPES),
+                          lambda: dict(zip(("states", "pi"), policy_stationary(SYSTEM, GRAPH, policy, buffer))))
+    states, pi = chain["states"], chain["pi"]
     assert pi[states.max(axis=1) == buffer].sum() < 1e-5       # the truncation is negligible
     exact = type_occupancy(states, pi, TYPES, LEVELS)
     grid = np.linspace(0.0, 3000.0, 30001)

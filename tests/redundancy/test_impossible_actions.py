@@ -11,6 +11,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from tests._kernel_dirs import stable_dir, write_if_changed
+
 ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = textwrap.dedent("""
@@ -77,12 +79,12 @@ def _line_of(definition: str) -> int:
     return SCRIPT.split("\n").index(definition)
 
 
-def test_an_impossible_start_or_completion_is_a_named_error_not_a_crash(tmp_path):
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "QTHEORY_CACHE_DIR": str(tmp_path / "cache"),
+def test_an_impossible_start_or_completion_is_a_named_error_not_a_crash():
+    folder = stable_dir("impossible-actions")          # kernels kept between runs (tests/_kernel_dirs.py)
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "QTHEORY_CACHE_DIR": str(folder / "cache"),
            "PYTHONDONTWRITEBYTECODE": "1"}
-    script = tmp_path / "impossible_rules.py"
-    script.write_text(SCRIPT)
-    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, cwd=tmp_path)
+    script = write_if_changed(folder / "impossible_rules.py", SCRIPT)
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, cwd=folder)
     assert out.returncode == 0, f"rc {out.returncode}: {out.stderr[-2000:]}"
     lines = dict(line.split(" ", 1) for line in out.stdout.strip().split("\n"))
     coc, end = lines["test-starts-under-coc"], lines["test-past-the-end"]

@@ -168,6 +168,12 @@ def main(argv=None) -> int:
         if args.paper_book:
             report["paper_book"] = run_paper_book(Path(tmp))
         args.out.parent.mkdir(parents=True, exist_ok=True)
+        for key, suffix in (("ci", ".ci.log"), ("paper_book", ".paper_book.log")):
+            log = Path(report.get(key, {}).get("log") or "")
+            if log.is_file() and log.parent == Path(tmp):      # the temporary folder goes: keep its log
+                kept = args.out.with_name(args.out.name + suffix)
+                kept.write_text(log.read_text(encoding="utf-8"), encoding="utf-8")
+                report[key]["log"] = str(kept)
         for suffix, text in ((".json", json.dumps(report, indent=1) + "\n"), (".md", markdown(report) + "\n")):
             partial = args.out.with_name(args.out.name + suffix + ".part")
             partial.write_text(text, encoding="utf-8")

@@ -12,9 +12,9 @@ imports the tree's ``qtheory``; a half-edited module fails the run), e.g. ``git 
 --detach /tmp/calibrate HEAD``, then from ``/tmp/calibrate``: ``/work/main/.venv/bin/python
 benchmarks/verdicts/calibrate.py --out /work/main/benchmarks/verdicts/calibration``. At ``--jobs
 1`` the full plan (7 pages at the quick preset and 4 at the paper preset, 20 seeds: 220 runs)
-should take 2 to 3 hours on the shared 2-core machine (one seed of the 7 quick pages took 309 s
-in the quick book's build of 2026-12-07 at two notebooks at a time; not yet measured on the
-whole plan).
+took about 100 minutes on the 2-core machine on 2026-12-07 (about 5 minutes a seed). Keep
+``--jobs 1`` on 2 cores: each notebook runs its own two replication workers, and at ``--jobs 2``
+U-V's quick run took 164 s instead of 30 s.
 
 The check follows simulation-based calibration (Talts et al. 2018): a statement that is true
 by construction (a simulation against the exact chain, product form or closed form of the same

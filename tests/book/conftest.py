@@ -12,11 +12,8 @@ worker. A check that changes its page (a click) restores it before it ends.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import shutil
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urljoin
@@ -52,12 +49,13 @@ def pytest_collection_modifyitems(config, items):
     order of collection), on one worker under xdist's ``loadgroup`` distribution; a check of no
     single document goes with the other checks of its module (the PDF's, which print the whole
     book, on one worker while the other loads pages)."""
-    book = [i for i in items if Path(str(i.fspath)).parent == Path(__file__).parent]
+    here = Path(__file__).parent
+    book, rest = [], []
+    for item in items:
+        (book if Path(str(item.fspath)).parent == here else rest).append(item)
     if not book:
         return
-    order = {id(i): n for n, i in enumerate(items)}
-    book.sort(key=lambda i: (_document(i), order[id(i)]))
-    rest = [i for i in items if Path(str(i.fspath)).parent != Path(__file__).parent]
+    book.sort(key=_document)                 # stable: within a document, the order of collection
     items[:] = rest + book
     if config.pluginmanager.hasplugin("xdist"):
         for item in book:
@@ -75,20 +73,14 @@ def book_html(request) -> Path:
     return path
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope="session")
 def server(book_html):
-    handler = functools.partial(_QuietHandler, directory=str(book_html))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
-    httpd.server_close()
+    """The built book on a loopback HTTP server, as a reader's browser gets it (the server
+    ``make pdf`` prints from)."""
+    from qtheory.pdf import _serve
+
+    with _serve(book_html) as origin:
+        yield origin
 
 
 @pytest.fixture(scope="session")

@@ -24,8 +24,6 @@ import yaml
 
 from qtheory import manifest
 
-from .conftest import CHROMIUM  # noqa: F401 (test_pdf's)
-
 ROOT = Path(__file__).resolve().parents[2]
 
 

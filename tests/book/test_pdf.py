@@ -13,7 +13,8 @@ import yaml
 
 from qtheory import pdf
 
-from .test_browser import CHROMIUM, ROOT, toc_documents
+from .conftest import CHROMIUM
+from .test_browser import ROOT, toc_documents
 
 
 @pytest.fixture(scope="module")

@@ -8,11 +8,14 @@ policy file added to ``qtheory/locality/policies/`` is tested here without being
   written independently of its compiled rule.
 """
 
+import inspect
+
 import numpy as np
 import pytest
 from scipy import stats
 
 import qtheory.locality.simulation as sim
+from qtheory._kernelcache import dependency_hash
 from qtheory.locality.exact import policy_stationary, type_occupancy
 from qtheory.locality.graphs import from_adjacency, irg
 from qtheory.locality.model import LocalitySystem, paper_system
@@ -74,10 +77,13 @@ def test_the_simulator_matches_the_exact_chain_of_the_exact_rule(name):
     policy = REGISTRY[name]()
     buffer = BUFFER if policy.exact_start(SYSTEM, GRAPH) is None else MEMORY_BUFFER
     # the solved chain (260,416 states for a policy with memory: 25 s) is kept in the value cache,
-    # keyed by the inputs and the code of this file and of every package file it imports, so an
-    # edit of the exact chain or of a policy solves it afresh (runtime.cached_values)
+    # keyed by the inputs, the code of this file and every package file it imports, and the code of
+    # the policy's own module (the registry imports the policy files by name, which the import walk
+    # does not follow): an edit of the exact chain or of a policy's rule solves it afresh
+    rule_code = dependency_hash(inspect.getfile(type(policy))).hex()
     chain = cached_values("tests-policy-stationary",
-                          dict(policy=policy, buffer=buffer, system=SYSTEM, adjacency=ADJ, types=TYPES),
+                          dict(policy=policy, rule_code=rule_code, buffer=buffer, system=SYSTEM, adjacency=ADJ,
+                               types=TYPES),
                           lambda: dict(zip(("states", "pi"), policy_stationary(SYSTEM, GRAPH, policy, buffer))))
     states, pi = chain["states"], chain["pi"]
     assert pi[states.max(axis=1) == buffer].sum() < 1e-5       # the truncation is negligible

@@ -18,6 +18,8 @@ from qtheory import runtime
 from qtheory.errors import ParameterError, WorkerLostError
 
 distributed = pytest.importorskip("distributed")
+
+from tests._dask import local_cluster  # noqa: E402  (after the skip: it imports distributed)
 cloudpickle = pytest.importorskip("cloudpickle")
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
@@ -41,8 +43,7 @@ def cluster():
     open, it tries to reconnect for 10 s from a background thread, whose backoff draws from the
     global `random` module while the next tests run (a HypothesisDeprecationWarning, "Do not use
     the `random` module inside strategies", in whichever hypothesis test ran then)."""
-    with distributed.LocalCluster(host="127.0.0.1", n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, silence_logs=40) as c:
+    with local_cluster(n_workers=2, threads_per_worker=1, processes=True, silence_logs=40) as c:
         yield c
         client = runtime._DASK_CLIENTS.pop(c.scheduler_address, None)
         if client is not None:

@@ -51,9 +51,10 @@ def dask_executor():
     distributed = pytest.importorskip("distributed")
     import dask
 
+    from tests._dask import local_cluster
+
     with dask.config.set(PATIENT), \
-            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                     death_timeout=600) as cluster, \
+            local_cluster(n_workers=2, threads_per_worker=1, processes=True, death_timeout=600) as cluster, \
             distributed.Client(cluster, timeout=600) as client:
         yield client.get_executor()
 

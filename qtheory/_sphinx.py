@@ -29,6 +29,7 @@ from pathlib import Path
 
 from docutils import nodes
 from docutils.parsers.rst import Directive
+from sphinx.domains import Domain
 
 SCRIPT = "tex-chtml-full.js"
 CSS = "qtheory.css"
@@ -625,6 +626,32 @@ def _cite_this_page(app, docname, source) -> None:
     source[0] = source[0].rstrip("\n") + "\n\n" + box
 
 
+def _parallel_reading(app) -> None:
+    """Let Sphinx read the pages on several processes (``qtheory book --jobs N``,
+    :mod:`qtheory._jupyterbook`), where two extensions the book loads would stop it:
+
+    - ``sphinx_multitoc_numbering`` (loaded by ``sphinx_external_toc``) does not declare whether
+      it is safe, so Sphinx reads serially. Its whole effect is to replace
+      ``TocTreeCollector.assign_section_numbers``, which Sphinx calls in the main process once
+      every page is read (and which numbers nothing here: no toctree is numbered); it keeps no
+      state in the build environment. Declared safe here.
+    - ``sphinx_proof`` declares itself safe, but its domain has no ``merge_domaindata``, which a
+      parallel read calls for every domain (a ``NotImplementedError``). The domain keeps no data
+      of its own (its theorems live in ``env.proof_list``, which sphinx_proof merges itself on
+      ``env-merge-info``), so there is nothing to merge.
+    """
+    ext = app.extensions.get("sphinx_multitoc_numbering")
+    if ext is not None and ext.parallel_read_safe is None:
+        ext.parallel_read_safe = True
+    domain = app.registry.domains.get("prf")
+    if domain is not None and domain.merge_domaindata is Domain.merge_domaindata and not domain.initial_data:
+        domain.merge_domaindata = _nothing_to_merge
+
+
+def _nothing_to_merge(self, docnames, otherdata) -> None:
+    return None
+
+
 def setup(app):
     app.add_directive("checks", ChecksDirective)
     app.add_directive("finding", FindingDirective)
@@ -642,6 +669,7 @@ def setup(app):
     app.connect("html-page-context", _launch_source_notebook, priority=502)
     app.connect("html-page-context", _plain_tab_title)
     app.connect("builder-inited", _plain_search_titles)
+    app.connect("builder-inited", _parallel_reading)
     app.connect("source-read", _cite_this_page)
     app.connect("source-read", _performance_commits)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -97,7 +97,10 @@ def cmd_book(args) -> int:
     # -q: Sphinx's status lines (and myst's and myst-nb's full configuration dumps) are
     # left out; its warnings and errors still go to stderr. jupyter-book's own banner
     # lines (stdout) are shown only when the build fails.
-    cmd = [str(Path(sys.executable).with_name("jupyter-book")), "build", "-q", str(project_root())]
+    # Sphinx reads and writes the pages on as many processes as notebooks run at a time
+    # (qtheory/_jupyterbook.py: jupyter-book build with Sphinx's -j)
+    cmd = [sys.executable, "-m", "qtheory._jupyterbook", "--jobs", str(max(1, min(args.jobs, os.cpu_count() or 1))),
+           "build", "-q", str(project_root())]
     if args.strict:
         cmd += ["-W", "--keep-going"]
     print("building the book:", " ".join(cmd), file=sys.stderr, flush=True)

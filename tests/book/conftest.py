@@ -44,11 +44,17 @@ def _document(item) -> str:
     return doc if isinstance(doc, str) else ""
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
     """The checks of one document run one after another (a stable sort: within a document, in the
     order of collection), on one worker under xdist's ``loadgroup`` distribution; a check of no
     single document goes with the other checks of its module (the PDF's, which print the whole
-    book, on one worker while the other loads pages)."""
+    book, on one worker while the other loads pages).
+
+    xdist 3.8 groups a test by appending ``@group`` to its node id through ``item._nodeid``, which
+    pytest 9.2 no longer reads (a node's id is ``item._id``): every check was a group of its own,
+    and the PDF was printed once on each worker (170 s each). Last among the hooks, this one
+    appends the group where xdist's rewrite did not take."""
     here = Path(__file__).parent
     book, rest = [], []
     for item in items:
@@ -57,9 +63,21 @@ def pytest_collection_modifyitems(config, items):
         return
     book.sort(key=_document)                 # stable: within a document, the order of collection
     items[:] = rest + book
-    if config.pluginmanager.hasplugin("xdist"):
+    if config.getoption("dist", "no") == "loadgroup" or getattr(config.option, "loadgroup", False):
         for item in book:
-            item.add_marker(pytest.mark.xdist_group(_document(item) or item.nodeid.split("::")[0]))
+            group = _document(item) or item.nodeid.split("::")[0]
+            item.add_marker(pytest.mark.xdist_group(group))
+            if "@" not in item.nodeid:
+                _set_node_id(item, f"{item.nodeid}@{group}")
+
+
+def _set_node_id(item, nodeid: str) -> None:
+    if hasattr(item, "_id"):                 # pytest >= 9.2: a structured NodeId
+        from _pytest.nodeid import NodeId
+
+        item._id = NodeId.parse(nodeid)
+    else:
+        item._nodeid = nodeid
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,9 @@ and of every package file it imports, directly or through others
 an edit of a file no kernel imports (``reproduce.py``, an item module) recompiles
 nothing.
 
-The folder is ``$QTHEORY_CACHE_DIR/numba``; without that variable,
+Inside it, a file's kernels are kept in a folder named by its module and its source stamp,
+not by where the checkout is: a fresh clone of the same sources loads the kernels the working
+copy compiled. The folder is ``$QTHEORY_CACHE_DIR/numba``; without that variable,
 ``$NUMBA_CACHE_DIR/qtheory/numba`` when the user set ``NUMBA_CACHE_DIR``, else
 ``~/.cache/qtheory/numba`` (or the system's temporary folder where that is not
 writable). ``NUMBA_CACHE_DIR`` itself is left as the user set it: numba caches other
@@ -166,6 +168,17 @@ def _make_locator():
 
         def get_cache_path(self):
             return self._cache_path
+
+        @classmethod
+        def get_suitable_cache_subpath(cls, py_file):
+            """The folder of `py_file`'s kernels: its module's name and a digest of what its
+            kernels compile from (:func:`dependency_hash`), where numba's own name is a digest of
+            the file's absolute path. Two checkouts of the same sources (a fresh clone beside
+            the working copy) share their compiled kernels; two different sources of one module
+            (a checkout and an edited copy a test makes) never write into one folder, so one's
+            index cannot point at the other's machine code."""
+            path = Path(py_file).resolve()
+            return f"{_module_name(path) or path.stem}_{dependency_hash(path).hex()[:24]}"
 
         def get_source_stamp(self):
             return dependency_hash(self._py_file)

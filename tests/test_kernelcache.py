@@ -58,6 +58,21 @@ def test_editing_a_called_module_is_not_hidden_by_a_stale_kernel_cache(tmp_path)
     assert _run(tmp_path, env)[:2] == (21, 1)
 
 
+def test_a_second_checkout_of_the_same_sources_loads_the_kernels_and_an_edited_one_compiles(tmp_path):
+    """The kernels' folder is named by module and source stamp, not by the checkout's path: a fresh
+    clone loads what the working copy compiled; a copy with an edited helper compiles its own
+    and leaves the first checkout's kernels in place."""
+    env = {"QTHEORY_CACHE_DIR": str(tmp_path / "cache")}
+    first, second, edited = tmp_path / "first", tmp_path / "second", tmp_path / "edited"
+    for root, constant in ((first, 10), (second, 10), (edited, 30)):
+        root.mkdir()
+        _write_package(root, constant)
+    assert _run(first, env)[:2] == (11, 1)              # compiled
+    assert _run(second, env)[:2] == (11, 0)             # the same sources elsewhere: loaded
+    assert _run(edited, env)[:2] == (31, 1)             # same module names, other sources: compiled
+    assert _run(first, env)[:2] == (11, 0)              # and the first checkout's are intact
+
+
 def test_editing_a_module_no_kernel_imports_compiles_nothing(tmp_path):
     env = {"QTHEORY_CACHE_DIR": str(tmp_path / "cache")}
     _write_package(tmp_path, 10)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import shutil
 import subprocess
 import tempfile
@@ -9,6 +10,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 _BINARIES: dict = {}
+
+
+def _scratch() -> Path:
+    """A temporary folder for one binary, removed when the process ends."""
+    folder = Path(tempfile.mkdtemp(prefix="qtheory-bench-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
 
 
 def build(name: str, flags: tuple = (), folder: Path = HERE, optimise: str = "-O2") -> Path:
@@ -23,7 +31,7 @@ def build(name: str, flags: tuple = (), folder: Path = HERE, optimise: str = "-O
     gcc = shutil.which("gcc") or shutil.which("cc")
     if gcc is None:
         raise RuntimeError("a C compiler (gcc or cc) is needed for the C peers")
-    out = Path(tempfile.mkdtemp(prefix="qtheory-bench-")) / name
+    out = _scratch() / name
     subprocess.run([gcc, optimise, *flags, "-o", str(out), str(Path(folder) / f"{name}.c"), "-lm"], check=True)
     _BINARIES[key] = out
     return out

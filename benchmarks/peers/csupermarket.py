@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import shutil
 import subprocess
 import tempfile
@@ -11,6 +12,13 @@ from . import PeerRun
 
 SOURCE = Path(__file__).with_name("supermarket.c")
 _BINARIES: dict = {}
+
+
+def _scratch() -> Path:
+    """A temporary folder for one binary, removed when the process ends."""
+    folder = Path(tempfile.mkdtemp(prefix="qtheory-bench-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
 
 
 def build(generator: str = "xoshiro") -> Path:
@@ -24,7 +32,7 @@ def build(generator: str = "xoshiro") -> Path:
     gcc = shutil.which("gcc")
     if gcc is None:
         raise RuntimeError("gcc is needed for the C reference implementation")
-    out = Path(tempfile.mkdtemp(prefix="qtheory-bench-")) / f"supermarket-{generator}"
+    out = _scratch() / f"supermarket-{generator}"
     flags = ["-DUSE_MT19937"] if generator == "mt19937" else []
     subprocess.run([gcc, "-O2", *flags, "-o", str(out), str(SOURCE), "-lm"], check=True)
     _BINARIES[generator] = out

@@ -65,28 +65,50 @@ def _file_of(module: str) -> Path | None:
     return None
 
 
+#: the import statements of each file read, keyed by its path, modification time and size
+#: (:func:`_imports`): parsing is most of the cost of :func:`dependency_hash` (about 75 ms for a
+#: simulator), which numba's locator asks for twice per kernel (its folder and its stamp)
+_IMPORTS: dict[tuple, tuple] = {}
+
+
+def _imports(path: Path) -> tuple:
+    """The import statements of `path`, anywhere in it, as ``(level, module, names)``: level -1 for
+    ``import a.b`` (names holds the modules), else a ``from`` import's level (0 if absolute)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return ()
+    key = (path, stat.st_mtime_ns, stat.st_size)
+    if key not in _IMPORTS:
+        try:
+            tree = ast.parse(path.read_bytes())
+        except (OSError, SyntaxError, ValueError):
+            return ()
+        _IMPORTS[key] = tuple(
+            (-1, None, tuple(a.name for a in node.names)) if isinstance(node, ast.Import)
+            else (node.level, node.module, tuple(a.name for a in node.names))
+            for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)))
+    return _IMPORTS[key]
+
+
 def _direct(path: Path) -> set[Path]:
     """Package files `path` imports (anywhere in it: module level or inside functions)."""
-    try:
-        tree = ast.parse(path.read_bytes())
-    except (OSError, SyntaxError, ValueError):
-        return set()
     me = _module_name(path)
     package = (me.split(".") if me else []) if path.name == "__init__.py" else (me.split(".")[:-1] if me else [])
     out = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            out |= {f for a in node.names if (f := _file_of(a.name))}
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                if not package:
-                    continue
-                base = ".".join(package[:len(package) - node.level + 1] + ([node.module] if node.module else []))
-            else:
-                base = node.module or ""
-            if found := _file_of(base):
-                out.add(found)
-            out |= {f for a in node.names if (f := _file_of(f"{base}.{a.name}"))}
+    for level, module, names in _imports(path):
+        if level < 0:
+            out |= {f for name in names if (f := _file_of(name))}
+            continue
+        if level:
+            if not package:
+                continue
+            base = ".".join(package[:len(package) - level + 1] + ([module] if module else []))
+        else:
+            base = module or ""
+        if found := _file_of(base):
+            out.add(found)
+        out |= {f for name in names if (f := _file_of(f"{base}.{name}"))}
     return out
 
 

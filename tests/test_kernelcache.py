@@ -128,3 +128,20 @@ def test_a_second_process_loads_the_policy_kernels_from_the_cache(tmp_path):
     subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     second = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert int(second.stdout.split()[-1]) == 0, second.stdout
+
+
+def test_an_edit_within_one_process_changes_the_dependencies(tmp_path, monkeypatch):
+    """The parsed imports are kept per file (two look-ups per kernel), keyed by the file's
+    modification time and size: an edit that adds an import is seen by the same process."""
+    pkg = tmp_path / "depstoy"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "helper.py").write_text("x = 1\n")
+    (pkg / "kernel.py").write_text("y = 2\n")
+    monkeypatch.setitem(_kernelcache._ROOTS, "depstoy", pkg.resolve())
+    kernel = (pkg / "kernel.py").resolve()
+    assert _kernelcache.dependencies(kernel) == [kernel]
+    before = _kernelcache.dependency_hash(kernel)
+    (pkg / "kernel.py").write_text("from .helper import x\ny = 2\n")
+    assert _kernelcache.dependencies(kernel) == sorted([kernel, (pkg / "helper.py").resolve()])
+    assert _kernelcache.dependency_hash(kernel) != before

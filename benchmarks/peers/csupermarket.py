@@ -2,41 +2,22 @@
 
 from __future__ import annotations
 
-import atexit
-import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
-from . import PeerRun
+from . import PeerRun, cbuild
 
 SOURCE = Path(__file__).with_name("supermarket.c")
-_BINARIES: dict = {}
-
-
-def _scratch() -> Path:
-    """A temporary folder for one binary, removed when the process ends."""
-    folder = Path(tempfile.mkdtemp(prefix="qtheory-bench-"))
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    return folder
 
 
 def build(generator: str = "xoshiro") -> Path:
-    """Compile ``supermarket.c`` (gcc -O2) once per process into a temporary folder.
+    """Compile ``supermarket.c`` (gcc -O2) once per process into a temporary folder
+    (:func:`benchmarks.peers.cbuild.build`).
 
     `generator` is ``"xoshiro"`` (xoshiro256+, the default) or ``"mt19937"`` (the
     Mersenne Twister that numba uses).
     """
-    if generator in _BINARIES and _BINARIES[generator].exists():
-        return _BINARIES[generator]
-    gcc = shutil.which("gcc")
-    if gcc is None:
-        raise RuntimeError("gcc is needed for the C reference implementation")
-    out = _scratch() / f"supermarket-{generator}"
-    flags = ["-DUSE_MT19937"] if generator == "mt19937" else []
-    subprocess.run([gcc, "-O2", *flags, "-o", str(out), str(SOURCE), "-lm"], check=True)
-    _BINARIES[generator] = out
-    return out
+    return cbuild.build(SOURCE.stem, ("-DUSE_MT19937",) if generator == "mt19937" else (), folder=SOURCE.parent)
 
 
 def run(n: int, lam: float, horizon: float, warmup: float, n_grid: int, seed: int, levels: int = 10,

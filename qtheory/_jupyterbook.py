@@ -7,7 +7,7 @@ never given it. This entry point gives it, then runs Jupyter Book's own command 
     python -m qtheory._jupyterbook --jobs 2 build -q .
 
 ``python -m qtheory book`` uses it with its ``--jobs`` (the number of notebooks run at a time):
-on two cores the HTML of the quick book takes about 90 s instead of 130 s. Every extension the
+on two cores the HTML takes about 95 s instead of 130 s (idle machine, December 2026). Every extension the
 book loads declares itself safe for parallel reading; ``sphinx_multitoc_numbering`` (loaded by
 ``sphinx_external_toc``) does not declare it, and :mod:`qtheory._sphinx` declares it for it
 and makes up for a missing method of sphinx_proof (:func:`qtheory._sphinx._parallel_reading`).
